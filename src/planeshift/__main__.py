@@ -1,0 +1,5 @@
+"""Entry point for ``python -m planeshift``."""
+
+from planeshift.cli import main
+
+raise SystemExit(main())
