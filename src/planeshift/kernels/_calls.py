@@ -12,7 +12,14 @@ from typing import Any
 
 from ._vocab import ReturnedValueClassifier
 
-__all__ = ["ThreadState", "close_unawaited", "handler_name", "is_declared_async", "is_returned_awaitable", "run_in_thread"]
+__all__ = [
+    "ThreadState",
+    "close_unawaited",
+    "handler_name",
+    "is_declared_async",
+    "is_returned_awaitable",
+    "run_in_thread",
+]
 
 
 def is_declared_async(handler: Callable[..., Any]) -> bool:
@@ -89,5 +96,7 @@ async def run_in_thread(fn: Callable[[Any], Any], arg: Any, state: ThreadState) 
             return
 
     context = contextvars.copy_context()
-    threading.Thread(target=context.run, args=(target,), daemon=True, name=f"offload:{handler_name(fn)}").start()
+    threading.Thread(
+        target=context.run, args=(target,), daemon=True, name=f"offload:{handler_name(fn)}"
+    ).start()
     return await future

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +54,7 @@ class Slot:
         )
 
 
-Step = Callable[[Slot], Awaitable[None]]
+Step = Callable[[Slot], Coroutine[Any, Any, None]]
 
 
 def settle_deadline(slot: Slot) -> None:
@@ -104,7 +104,7 @@ async def run_concurrent(
 ) -> bool:
     """Run slots as sibling tasks under one shared deadline; return whether it expired."""
     loop = asyncio.get_running_loop()
-    tasks = {loop.create_task(step(slot)): slot for slot in slots}
+    tasks: dict[asyncio.Task[None], Slot] = {loop.create_task(step(slot)): slot for slot in slots}
     pending = set(tasks)
     expired = False
     try:
@@ -127,7 +127,9 @@ async def run_concurrent(
     return expired
 
 
-async def _cancel(pending: set[asyncio.Task[None]], tasks: dict[asyncio.Task[None], Slot], reason: str) -> None:
+async def _cancel(
+    pending: set[asyncio.Task[None]], tasks: dict[asyncio.Task[None], Slot], reason: str
+) -> None:
     for task in pending:
         tasks[task].kernel_cancel = reason
         task.cancel()

@@ -86,9 +86,12 @@ class PhaseSteps:
             return False
         if disposition is RAD.REJECT:
             close_unawaited(value)
-            slot.settle(S.REJECTED, error=ReturnedAwaitableRejected(
-                f"handler {slot.reg.name!r} returned an awaitable ({type(value).__name__}) under REJECT"
-            ))
+            slot.settle(
+                S.REJECTED,
+                error=ReturnedAwaitableRejected(
+                    f"handler {slot.reg.name!r} returned an awaitable ({type(value).__name__}) under REJECT"
+                ),
+            )
             return False
         if disposition is RAD.GATHER_AFTER_INVOCATIONS:
             slot.awaitable = value
@@ -122,7 +125,9 @@ class PhaseSteps:
         """Returned-awaitables stage: await one awaitable a handler returned during invocation."""
         awaitable, slot.awaitable = slot.awaitable, None
         stage = self.phase.returned_awaitables
-        assert isinstance(stage, DispatchStagePolicy)  # guaranteed by gather-requires-returned-awaitables-stage
+        assert isinstance(
+            stage, DispatchStagePolicy
+        )  # guaranteed by gather-requires-returned-awaitables-stage
         try:
             slot.settle(S.RETURNED, await awaitable)
         except asyncio.CancelledError as exc:

@@ -1,4 +1,4 @@
-"""How a finished stage surfaces its failures and handler cancellations (ErrorSurface, HandlerCancellation)."""
+"""How a finished stage surfaces its failures and handler cancellations, as its stage policy says."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ _FAILED = (OutcomeStatus.FAILED, OutcomeStatus.REJECTED)
 _RAISING = (ES.RAISE_FIRST, ES.RAISE_GROUP, ES.UNWRAP_SINGLE_ELSE_GROUP)
 
 
-def finish_stage(slots: Sequence[Slot], stage: DispatchStagePolicy, *, gather_stage: bool, label: str) -> None:
+def finish_stage(
+    slots: Sequence[Slot], stage: DispatchStagePolicy, *, gather_stage: bool, label: str
+) -> None:
     """Raise, log or keep quiet about a finished stage, as its policy says; returns when nothing is raised.
 
     Precedence: an aborting error (propagated cancellation, propagated predicate error) first, then
@@ -46,7 +48,11 @@ def finish_stage(slots: Sequence[Slot], stage: DispatchStagePolicy, *, gather_st
         # Collected cancellation is delayed until the drain, then leaves with the raised failures;
         # it is never converted into an ordinary error. (A gather stage returns it in the report.)
         raised_ids = {id(e) for e in raising}
-        merged = [s.error for s in ordered if s.error is not None and (s.handler_cancelled or id(s.error) in raised_ids)]
+        merged = [
+            s.error
+            for s in ordered
+            if s.error is not None and (s.handler_cancelled or id(s.error) in raised_ids)
+        ]
         if surface is ES.RAISE_GROUP or len(merged) > 1:
             raise BaseExceptionGroup(_message(label, merged), merged)
         raise merged[0]

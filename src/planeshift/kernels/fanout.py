@@ -76,7 +76,10 @@ class FanoutDispatcher(Generic[SignalT]):
         return tuple(self._registrations)
 
     def subscribe(
-        self, handler: Callable[[SignalT], Any], *, name: str | None = None,
+        self,
+        handler: Callable[[SignalT], Any],
+        *,
+        name: str | None = None,
         predicate: Callable[[SignalT], Any] | None = None,
     ) -> Registration:
         if not callable(handler):
@@ -85,8 +88,12 @@ class FanoutDispatcher(Generic[SignalT]):
             raise TypeError(f"predicate must be callable, got {predicate!r}")
         with self._lock:
             reg = Registration(
-                name=name if name is not None else handler_name(handler), handler=handler,
-                predicate=predicate, declared_async=is_declared_async(handler), seq=self._seq, owner=self._token,
+                name=name if name is not None else handler_name(handler),
+                handler=handler,
+                predicate=predicate,
+                declared_async=is_declared_async(handler),
+                seq=self._seq,
+                owner=self._token,
             )
             self._seq += 1
             self._registrations.append(reg)
@@ -122,7 +129,9 @@ class FanoutDispatcher(Generic[SignalT]):
 
     async def _run_phase(self, phase: DispatchPhase, slots: list[Slot], signal: Any, state: _Emit) -> None:
         loop = asyncio.get_running_loop()
-        deadline = None if isinstance(phase.deadline_seconds, UnsetType) else loop.time() + phase.deadline_seconds
+        deadline = (
+            None if isinstance(phase.deadline_seconds, UnsetType) else loop.time() + phase.deadline_seconds
+        )
         if phase.invocation.completion is CompletionTiming.DETACH_BOUNDED:
             # The background run works on its own slots; this emit reports the phase as detached.
             shadow = [Slot(reg=s.reg, phase=s.phase) for s in slots]
@@ -205,7 +214,9 @@ class FanoutDispatcher(Generic[SignalT]):
     def preflight_sync(self) -> DispatchSnapshot:
         """Take the registration snapshot a synchronous owner needs, before its domain mutation."""
         if not self.policy.has_sync_entry:
-            raise SyncEntryError("this dispatch policy has no sync entry (sync_entry=UNAVAILABLE); use emit()")
+            raise SyncEntryError(
+                "this dispatch policy has no sync entry (sync_entry=UNAVAILABLE); use emit()"
+            )
         with self._lock:
             regs, revision = tuple(self._registrations), self._revision
         for phase in self.policy.phases:
@@ -214,18 +225,22 @@ class FanoutDispatcher(Generic[SignalT]):
             for reg in regs:
                 if _selects(phase, reg) and reg.declared_async:
                     raise SyncEntryError(
-                        f"declared-async handler {reg.name!r} cannot run from the sync entry; use the async entry"
+                        f"declared-async handler {reg.name!r} cannot run from the sync entry;"
+                        " use the async entry"
                     )
         return DispatchSnapshot(owner=self._token, revision=revision, registrations=regs)
 
     def emit_sync(self, signal: SignalT, *, snapshot: DispatchSnapshot) -> DispatchReport:
         if not self.policy.has_sync_entry:
-            raise SyncEntryError("this dispatch policy has no sync entry (sync_entry=UNAVAILABLE); use emit()")
+            raise SyncEntryError(
+                "this dispatch policy has no sync entry (sync_entry=UNAVAILABLE); use emit()"
+            )
         if not isinstance(snapshot, DispatchSnapshot) or snapshot.owner is not self._token:
             raise SnapshotError("the snapshot was taken from another dispatcher")
         if snapshot.revision != self._revision:
             raise SnapshotError(
-                f"the snapshot is from registration revision {snapshot.revision}, now {self._revision}; preflight again"
+                f"the snapshot is from registration revision {snapshot.revision},"
+                f" now {self._revision}; preflight again"
             )
         self._check_signal(signal)
         state = _Emit()

@@ -6,7 +6,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, Union
+from typing import Any, Generic, TypeVar
 
 from ._vocab import InterceptorDisposition as D, StageExceptionPolicy, Unset, UnsetType
 from .errors import PolicyError
@@ -35,13 +35,15 @@ class InterceptorDecision(Generic[ContextT]):
 
     def __post_init__(self) -> None:
         if not isinstance(self.disposition, D):
-            raise PolicyError([("field-type", f"disposition must be InterceptorDisposition, got {self.disposition!r}")])
+            raise PolicyError(
+                [("field-type", f"disposition must be InterceptorDisposition, got {self.disposition!r}")]
+            )
         if not isinstance(self.evidence, tuple):
             raise PolicyError([("field-type", "evidence must be a tuple")])
 
 
 # A handler returns a decision, or None for "CONTINUE with the context unchanged"; sync or async.
-Interceptor = Callable[[ContextT], Union[InterceptorDecision[ContextT], None, Awaitable[Any]]]
+Interceptor = Callable[[ContextT], InterceptorDecision[ContextT] | Awaitable[Any] | None]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -122,16 +124,30 @@ class OrderedInterceptorChain(Generic[ContextT]):
             records.append(RecordedDecision(name=reg.name, stage=reg.stage, decision=decision))
             if decision.disposition is D.DENY:
                 # A denial does not adopt a replacement context: the operation will not run with it.
-                return InterceptorReport(disposition=D.DENY, context=current, reason=decision.reason,
-                                         evidence=decision.evidence, decided_by=reg.name, decisions=tuple(records))
+                return InterceptorReport(
+                    disposition=D.DENY,
+                    context=current,
+                    reason=decision.reason,
+                    evidence=decision.evidence,
+                    decided_by=reg.name,
+                    decisions=tuple(records),
+                )
             if not isinstance(decision.context, UnsetType):
                 current = decision.context
             if decision.disposition is D.STOP:
-                return InterceptorReport(disposition=D.STOP, context=current, reason=decision.reason,
-                                         evidence=decision.evidence, decided_by=reg.name, decisions=tuple(records))
+                return InterceptorReport(
+                    disposition=D.STOP,
+                    context=current,
+                    reason=decision.reason,
+                    evidence=decision.evidence,
+                    decided_by=reg.name,
+                    decisions=tuple(records),
+                )
         return InterceptorReport(disposition=D.CONTINUE, context=current, decisions=tuple(records))
 
-    async def _decide(self, reg: InterceptorRegistration[ContextT], context: ContextT) -> InterceptorDecision[ContextT]:
+    async def _decide(
+        self, reg: InterceptorRegistration[ContextT], context: ContextT
+    ) -> InterceptorDecision[ContextT]:
         try:
             result: Any = reg.handler(context)
             if inspect.isawaitable(result):
@@ -139,7 +155,9 @@ class OrderedInterceptorChain(Generic[ContextT]):
             if result is None:
                 return InterceptorDecision(disposition=D.CONTINUE)
             if not isinstance(result, InterceptorDecision):
-                raise TypeError(f"interceptor {reg.name!r} returned {type(result).__name__}, not a decision or None")
+                raise TypeError(
+                    f"interceptor {reg.name!r} returned {type(result).__name__}, not a decision or None"
+                )
             return result
         except Exception as exc:
             policy = self.exception_policy.get(reg.stage, StageExceptionPolicy.PROPAGATE)
@@ -152,20 +170,25 @@ class OrderedInterceptorChain(Generic[ContextT]):
             return InterceptorDecision(disposition=D.CONTINUE, reason=reason, evidence=(exc,))
 
 
-def _validate(stages: tuple[str, ...], regs: list[InterceptorRegistration[Any]],
-              policies: dict[str, StageExceptionPolicy]) -> None:
+def _validate(
+    stages: tuple[str, ...],
+    regs: list[InterceptorRegistration[Any]],
+    policies: dict[str, StageExceptionPolicy],
+) -> None:
     bad: list[tuple[str, str]] = []
     if not all(isinstance(s, str) and s for s in stages):
         bad.append(("field-type", "stages must be non-empty strings"))
     if len(set(stages)) != len(stages):
         bad.append(("stage-duplicate", f"stages {list(stages)} declare a stage twice"))
     if not all(isinstance(r, InterceptorRegistration) for r in regs):
-        raise PolicyError(bad + [("field-type", "registrations must be InterceptorRegistration")])
+        raise PolicyError([*bad, ("field-type", "registrations must be InterceptorRegistration")])
     names = [r.name for r in regs]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         bad.append(("name-duplicate", f"interceptor names must be unique in one plan: {duplicates}"))
-    undeclared = sorted({r.stage for r in regs if r.stage not in stages} | {s for s in policies if s not in stages})
+    undeclared = sorted(
+        {r.stage for r in regs if r.stage not in stages} | {s for s in policies if s not in stages}
+    )
     if undeclared:
         bad.append(("stage-undeclared", f"stages {undeclared} are not declared by the owner {list(stages)}"))
     if not all(isinstance(p, StageExceptionPolicy) for p in policies.values()):

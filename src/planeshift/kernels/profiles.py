@@ -36,17 +36,21 @@ def _stage(failure: DF, completion: CT, surface: ES, cancellation: HCan) -> Disp
 
 def scheduler() -> DispatchPolicy:
     """SchedulerSignalBus: concurrent gather, failures raised as one group, cancellation translated."""
-    return DispatchPolicy(phases=(DispatchPhase(
-        selector="all",
-        concurrency=DC.CONCURRENT,
-        sync_handlers=SH.INLINE,
-        handler_classification=HC.BY_RETURN_VALUE,
-        returned_value_classifier=RVC.INSPECT_AWAITABLE,
-        returned_awaitable=RAD.AWAIT_IN_INVOCATION,
-        sync_entry=SE.UNAVAILABLE,
-        predicate_failure=PF.COLLECT_AS_HANDLER_FAILURE,
-        invocation=_stage(DF.COLLECT, CT.AWAIT_ALL, ES.RAISE_GROUP, HCan.TRANSLATE),
-    ),))
+    return DispatchPolicy(
+        phases=(
+            DispatchPhase(
+                selector="all",
+                concurrency=DC.CONCURRENT,
+                sync_handlers=SH.INLINE,
+                handler_classification=HC.BY_RETURN_VALUE,
+                returned_value_classifier=RVC.INSPECT_AWAITABLE,
+                returned_awaitable=RAD.AWAIT_IN_INVOCATION,
+                sync_entry=SE.UNAVAILABLE,
+                predicate_failure=PF.COLLECT_AS_HANDLER_FAILURE,
+                invocation=_stage(DF.COLLECT, CT.AWAIT_ALL, ES.RAISE_GROUP, HCan.TRANSLATE),
+            ),
+        )
+    )
 
 
 def terminal_callback(*, deadline_seconds: float = 10.0) -> DispatchPolicy:
@@ -54,70 +58,86 @@ def terminal_callback(*, deadline_seconds: float = 10.0) -> DispatchPolicy:
 
     The default budget is lionagi's HANDLER_BUDGET_SECONDS (10.0); the ADR pins "a shared finite budget".
     """
-    return DispatchPolicy(phases=(DispatchPhase(
-        selector="all",
-        concurrency=DC.CONCURRENT,
-        sync_handlers=SH.OFFLOAD,
-        handler_classification=HC.BY_DECLARATION,
-        returned_value_classifier=RVC.INSPECT_AWAITABLE,
-        returned_awaitable=RAD.AWAIT_IN_INVOCATION,
-        sync_entry=SE.UNAVAILABLE,
-        predicate_failure=PF.PROPAGATE,
-        invocation=_stage(DF.ISOLATE, CT.AWAIT_ALL, ES.LOG_ONLY, HCan.PROPAGATE),
-        deadline_disposition=DeadlineDisposition.SILENT_STOP,
-        deadline_seconds=deadline_seconds,
-    ),))
+    return DispatchPolicy(
+        phases=(
+            DispatchPhase(
+                selector="all",
+                concurrency=DC.CONCURRENT,
+                sync_handlers=SH.OFFLOAD,
+                handler_classification=HC.BY_DECLARATION,
+                returned_value_classifier=RVC.INSPECT_AWAITABLE,
+                returned_awaitable=RAD.AWAIT_IN_INVOCATION,
+                sync_entry=SE.UNAVAILABLE,
+                predicate_failure=PF.PROPAGATE,
+                invocation=_stage(DF.ISOLATE, CT.AWAIT_ALL, ES.LOG_ONLY, HCan.PROPAGATE),
+                deadline_disposition=DeadlineDisposition.SILENT_STOP,
+                deadline_seconds=deadline_seconds,
+            ),
+        )
+    )
 
 
 def session_observer() -> DispatchPolicy:
     """SessionObserver: sequential sync invocation, then returned awaitables gathered concurrently."""
-    return DispatchPolicy(phases=(DispatchPhase(
-        selector="all",
-        concurrency=DC.SEQUENTIAL,
-        sync_handlers=SH.INLINE,
-        handler_classification=HC.BY_RETURN_VALUE,
-        returned_value_classifier=RVC.INSPECT_AWAITABLE,
-        returned_awaitable=RAD.GATHER_AFTER_INVOCATIONS,
-        sync_entry=SE.UNAVAILABLE,
-        # The ADR leaves this one field of the composite implicit; a raising filter stops the
-        # sequential invocation exactly like a raising handler does today (observer.py _match).
-        predicate_failure=PF.PROPAGATE,
-        invocation=_stage(DF.PROPAGATE, CT.STOP_ON_FAILURE, ES.RAISE_FIRST, HCan.PROPAGATE),
-        returned_awaitables=_stage(
-            DF.COLLECT, CT.CANCEL_REMAINING_ON_FAILURE, ES.UNWRAP_SINGLE_ELSE_GROUP, HCan.COLLECT
-        ),
-    ),))
+    return DispatchPolicy(
+        phases=(
+            DispatchPhase(
+                selector="all",
+                concurrency=DC.SEQUENTIAL,
+                sync_handlers=SH.INLINE,
+                handler_classification=HC.BY_RETURN_VALUE,
+                returned_value_classifier=RVC.INSPECT_AWAITABLE,
+                returned_awaitable=RAD.GATHER_AFTER_INVOCATIONS,
+                sync_entry=SE.UNAVAILABLE,
+                # The ADR leaves this one field of the composite implicit; a raising filter stops the
+                # sequential invocation exactly like a raising handler does today (observer.py _match).
+                predicate_failure=PF.PROPAGATE,
+                invocation=_stage(DF.PROPAGATE, CT.STOP_ON_FAILURE, ES.RAISE_FIRST, HCan.PROPAGATE),
+                returned_awaitables=_stage(
+                    DF.COLLECT, CT.CANCEL_REMAINING_ON_FAILURE, ES.UNWRAP_SINGLE_ELSE_GROUP, HCan.COLLECT
+                ),
+            ),
+        )
+    )
 
 
 def broadcaster() -> DispatchPolicy:
     """Broadcaster: sequential, isolated and logged; only asyncio coroutines are awaited."""
-    return DispatchPolicy(phases=(DispatchPhase(
-        selector="all",
-        concurrency=DC.SEQUENTIAL,
-        sync_handlers=SH.INLINE,
-        handler_classification=HC.BY_RETURN_VALUE,
-        returned_value_classifier=RVC.ASYNCIO_COROUTINE_ONLY,
-        returned_awaitable=RAD.AWAIT_IN_INVOCATION,
-        sync_entry=SE.UNAVAILABLE,
-        # Broadcaster has no filters; a predicate given to its dispatcher fails like a callback.
-        predicate_failure=PF.ISOLATE,
-        invocation=_stage(DF.ISOLATE, CT.AWAIT_ALL, ES.LOG_ONLY, HCan.PROPAGATE),
-    ),))
+    return DispatchPolicy(
+        phases=(
+            DispatchPhase(
+                selector="all",
+                concurrency=DC.SEQUENTIAL,
+                sync_handlers=SH.INLINE,
+                handler_classification=HC.BY_RETURN_VALUE,
+                returned_value_classifier=RVC.ASYNCIO_COROUTINE_ONLY,
+                returned_awaitable=RAD.AWAIT_IN_INVOCATION,
+                sync_entry=SE.UNAVAILABLE,
+                # Broadcaster has no filters; a predicate given to its dispatcher fails like a callback.
+                predicate_failure=PF.ISOLATE,
+                invocation=_stage(DF.ISOLATE, CT.AWAIT_ALL, ES.LOG_ONLY, HCan.PROPAGATE),
+            ),
+        )
+    )
 
 
 def _message_manager(sync_entry: SE) -> DispatchPolicy:
-    return DispatchPolicy(phases=(DispatchPhase(
-        selector="all",
-        concurrency=DC.SEQUENTIAL,
-        sync_handlers=SH.INLINE,
-        handler_classification=HC.BY_DECLARATION,
-        returned_value_classifier=RVC.NOT_INSPECTED,
-        returned_awaitable=RAD.DISCARD_UNAWAITED,
-        sync_entry=sync_entry,
-        # Callbacks have no filters; a given predicate's error is collected like a callback's.
-        predicate_failure=PF.COLLECT_AS_HANDLER_FAILURE,
-        invocation=_stage(DF.COLLECT, CT.AWAIT_ALL, ES.UNWRAP_SINGLE_ELSE_GROUP, HCan.COLLECT),
-    ),))
+    return DispatchPolicy(
+        phases=(
+            DispatchPhase(
+                selector="all",
+                concurrency=DC.SEQUENTIAL,
+                sync_handlers=SH.INLINE,
+                handler_classification=HC.BY_DECLARATION,
+                returned_value_classifier=RVC.NOT_INSPECTED,
+                returned_awaitable=RAD.DISCARD_UNAWAITED,
+                sync_entry=sync_entry,
+                # Callbacks have no filters; a given predicate's error is collected like a callback's.
+                predicate_failure=PF.COLLECT_AS_HANDLER_FAILURE,
+                invocation=_stage(DF.COLLECT, CT.AWAIT_ALL, ES.UNWRAP_SINGLE_ELSE_GROUP, HCan.COLLECT),
+            ),
+        )
+    )
 
 
 def message_manager_sync() -> DispatchPolicy:
