@@ -1,0 +1,122 @@
+"""Copy the stdlib-only ADR-0120 kernels into a target project, so migrated code runs without planeshift."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import planeshift
+import planeshift.kernels
+
+__all__ = ["LIONAGI_TARGET", "MARKER", "VendorError", "infer_package", "kernel_sources", "vendor_kernels"]
+
+MARKER = "# planeshift-vendored:"
+SOURCE_PACKAGE = "planeshift.kernels"
+LIONAGI_TARGET = Path("lionagi/runtime/dispatch")  # where ADR-0120 D7 places the kernels
+_IMPORT = re.compile(r"^(\s*(?:from|import)\s+)planeshift\.kernels\b", re.MULTILINE)
+_PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+class VendorError(Exception):
+    """The kernels cannot be vendored as asked; nothing was written."""
+
+
+def kernel_sources() -> list[Path]:
+    """The kernel modules, in a stable order."""
+    return sorted(Path(planeshift.kernels.__file__).parent.glob("*.py"))
+
+
+def infer_package(into: Path) -> str:
+    """The dotted package name of `into`, climbing parents for as long as they are packages."""
+    into = Path(into).resolve()
+    parts = [into.name]
+    parent = into.parent
+    while (parent / "__init__.py").is_file() and parent != parent.parent:
+        parts.insert(0, parent.name)
+        parent = parent.parent
+    return ".".join(parts)
+
+
+def is_vendored_copy(path: Path) -> bool:
+    """True when `path` starts with the vendoring marker, i.e. an earlier run wrote it."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return handle.readline().startswith(MARKER)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def render(source: Path, package: str) -> str:
+    """The vendored text of one kernel module: header, then the source with imports re-pointed."""
+    text = _IMPORT.sub(lambda m: m.group(1) + package, source.read_text(encoding="utf-8"))
+    leftover = _planeshift_imports(text, source.name)
+    if leftover:
+        raise VendorError(
+            f"{source.name} still imports {', '.join(leftover)} after rewriting; kernels must be stdlib-only"
+        )
+    version = planeshift.__version__
+    header = (
+        f"{MARKER} {SOURCE_PACKAGE} {version} as {package}\n"
+        f"# Vendored from {SOURCE_PACKAGE}/{source.name} (planeshift {version}) by"
+        " `planeshift kernels vendor`.\n"
+        "# Do not edit: re-run that command to update this copy.\n"
+    )
+    return header + text
+
+
+def _planeshift_imports(text: str, name: str) -> list[str]:
+    try:
+        tree = ast.parse(text, filename=name)
+    except SyntaxError as exc:
+        raise VendorError(f"{name} does not parse: {exc}") from exc
+    found: list[str] = []
+    for node in ast.walk(tree):
+        modules: list[str] = []
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules = [node.module]
+        found += [m for m in modules if m == "planeshift" or m.startswith("planeshift.")]
+    return found
+
+
+def vendor_kernels(into: Path, package: str | None = None, *, force: bool = False) -> list[Path]:
+    """Write the kernels into directory `into` as package `package` (inferred when None).
+
+    Refuses, before writing anything, to overwrite a file that is not an earlier vendored copy
+    unless `force`. Each file is written atomically. Returns the paths written.
+    """
+    into = Path(into)
+    if into.exists() and not into.is_dir():
+        raise VendorError(f"{into} exists and is not a directory")
+    package = package if package is not None else infer_package(into)
+    if not _PACKAGE.match(package):
+        raise VendorError(f"{package!r} is not a dotted Python package name")
+    planned = [(into / source.name, render(source, package)) for source in kernel_sources()]
+    foreign = [dest for dest, _ in planned if dest.exists() and not is_vendored_copy(dest)]
+    if foreign and not force:
+        names = ", ".join(str(p) for p in foreign)
+        raise VendorError(
+            f"refusing to overwrite files that are not a planeshift-vendored copy: {names} (use --force)"
+        )
+    into.mkdir(parents=True, exist_ok=True)
+    for dest, text in planned:
+        _atomic_write(dest, text)
+    return [dest for dest, _ in planned]
+
+
+def _atomic_write(dest: Path, text: str) -> None:
+    # Same-directory temp file + os.replace: a reader sees the old file or the new one, never half.
+    fd, temp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, dest)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
