@@ -100,3 +100,16 @@ def test_cli_vendor_exits_2_on_refusal_and_usage_errors(tmp_path: Path) -> None:
     assert CliRunner().invoke(kernels_group, ["vendor"]).exit_code == 2  # --into is required
     forced = CliRunner().invoke(kernels_group, ["vendor", "--into", str(target), "--force"])
     assert forced.exit_code == 0
+
+
+def test_absolute_kernel_imports_are_rewritten_and_other_planeshift_imports_refused(tmp_path: Path) -> None:
+    from planeshift.vendor import render
+
+    source = tmp_path / "mod.py"
+    source.write_text("from planeshift.kernels.policy import DispatchPolicy\nimport planeshift.kernels\n")
+    text = render(source, "lionagi.runtime.dispatch")
+    assert "from lionagi.runtime.dispatch.policy import DispatchPolicy" in text
+    assert "import lionagi.runtime.dispatch\n" in text
+    source.write_text("from planeshift.types import Span\n")
+    with pytest.raises(VendorError, match=r"planeshift\.types"):
+        render(source, "pkg")
