@@ -1,0 +1,1 @@
+"""The analyzer: discover -> extract (per file) -> link (project-wide)."""

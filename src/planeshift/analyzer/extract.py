@@ -1,0 +1,70 @@
+"""Turn one file into plain facts: decode, one ``ast`` pass for symbols, sites where the prefilter
+admits the file.
+
+This module knows nothing of other files; it is what the process pool and the cache run.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import io
+import re
+import tokenize
+import warnings
+
+from .facts import FileFacts
+from .sites import Vocabulary
+from .symbols import collect_symbols
+
+
+@functools.lru_cache(maxsize=8)
+def prefilter_for(vocab: Vocabulary) -> re.Pattern[str] | None:
+    """One regex that matches any text that could hold a site for *vocab*."""
+    parts: list[str] = []
+    if vocab.calls:
+        words = "|".join(re.escape(w) for w in sorted(vocab.calls))
+        parts.append(rf"\b(?:{words})\s*\(")
+        parts.append(rf"@[\w.\s]*\b(?:{words})\b")
+    if vocab.keywords:
+        words = "|".join(re.escape(w) for w in sorted(vocab.keywords))
+        parts.append(rf"\b(?:{words})\s*=")
+    if vocab.list_attrs:
+        words = "|".join(re.escape(w) for w in sorted(vocab.list_attrs))
+        parts.append(rf"\b(?:{words})\b")
+    if vocab.assign_attrs:
+        words = "|".join(re.escape(w) for w in sorted(vocab.assign_attrs))
+        parts.append(rf"\.\s*(?:{words})\s*(?::[^=\n]*)?=(?!=)")
+    return re.compile("|".join(parts)) if parts else None
+
+
+def decode(data: bytes) -> str:
+    """Decode Python source honouring its coding cookie and BOM; raises on bad bytes."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding)
+
+
+def extract_source(
+    data: bytes, path: str, module: str, is_package: bool, vocab: Vocabulary
+) -> FileFacts:
+    """Facts for one Python file given its bytes; never raises for a bad file."""
+    try:
+        text = decode(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        return FileFacts(path=path, module=module, error=f"cannot decode: {exc}")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        where = f" (line {line})" if line else ""
+        return FileFacts(path=path, module=module, error=f"syntax error{where}: {exc.args[0]}")
+    except (RecursionError, MemoryError):
+        return FileFacts(path=path, module=module, error="cannot parse: nesting too deep")
+    pattern = prefilter_for(vocab)
+    wants_sites = pattern is not None and pattern.search(text) is not None
+    try:
+        return collect_symbols(tree, path, module, is_package, vocab if wants_sites else None, text)
+    except RecursionError:
+        return FileFacts(path=path, module=module, error="cannot analyse: nesting too deep")

@@ -1,0 +1,115 @@
+"""Per-file facts: plain, frozen, picklable data extracted from one module and nothing else.
+
+Expressions are kept as *refs*: small nested tuples that the linker evaluates project-wide
+(see ``refs.py`` for the grammar). Nothing here holds a CST or AST node, so facts travel through
+the process pool and the JSON cache unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+Ref = tuple  # see planeshift.analyzer.refs for the grammar
+Binding = tuple[str, Ref]  # local name -> what it is bound to (a ref or a binding form)
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    kind: str  # "self" | "cls" | "pos" | "kwonly" | "vararg" | "kwarg"
+    annotation: Ref | None = None
+    default: Ref | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LoopFacts:
+    """What a function does with callables it iterates over: the raw material of policy inference."""
+
+    iterates: tuple[str, ...] = ()  # text of what the loops iterate ("self._subs", "callbacks")
+    call_result: tuple[str, ...] = ()  # "awaited" | "maybe_await" | "dropped" | "stored" | "returned"
+    classifiers: tuple[str, ...] = ()  # "inspect.isawaitable" | "asyncio.iscoroutine" | "is_coro_func"...
+    guards: tuple[str, ...] = ()  # "isolate" | "collect" | "propagate" | "stop_hook"
+    concurrency: tuple[str, ...] = ()  # "gather" | "task_group" | "create_task" | "to_thread"
+    deadline: tuple[str, ...] = ()  # "wait_for" | "timeout" | "move_on_after" | "fail_after"
+    lines: tuple[int, ...] = ()  # where the handler calls are
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    qualname: str  # dotted scope path inside the module: "Class.method", "outer.inner"
+    name: str
+    line: int
+    is_async: bool
+    kind: str  # "function" | "method" | "classmethod" | "staticmethod" | "property"
+    params: tuple[Param, ...] = ()
+    returns: Ref | None = None  # return annotation
+    return_values: tuple[Ref, ...] = ()  # expressions of `return X` in this body
+    decorators: tuple[Ref, ...] = ()
+    bindings: tuple[Binding, ...] = ()  # local names
+    self_stores: tuple[Binding, ...] = ()  # self.<attr> = <ref>
+    is_generator: bool = False
+    loop: LoopFacts | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Class:
+    qualname: str
+    name: str
+    line: int
+    bases: tuple[Ref, ...] = ()
+    decorators: tuple[Ref, ...] = ()
+    bindings: tuple[Binding, ...] = ()  # class-body names: annotations, assignments, methods
+    enum_members: tuple[tuple[str, Any], ...] = ()  # NAME -> literal value, for enum-like classes
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    name: str | None  # keyword name, or None for a positional argument
+    ref: Ref
+    text: str
+    star: str = ""  # "" | "*" | "**"
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """A syntactic place that may register, emit or store a handler; the linker decides which."""
+
+    kind: str  # "call" | "decorator" | "assign"
+    line: int
+    col: int
+    scope: str  # qualname of the enclosing function ("" at module level)
+    func: Ref  # the callee (call / decorator) or the assignment target (assign)
+    args: tuple[Arg, ...] = ()
+    text: str = ""  # source of the callee or target, for messages
+    decorated: str = ""  # decorator: qualname of the decorated function or class
+    decorated_async: bool | None = None
+    has_call: bool = True  # decorator: `@x(...)` rather than `@x`
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigHook:
+    """An external-hook entry found in a configuration file (JSON / YAML / TOML)."""
+
+    line: int
+    event: str
+    command: Any  # str (shell string) or list (argv) as written
+    key_path: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileFacts:
+    path: str  # posix, relative to the scan root
+    module: str  # dotted module name ("" when the file is not importable by name)
+    is_package: bool = False
+    bindings: tuple[Binding, ...] = ()  # module-level names
+    functions: tuple[Function, ...] = ()
+    classes: tuple[Class, ...] = ()
+    exports: tuple[str, ...] = ()  # __all__
+    lazy_exports: tuple[tuple[str, str, str], ...] = ()  # (name, module spec, attribute)
+    called_attrs: frozenset[str] = field(default_factory=frozenset)
+    loaded_attrs: frozenset[str] = field(default_factory=frozenset)
+    sites: tuple[Site, ...] = ()
+    config_hooks: tuple[ConfigHook, ...] = ()
+    has_sites: bool = False  # the prefilter admitted this file to site collection
+    error: str | None = None

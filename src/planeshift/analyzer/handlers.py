@@ -1,0 +1,127 @@
+"""Handler facts: what a registered callable is, whether it is declared async, and whether a call
+to it can return an awaitable although it is declared sync (the DISCARD_UNAWAITED hazard)."""
+
+from __future__ import annotations
+
+from .facts import Ref
+from .infer import Evaluator, Value, Values
+from ..types import Handler
+
+AWAITABLE_FACTORIES = {
+    "asyncio.create_task", "asyncio.ensure_future", "asyncio.gather", "asyncio.sleep",
+    "asyncio.wait_for", "asyncio.shield", "asyncio.to_thread", "asyncio.run_coroutine_threadsafe",
+}
+AWAITABLE_ANNOTATIONS = ("Awaitable", "Coroutine", "Future", "Task")
+
+
+class HandlerResolver:
+    """Turns a handler expression into :class:`Handler` facts using the evaluator."""
+
+    def __init__(self, evaluator: Evaluator) -> None:
+        self.ev = evaluator
+
+    def resolve(self, ref: Ref, text: str, module: str, scope: str) -> Handler:
+        values = self.ev.eval(ref, module, scope)
+        return self.from_values(values, text)
+
+    def from_values(self, values: Values, text: str) -> Handler:
+        found = [self._describe(v) for v in sorted(values, key=repr)]
+        known = [h for h in found if h[0] != "unknown"] or found
+        if len(known) == 1 or len({h[1:] for h in known}) == 1:
+            kind, qualname, is_async, returns = known[0]
+            return Handler(text, qualname, is_async, returns, kind)
+        # several possible handlers (a conditional expression, an `or` default): agree or say None
+        asyncs = {h[2] for h in known}
+        returns = {h[3] for h in known}
+        return Handler(
+            text,
+            None,
+            asyncs.pop() if len(asyncs) == 1 else None,
+            returns.pop() if len(returns) == 1 else (True if True in returns else None),
+            "several",
+        )
+
+    def _describe(self, value: Value) -> tuple[str, str | None, bool | None, bool | None]:
+        kind = value[0]
+        if kind == "func":
+            return self._function("function", value[1])
+        if kind == "bound":
+            qn = self.ev.method(value[1], value[2])
+            if qn is None:
+                return ("method", f"{value[1]}.{value[2]}", None, None)
+            return self._function("method", qn)
+        if kind == "lambda":
+            _, module, scope, body, _params = value
+            returns = self.is_awaitable_expr(body, module, scope)
+            return ("lambda", None, False, returns)
+        if kind == "partial":
+            inner = self._describe(value[1])
+            return ("partial", inner[1], inner[2], inner[3])
+        if kind == "inst":
+            qn = self.ev.method(value[1], "__call__")
+            if qn is not None:
+                return self._function("instance", qn)
+            return ("instance", value[1], None, None)
+        if kind == "cls":
+            return ("class", value[1], False, False)
+        if kind in ("ext", "extcall"):
+            return ("external", value[1], None, None)
+        return ("unknown", None, None, None)
+
+    def _function(self, kind: str, qn: str) -> tuple[str, str | None, bool | None, bool | None]:
+        func = self.ev.index.functions.get(qn)
+        if func is None:
+            return (kind, qn, None, None)
+        if func.is_async:
+            return (kind, qn, not func.is_generator, not func.is_generator)
+        return (kind, qn, False, self.function_returns_awaitable(qn))
+
+    def function_returns_awaitable(self, qn: str, depth: int = 0) -> bool:
+        """A sync function that returns a coroutine call, a task, or is annotated as awaitable."""
+        func = self.ev.index.functions.get(qn)
+        if func is None or depth > 3:
+            return False
+        if func.is_async:
+            return not func.is_generator
+        if func.returns is not None and _mentions(func.returns, AWAITABLE_ANNOTATIONS):
+            return True
+        module, scope = self.ev.index.function_scope(qn)
+        return any(self.is_awaitable_expr(r, module, scope, depth + 1) for r in func.return_values)
+
+    def is_awaitable_expr(self, ref: Ref, module: str, scope: str, depth: int = 0) -> bool:
+        """Does evaluating *ref* produce an awaitable (a coroutine object, task or future)?"""
+        if ref[0] == "either":
+            return any(self.is_awaitable_expr(r, module, scope, depth) for r in ref[1])
+        if ref[0] != "call":
+            return False
+        for callee in self.ev.eval(ref[1], module, scope):
+            kind = callee[0]
+            if kind == "func" and self._call_is_awaitable(callee[1], depth):
+                return True
+            if kind == "bound":
+                qn = self.ev.method(callee[1], callee[2])
+                if qn is not None and self._call_is_awaitable(qn, depth):
+                    return True
+            if kind == "ext" and callee[1] in AWAITABLE_FACTORIES:
+                return True
+        return False
+
+    def _call_is_awaitable(self, qn: str, depth: int) -> bool:
+        func = self.ev.index.functions.get(qn)
+        if func is None:
+            return False
+        if func.is_async:
+            return not func.is_generator
+        return self.function_returns_awaitable(qn, depth + 1)
+
+
+def _mentions(ref: Ref, names: tuple[str, ...]) -> bool:
+    if ref[0] == "name":
+        return ref[1] in names
+    if ref[0] == "attr":
+        return ref[2] in names
+    if ref[0] in ("sub", "await"):
+        return _mentions(ref[1], names)
+    if ref[0] == "either":
+        return any(_mentions(r, names) for r in ref[1])
+    return False

@@ -1,0 +1,144 @@
+"""Candidate registration and emission sites, found during the ``ast`` pass.
+
+A site is syntactic: a call, a decorator or an attribute assignment that mentions a word of the
+packs' vocabulary. The linker decides what each one is. Positions follow LibCST's convention
+(1-based lines, 0-based columns counted in characters, not UTF-8 bytes), so a codemod that
+re-parses the file with LibCST lands on the same place.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .facts import Arg, Site
+from .refs import from_ast
+
+LIST_METHODS = frozenset({"append", "extend", "insert"})
+
+
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    """The names a site must mention to be worth recording, compiled from the rule packs."""
+
+    calls: frozenset[str] = frozenset()  # method / function / class / decorator last names
+    keywords: frozenset[str] = frozenset()  # constructor keyword names
+    list_attrs: frozenset[str] = frozenset()  # callback lists: <attr>.append(handler)
+    assign_attrs: frozenset[str] = frozenset()  # setters: <obj>.<attr> = handler
+
+
+class Source:
+    """Source text by ast position: character columns and exact segments."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.encode("utf-8").splitlines(keepends=True)
+
+    def col(self, line: int, byte_col: int) -> int:
+        raw = self.lines[line - 1] if 0 < line <= len(self.lines) else b""
+        return len(raw[:byte_col].decode("utf-8", "replace")) if not raw.isascii() else byte_col
+
+    def segment(self, node: ast.AST) -> str:
+        start, end = node.lineno, node.end_lineno or node.lineno
+        if start == end:
+            raw = self.lines[start - 1][node.col_offset : node.end_col_offset]
+        else:
+            parts = [self.lines[start - 1][node.col_offset :]]
+            parts += self.lines[start : end - 1]
+            parts.append(self.lines[end - 1][: node.end_col_offset])
+            raw = b"".join(parts)
+        return raw.decode("utf-8", "replace").strip()
+
+    def decorator_col(self, node: ast.expr) -> int:
+        """Column of the ``@`` before a decorator expression."""
+        raw = self.lines[node.lineno - 1][: node.col_offset]
+        at = raw.rfind(b"@")
+        return self.col(node.lineno, at if at >= 0 else node.col_offset)
+
+
+def last_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return None
+
+
+def _args(call: ast.Call, src: Source) -> tuple[Arg, ...]:
+    out = [
+        Arg(None, from_ast(a.value), src.segment(a.value), "*")
+        if isinstance(a, ast.Starred)
+        else Arg(None, from_ast(a), src.segment(a))
+        for a in call.args
+    ]
+    out += [
+        Arg(k.arg, from_ast(k.value), src.segment(k.value), "" if k.arg else "**")
+        for k in call.keywords
+    ]
+    return tuple(out)
+
+
+def call_site(node: ast.Call, scope: str, vocab: Vocabulary, src: Source) -> Site | None:
+    name = last_name(node.func)
+    wanted = name in vocab.calls or any(k.arg in vocab.keywords for k in node.keywords if k.arg)
+    if not wanted and name in LIST_METHODS and isinstance(node.func, ast.Attribute):
+        wanted = last_name(node.func.value) in vocab.list_attrs
+    if not wanted:
+        return None
+    return Site(
+        kind="call",
+        line=node.lineno,
+        col=src.col(node.lineno, node.col_offset),
+        scope=scope,
+        func=from_ast(node.func),
+        args=_args(node, src),
+        text=src.segment(node.func),
+    )
+
+
+def decorator_sites(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+    scope: str,
+    decorated: str,
+    vocab: Vocabulary,
+    src: Source,
+) -> list[Site]:
+    out: list[Site] = []
+    is_async = isinstance(node, ast.AsyncFunctionDef) if not isinstance(node, ast.ClassDef) else None
+    for dec in node.decorator_list:
+        if last_name(dec) not in vocab.calls:
+            continue
+        is_call = isinstance(dec, ast.Call)
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        out.append(
+            Site(
+                kind="decorator",
+                line=dec.lineno,
+                col=src.decorator_col(dec),
+                scope=scope,
+                func=from_ast(target),
+                args=_args(dec, src) if isinstance(dec, ast.Call) else (),
+                text=src.segment(target),
+                decorated=decorated,
+                decorated_async=is_async,
+                has_call=is_call,
+            )
+        )
+    return out
+
+
+def assign_site(
+    stmt: ast.stmt, target: ast.expr, value: ast.expr, scope: str, vocab: Vocabulary, src: Source
+) -> Site | None:
+    if not (isinstance(target, ast.Attribute) and target.attr in vocab.assign_attrs):
+        return None
+    return Site(
+        kind="assign",
+        line=stmt.lineno,
+        col=src.col(stmt.lineno, stmt.col_offset),
+        scope=scope,
+        func=from_ast(target),
+        args=(Arg(None, from_ast(value), src.segment(value)),),
+        text=src.segment(target),
+    )

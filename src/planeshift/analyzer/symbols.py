@@ -1,0 +1,435 @@
+"""The whole-project pass: one fast ``ast`` walk per file giving names, classes, functions, bindings.
+
+Every file is read by this pass (it is about five times cheaper than LibCST); only files the
+prefilter admits are also parsed with LibCST for their sites (``sites.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .facts import Binding, Class, FileFacts, Function, Param, Site
+from .loops import loop_facts
+from .refs import Ref, annotation_from_ast, from_ast
+from .sites import Source, Vocabulary, assign_site, call_site, decorator_sites
+
+_PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
+
+
+@dataclass
+class _Scope:
+    qualname: str
+    kind: str  # "module" | "class" | "function"
+    bindings: list[Binding] = field(default_factory=list)
+
+
+def resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
+    """The absolute module a relative import names, from the importing module's own name."""
+    if level == 0:
+        return target or ""
+    parts = module.split(".") if module else []
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+    base = ".".join(parts)
+    if target:
+        return f"{base}.{target}" if base else target
+    return base
+
+
+class SymbolCollector(ast.NodeVisitor):
+    """Collects the module's bindings, classes and functions into plain facts."""
+
+    def __init__(
+        self, module: str, is_package: bool, vocab: Vocabulary | None = None, src: Source | None = None
+    ) -> None:
+        self.module = module
+        self.is_package = is_package
+        self.vocab = vocab
+        self.src = src
+        self.sites: list[Site] = []
+        # names iterated by the enclosing function's active loops; a call of one marks the
+        # function for dispatch-loop analysis, so the costly pass runs only where it matters
+        self._loop_names: list[set[str]] = []
+        self._calls_loop_var: list[bool] = []
+        self.stack: list[_Scope] = [_Scope("", "module")]
+        self.functions: list[Function] = []
+        self.classes: list[Class] = []
+        self.exports: list[str] = []
+        self.lazy: list[tuple[str, str, str]] = []
+        self.called_attrs: set[str] = set()
+        self.loaded_attrs: set[str] = set()
+        self._self_stores: list[list[Binding]] = []
+        self._returns: list[list[Ref]] = []
+        self._yields: list[bool] = []
+
+    # -- scopes -------------------------------------------------------------------------------
+    @property
+    def scope(self) -> _Scope:
+        return self.stack[-1]
+
+    def _child(self, name: str) -> str:
+        return f"{self.scope.qualname}.{name}" if self.scope.qualname else name
+
+    def bind(self, name: str, value: Ref) -> None:
+        self.scope.bindings.append((name, value))
+
+    def _bind_target(self, target: ast.AST, value: Ref, index: int | None = None) -> None:
+        wrapped = value if index is None else ("unpack", value, index)
+        match target:
+            case ast.Name(id=name):
+                self.bind(name, wrapped)
+            case ast.Tuple(elts=elts) | ast.List(elts=elts):
+                for i, elt in enumerate(elts):
+                    self._bind_target(elt, wrapped, i)
+            case ast.Starred(value=inner):
+                self._bind_target(inner, ("iter", wrapped))
+            case ast.Attribute(value=ast.Name(id="self"), attr=attr) if self._self_stores:
+                self._self_stores[-1].append((attr, wrapped))
+
+    # -- definitions --------------------------------------------------------------------------
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        qualname = self._child(node.name)
+        self.bind(node.name, ("class", qualname))
+        if self.vocab is not None:
+            self.sites.extend(decorator_sites(node, self.scope.qualname, qualname, self.vocab, self.src))
+        for dec in node.decorator_list:
+            self._visit_decorator(dec)
+        for base in node.bases:
+            self.visit(base)
+        self.stack.append(_Scope(qualname, "class"))
+        for stmt in node.body:
+            self.visit(stmt)
+        scope = self.stack.pop()
+        members = tuple(
+            (stmt.targets[0].id, stmt.value.value)
+            for stmt in node.body
+            if isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Constant)
+            and isinstance(stmt.value.value, (str, int))
+        )
+        self.classes.append(
+            Class(
+                qualname=qualname,
+                name=node.name,
+                line=node.lineno,
+                bases=tuple(from_ast(b) for b in node.bases),
+                decorators=tuple(from_ast(d) for d in node.decorator_list),
+                bindings=tuple(scope.bindings),
+                enum_members=members,
+            )
+        )
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        qualname = self._child(node.name)
+        in_class = self.scope.kind == "class"
+        decorators = tuple(from_ast(d) for d in node.decorator_list)
+        dec_names = {_decorator_name(d) for d in node.decorator_list}
+        kind = "function"
+        if in_class:
+            kind = "method"
+            if "staticmethod" in dec_names:
+                kind = "staticmethod"
+            elif "classmethod" in dec_names:
+                kind = "classmethod"
+            elif dec_names & _PROPERTY_DECORATORS:
+                kind = "property"
+        if not any(n.endswith(".setter") or n.endswith(".deleter") for n in dec_names):
+            self.bind(node.name, ("def", qualname))
+        if self.vocab is not None:
+            self.sites.extend(decorator_sites(node, self.scope.qualname, qualname, self.vocab, self.src))
+        for dec in node.decorator_list:
+            self._visit_decorator(dec)
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self.visit(default)
+        params = _params(node.args, kind)
+        self.stack.append(_Scope(qualname, "function"))
+        for p in params:
+            self.bind(p.name, ("param", p.kind, p.annotation, p.default))
+        self._self_stores.append([])
+        self._returns.append([])
+        self._yields.append(False)
+        self._loop_names.append(set())
+        self._calls_loop_var.append(False)
+        for stmt in node.body:
+            self.visit(stmt)
+        self._loop_names.pop()
+        analyse_loops = self._calls_loop_var.pop()
+        scope = self.stack.pop()
+        self.functions.append(
+            Function(
+                qualname=qualname,
+                name=node.name,
+                line=node.lineno,
+                is_async=isinstance(node, ast.AsyncFunctionDef),
+                kind=kind,
+                params=params,
+                returns=annotation_from_ast(node.returns),
+                return_values=tuple(self._returns.pop()),
+                decorators=decorators,
+                bindings=tuple(scope.bindings),
+                self_stores=tuple(self._self_stores.pop()),
+                is_generator=self._yields.pop(),
+                loop=loop_facts(node) if analyse_loops else None,
+            )
+        )
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def _visit_decorator(self, dec: ast.expr) -> None:
+        """A decorator call is recorded as a decorator site, not again as a call site."""
+        if isinstance(dec, ast.Call):
+            self.visit(dec.func)
+            for arg in [*dec.args, *dec.keywords]:
+                self.visit(arg)
+        else:
+            self.visit(dec)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self.visit(node.body)  # lambda parameters shadow nothing the linker needs
+
+    # -- statements that bind -------------------------------------------------------------------
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self.bind(alias.asname, ("import", alias.name, True))
+            else:
+                top = alias.name.split(".")[0]
+                self.bind(top, ("import", top, True))
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        base = resolve_relative(self.module, self.is_package, node.level, node.module)
+        for alias in node.names:
+            if alias.name == "*":
+                self.bind("*", ("import", base, True))
+                continue
+            target = f"{base}.{alias.name}" if base else alias.name
+            self.bind(alias.asname or alias.name, ("import", target, False))
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        value = from_ast(node.value)
+        for target in node.targets:
+            self._bind_target(target, value)
+            self.visit(target)
+            if self.vocab is not None:
+                self._add(assign_site(node, target, node.value, self.scope.qualname, self.vocab, self.src))
+        if self._loop_names and self._loop_names[-1] and len(node.targets) == 1:
+            self._derive_loop_name(node.targets[0], node.value)
+        if self.scope.kind == "module":
+            self._module_assign(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+        annotation = annotation_from_ast(node.annotation)
+        value = from_ast(node.value) if node.value is not None else None
+        if isinstance(node.target, ast.Name):
+            self.bind(node.target.id, ("annot", annotation, value))
+        elif (
+            isinstance(node.target, ast.Attribute)
+            and isinstance(node.target.value, ast.Name)
+            and node.target.value.id == "self"
+            and self._self_stores
+        ):
+            self._self_stores[-1].append((node.target.attr, ("annot", annotation, value)))
+        if self.scope.kind == "module" and node.value is not None:
+            self._module_assign(ast.Assign(targets=[node.target], value=node.value))
+        if self.vocab is not None and node.value is not None:
+            self._add(assign_site(node, node.target, node.value, self.scope.qualname, self.vocab, self.src))
+
+    def _add(self, site: Site | None) -> None:
+        if site is not None:
+            self.sites.append(site)
+
+    def _derive_loop_name(self, target: ast.expr, value: ast.expr) -> None:
+        """``fn = entry.handler`` or ``cb = ref()`` inside a loop: calling fn is calling the entry."""
+        if isinstance(target, ast.Name) and any(
+            isinstance(n, ast.Name) and n.id in self._loop_names[-1] for n in ast.walk(value)
+        ):
+            self._loop_names[-1].add(target.id)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        self.bind(node.target.id, from_ast(node.value))
+        if self._loop_names and self._loop_names[-1]:
+            self._derive_loop_name(node.target, node.value)
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self.visit(node.iter)
+        self._bind_target(node.target, ("iter", from_ast(node.iter)))
+        names = self._loop_names[-1] if self._loop_names else None
+        added: set[str] = set()
+        if names is not None:
+            added = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)} - names
+            names |= added
+        for stmt in [*node.body, *node.orelse]:
+            self.visit(stmt)
+        if names is not None:
+            names -= added
+
+    visit_AsyncFor = visit_For  # type: ignore[assignment]
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        self.visit(node.iter)
+        self._bind_target(node.target, ("iter", from_ast(node.iter)))
+        if self._loop_names:
+            self._loop_names[-1].update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+        for cond in node.ifs:
+            self.visit(cond)
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self._bind_target(item.optional_vars, ("other", "with"))
+        for stmt in node.body:
+            self.visit(stmt)
+
+    visit_AsyncWith = visit_With  # type: ignore[assignment]
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            if self._returns:
+                self._returns[-1].append(from_ast(node.value))
+
+    def visit_Yield(self, node: ast.Yield | ast.YieldFrom) -> None:
+        if self._yields:
+            self._yields[-1] = True
+        self.generic_visit(node)
+
+    visit_YieldFrom = visit_Yield  # type: ignore[assignment]
+
+    # -- uses ---------------------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call) -> None:
+        if self.vocab is not None:
+            self._add(call_site(node, self.scope.qualname, self.vocab, self.src))
+        if (
+            self._loop_names
+            and isinstance(node.func, ast.Name)
+            and node.func.id in self._loop_names[-1]
+        ):
+            self._calls_loop_var[-1] = True
+        if isinstance(node.func, ast.Attribute):
+            self.called_attrs.add(node.func.attr)
+            self.visit(node.func.value)
+        elif isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
+            name = node.args[1]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                self.loaded_attrs.add(name.value)
+            self.visit(node.func)
+        else:
+            self.visit(node.func)
+        for arg in [*node.args, *node.keywords]:
+            self.visit(arg)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.loaded_attrs.add(node.attr)
+        self.visit(node.value)
+
+    # -- module-level conventions -------------------------------------------------------------
+    def _module_assign(self, node: ast.Assign) -> None:
+        names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        if "__all__" in names and isinstance(node.value, (ast.List, ast.Tuple)):
+            self.exports.extend(
+                e.value for e in node.value.elts
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            )
+        elif names and isinstance(node.value, ast.Dict):
+            self.lazy.extend(_lazy_entries(node.value))
+
+
+def _params(args: ast.arguments, kind: str) -> tuple[Param, ...]:
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+    defaults += list(args.defaults)
+    out: list[Param] = []
+    for i, (arg, default) in enumerate(zip(positional, defaults)):
+        pkind = "pos"
+        if i == 0 and kind in ("method", "property"):
+            pkind = "self"
+        elif i == 0 and kind == "classmethod":
+            pkind = "cls"
+        out.append(Param(arg.arg, pkind, annotation_from_ast(arg.annotation), _opt(default)))
+    if args.vararg:
+        out.append(Param(args.vararg.arg, "vararg", annotation_from_ast(args.vararg.annotation)))
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        out.append(Param(arg.arg, "kwonly", annotation_from_ast(arg.annotation), _opt(default)))
+    if args.kwarg:
+        out.append(Param(args.kwarg.arg, "kwarg", annotation_from_ast(args.kwarg.annotation)))
+    return tuple(out)
+
+
+def _opt(node: ast.expr | None) -> Ref | None:
+    return from_ast(node) if node is not None else None
+
+
+def _decorator_name(node: ast.expr) -> str:
+    target = node.func if isinstance(node, ast.Call) else node
+    parts: list[str] = []
+    while isinstance(target, ast.Attribute):
+        parts.append(target.attr)
+        target = target.value
+    if isinstance(target, ast.Name):
+        parts.append(target.id)
+    return ".".join(reversed(parts))
+
+
+def _lazy_entries(node: ast.Dict) -> list[tuple[str, str, str]]:
+    """Entries of a lazy-import table: ``{"Name": ("pkg.mod", "Attr")}`` or ``{"Name": "pkg.mod"}``."""
+    out: list[tuple[str, str, str]] = []
+    for key, value in zip(node.keys, node.values):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            return []
+        name = key.value
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            out.append((name, value.value, name))
+        elif isinstance(value, ast.Tuple) and value.elts and all(
+            isinstance(e, ast.Constant) and (isinstance(e.value, str) or e.value is None)
+            for e in value.elts
+        ):
+            module = value.elts[0].value
+            attr = value.elts[1].value if len(value.elts) > 1 else None
+            out.append((name, module, attr or name))
+        else:
+            return []
+    return out
+
+
+def collect_symbols(
+    tree: ast.Module,
+    path: str,
+    module: str,
+    is_package: bool,
+    vocab: Vocabulary | None = None,
+    text: str = "",
+) -> FileFacts:
+    """Run the symbol pass over a parsed module; with *vocab*, also record candidate sites."""
+    collector = SymbolCollector(module, is_package, vocab, Source(text) if vocab else None)
+    for stmt in tree.body:
+        collector.visit(stmt)
+    defines_getattr = any(
+        isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__getattr__"
+        for s in tree.body
+    )
+    return FileFacts(
+        path=path,
+        module=module,
+        is_package=is_package,
+        bindings=tuple(collector.stack[0].bindings),
+        functions=tuple(collector.functions),
+        classes=tuple(collector.classes),
+        exports=tuple(collector.exports),
+        lazy_exports=tuple(collector.lazy) if defines_getattr else (),
+        called_attrs=frozenset(collector.called_attrs),
+        loaded_attrs=frozenset(collector.loaded_attrs),
+        sites=tuple(collector.sites),
+        has_sites=vocab is not None,
+    )

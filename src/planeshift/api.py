@@ -1,0 +1,106 @@
+"""The library API: ``scan()`` returns results and never prints (the CLI does)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .analyzer.discover import discover
+from .analyzer.link import Linker
+from .analyzer.pool import extract_all
+from .analyzer.sites import Vocabulary
+from .config import Config, ConfigError
+from .rules.checks import run_checks
+from .rules.packs import Pack, PackError, builtin_pack_names, builtin_pack_path, load_pack
+from .types import FileError, ScanResult
+
+Progress = Callable[[int, int], None]
+
+
+def load_packs(config: Config) -> tuple[Pack, ...]:
+    """Built-in packs (all, or those the config names) and then the user's packs."""
+    names = builtin_pack_names() if config.builtin_packs is None else list(config.builtin_packs)
+    available = set(builtin_pack_names())
+    packs: list[Pack] = []
+    for name in names:
+        if name not in available:
+            raise ConfigError(config.source or "<flags>", "builtin-packs",
+                              f"no built-in pack {name!r} (have: {', '.join(sorted(available))})")
+        packs.append(load_pack(builtin_pack_path(name)))
+    packs.extend(load_pack(p) for p in config.packs)
+    seen: dict[str, str] = {}
+    for pack in packs:
+        for mech in pack.mechanisms:
+            if mech.id in seen:
+                raise PackError(pack.path, f"mechanisms.{mech.id}",
+                                f"mechanism id already defined by pack {seen[mech.id]}")
+            seen[mech.id] = pack.name
+    return tuple(packs)
+
+
+def vocabulary(packs: tuple[Pack, ...]) -> Vocabulary:
+    """The words a file must contain for the LibCST site pass to be worth running on it."""
+    calls: set[str] = set()
+    keywords: set[str] = set()
+    list_attrs: set[str] = set()
+    assign_attrs: set[str] = set()
+    for pack in packs:
+        for mech in pack.mechanisms:
+            for spec in mech.registrations:
+                last = spec.name.rsplit(".", 1)[-1]
+                if spec.kind in ("method", "function", "decorator"):
+                    calls.add(last)
+                elif spec.kind == "keyword":
+                    keywords.add(spec.name)
+                elif spec.kind == "mapping":
+                    keywords.add(spec.name)
+                elif spec.kind == "append":
+                    list_attrs.add(spec.name)
+                elif spec.kind == "assign":
+                    assign_attrs.add(spec.name)
+            for em in mech.emissions:
+                calls.add(em.name.rsplit(".", 1)[-1])
+    return Vocabulary(frozenset(calls), frozenset(keywords), frozenset(list_attrs),
+                      frozenset(assign_attrs))
+
+
+def scan(config: Config, progress: Progress | None = None) -> ScanResult:
+    """Discover, extract (in parallel, cached), link, classify and check one project."""
+    started = time.perf_counter()
+    packs = load_packs(config)
+    vocab = vocabulary(packs)
+    sources = discover(config.root, config.exclude, config.gitignore)
+    extracted = extract_all(sources, vocab, config, packs, progress)
+    facts = extracted.facts
+    linked = Linker(facts, packs).link()
+    errors = tuple(
+        FileError(f.path, f.error) for f in facts if f.error is not None
+    ) + tuple(extracted.errors)
+    result = ScanResult(
+        root=config.root.as_posix(),
+        registrations=tuple(linked.registrations),
+        emissions=tuple(linked.emissions),
+        mechanisms=tuple(linked.mechanisms),
+        errors=tuple(sorted(errors, key=lambda e: e.file)),
+        files_scanned=len(sources),
+        files_with_sites=sum(1 for f in facts if f.has_sites),
+        packs=tuple(p.name for p in packs),
+    )
+    findings = tuple(run_checks(result, linked))
+    stats = {
+        "seconds": round(time.perf_counter() - started, 3),
+        "cache_hits": extracted.cache_hits,
+        "jobs": extracted.jobs,
+    }
+    return ScanResult(**{**_fields(result), "findings": findings, "stats": stats})
+
+
+def _fields(result: ScanResult) -> dict:
+    return {name: getattr(result, name) for name in result.__dataclass_fields__}
+
+
+def resolve_root(path: Path) -> Path:
+    if not path.exists():
+        raise ConfigError(str(path), "<path>", "no such file or directory")
+    return path.resolve()

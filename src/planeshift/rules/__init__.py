@@ -1,0 +1,1 @@
+"""Rule packs, classification, dispatch-policy inference and hazard checks."""

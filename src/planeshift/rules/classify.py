@@ -1,0 +1,121 @@
+"""Classification: put each candidate registration into an ADR-0120 plane with its evidence.
+
+The mechanism's rules are tried in order; the first whose condition holds decides. A rule whose
+condition cannot be decided (the point is dynamic, the handler's async-ness is unknown) stops the
+walk with ``needs_review`` when it would have decided a different plane: the tool never guesses.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..analyzer.match import Candidate
+from ..types import Registration
+from .packs import ClassifyRule
+
+CONFIDENCE = ("low", "medium", "high")
+
+
+def facts_of(c: Candidate) -> dict[str, Any]:
+    return {
+        "point": c.point,
+        "api": c.api,
+        "via": c.spec.kind,
+        "handler_async": c.handler.declared_async,
+        "handler_returns_awaitable": c.handler.returns_awaitable,
+        "_point_dynamic": c.point_note is not None,
+    }
+
+
+def holds(rule: ClassifyRule, facts: dict[str, Any]) -> bool | None:
+    """True / False, or None when a fact the rule needs is unknown."""
+    result: bool | None = True
+    for key, expected in rule.when:
+        actual = facts[key]
+        if key == "api":
+            ok = actual in expected or actual.rsplit(".", 1)[0] in expected
+        elif key == "via":
+            ok = actual in expected
+        elif actual is None:
+            if key == "point" and not facts["_point_dynamic"]:
+                return False  # this registration form has no point at all
+            result = None
+            continue
+        elif key == "point":
+            ok = all(part in expected for part in actual.split("+"))
+        else:
+            ok = actual == expected
+        if not ok:
+            return False
+    return result
+
+
+def _describe(rule: ClassifyRule, facts: dict[str, Any]) -> str:
+    conds = []
+    for key, expected in rule.when:
+        shown = ", ".join(expected) if isinstance(expected, tuple) else str(expected).lower()
+        conds.append(f"{key} {facts[key]} in [{shown}]" if isinstance(expected, tuple)
+                     else f"{key}={shown}")
+    cond = "; ".join(conds) if conds else "default"
+    return f"rule {rule.id} ({cond}) -> {rule.plane}: {rule.because}"
+
+
+def classify(c: Candidate, policy: dict[str, str]) -> Registration:
+    facts = facts_of(c)
+    evidence = list(c.evidence)
+    flags = list(dict.fromkeys(c.flags))
+    plane, confidence, rule_id = "needs_review", "low", ""
+    undecided: list[ClassifyRule] = []
+    for rule in c.mechanism.classify:
+        verdict = holds(rule, facts)
+        if verdict is None:
+            undecided.append(rule)
+            continue
+        if verdict:
+            plane, confidence, rule_id = rule.plane, rule.confidence, rule.id
+            evidence.insert(0, _describe(rule, facts))
+            break
+    blocking = [r for r in undecided if r.plane != plane]
+    if blocking:
+        first = blocking[0]
+        missing = [k for k, _ in first.when if facts[k] is None]
+        why = c.point_note if "point" in missing and c.point_note else f"{', '.join(missing)} unknown"
+        evidence.insert(0, f"rule {first.id} -> {first.plane} cannot be decided: {why}")
+        plane, confidence, rule_id = "needs_review", "low", first.id
+    if "dynamic_receiver" in flags:
+        evidence.insert(0, "the receiver is dynamic, so the mechanism itself is not certain")
+        plane, confidence = "needs_review", "low"
+    if c.handler.expr == "<not given at this call>":
+        evidence.append("the handler is supplied later (decorator factory used indirectly)")
+    confidence = min(confidence, c.confidence, key=CONFIDENCE.index)
+    flags.extend(_policy_flags(c, policy))
+    return Registration(
+        file=c.file,
+        line=c.line,
+        col=c.col,
+        mechanism=c.mechanism.id,
+        api=c.api,
+        point=c.point,
+        handler=c.handler,
+        plane=plane,
+        confidence=confidence,
+        evidence=tuple(evidence),
+        flags=tuple(dict.fromkeys(flags)),
+        via=c.spec.kind,
+        scope=c.scope,
+        rule=rule_id,
+    )
+
+
+def _policy_flags(c: Candidate, policy: dict[str, str]) -> list[str]:
+    """Hazards a registration inherits from its dispatcher's policy (ADR-0120 D2)."""
+    flags: list[str] = []
+    if c.handler.returns_awaitable and not c.handler.declared_async:
+        flags.append("returns_awaitable")
+    if policy.get("returned_awaitable") == "discard_unawaited":
+        treated_async = (
+            policy.get("handler_classification") == "by_declaration" and c.handler.declared_async
+        )
+        if not treated_async:
+            flags.append("discard_unawaited")
+    return flags

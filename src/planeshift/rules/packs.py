@@ -1,0 +1,375 @@
+"""Rule packs: YAML files that describe dispatch mechanisms; the only module that imports yaml.
+
+A pack names each mechanism's dispatcher classes (and public aliases), every way a handler is
+registered on it, how it emits, its ADR-0120 D2 dispatch policy, and ordered classification
+rules that put each registration in a plane with a ``because`` citing the ADR. Loading is safe
+(``yaml.safe_load``) and strict: an unknown key or a bad value is a :class:`PackError` naming
+the file and the key.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+PLANES = (
+    "interceptor",
+    "subscriber",
+    "observing_subscriber",
+    "commit_participant",
+    "delivery_sink",
+    "needs_review",
+)
+REGISTRATION_KINDS = ("method", "function", "decorator", "keyword", "append", "assign", "mapping")
+POLICY_AXES: dict[str, tuple[str, ...]] = {
+    "concurrency": ("sequential", "concurrent"),
+    "failure": ("propagate", "collect", "isolate"),
+    "completion": ("await_all", "stop_on_failure", "cancel_remaining_on_failure", "detach_bounded"),
+    "error_surface": (
+        "return_report", "raise_first", "raise_group", "unwrap_single_else_group", "log_only",
+    ),
+    "sync_handlers": ("inline", "offload"),
+    "handler_classification": ("by_declaration", "by_return_value"),
+    "returned_value_classifier": ("inspect_awaitable", "asyncio_coroutine_only", "not_inspected"),
+    "returned_awaitable": (
+        "await_in_invocation", "gather_after_invocations", "discard_unawaited", "reject",
+    ),
+    "sync_entry": ("unavailable", "allow", "reject_declared_async_before_owner_effect"),
+    "deadline": ("none", "shared", "per_handler"),
+}
+WHEN_KEYS = ("point", "api", "via", "handler_async", "handler_returns_awaitable")
+
+
+class _PackLoader(yaml.SafeLoader):
+    """SafeLoader where only true/false are booleans: `method: on` names HookBus.on, not True."""
+
+
+_PackLoader.yaml_implicit_resolvers = {
+    first: [(tag, regex) for tag, regex in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_PackLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+class PackError(ValueError):
+    """A malformed rule pack; the message names the file and the key."""
+
+    def __init__(self, path: str, key: str, message: str) -> None:
+        super().__init__(f"{path}: {key}: {message}")
+        self.path, self.key, self.detail = path, key, message
+
+
+@dataclass(frozen=True, slots=True)
+class ArgSpec:
+    """Where an argument is found at a call: a position, a keyword, or the remaining positionals."""
+
+    index: int | None = None
+    keyword: str | None = None
+    rest: bool = False  # all positional arguments not taken by another spec
+    min_args: int = 0  # a negative index only counts when at least this many positionals exist
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    kind: str  # one of REGISTRATION_KINDS
+    name: str  # method / attribute / keyword name, or a qualified function / decorator name
+    callables: tuple[str, ...] = ()  # keyword / mapping: the callables receiving it
+    point: ArgSpec | None = None
+    handler: ArgSpec | None = None
+    receiver: ArgSpec | None = None  # function registrations: the argument holding the dispatcher
+    fixed_point: str | None = None  # a registration that implies its point (on_error= -> "ERROR")
+    many: bool = False  # the handler argument may be a list of handlers
+
+    @property
+    def api_suffix(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class Emission:
+    kind: str  # "method" | "function"
+    name: str
+    point: ArgSpec | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClassifyRule:
+    id: str
+    plane: str
+    because: str
+    when: tuple[tuple[str, Any], ...] = ()
+    confidence: str = "high"
+
+
+@dataclass(frozen=True, slots=True)
+class Mechanism:
+    id: str
+    title: str
+    dispatchers: tuple[str, ...]
+    aliases: tuple[str, ...] = ()
+    factories: tuple[str, ...] = ()  # functions returning a dispatcher (for external dispatchers)
+    points: tuple[str, ...] = ()  # qualified names of the point enum (and its aliases)
+    dormant_points: tuple[str, ...] = ()
+    registrations: tuple[Registration, ...] = ()
+    emissions: tuple[Emission, ...] = ()
+    policy: tuple[tuple[str, str], ...] = ()
+    policy_evidence: str = ""
+    classify: tuple[ClassifyRule, ...] = ()
+    pack: str = ""
+    description: str = ""
+
+    @property
+    def policy_map(self) -> dict[str, str]:
+        return dict(self.policy)
+
+
+@dataclass(frozen=True, slots=True)
+class Pack:
+    name: str
+    path: str
+    mechanisms: tuple[Mechanism, ...]
+    description: str = ""
+    not_registrations: tuple[str, ...] = field(default=())  # qualified names never to report
+
+
+# -- loading ------------------------------------------------------------------------------------
+
+
+def builtin_pack_path(name: str) -> Path:
+    return Path(str(resources.files("planeshift.rules") / "packs" / f"{name}.yaml"))
+
+
+def builtin_pack_names() -> list[str]:
+    folder = resources.files("planeshift.rules") / "packs"
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
+
+
+def load_pack(path: str | Path) -> Pack:
+    path = Path(path)
+    label = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PackError(label, "<file>", f"cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise PackError(label, "<file>", f"not UTF-8: {exc}") from exc
+    return parse_pack(text, label)
+
+
+def parse_pack(text: str, label: str = "<string>") -> Pack:
+    try:
+        data = yaml.load(text, Loader=_PackLoader)  # noqa: S506 — a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "<yaml>"
+        raise PackError(label, where, f"invalid YAML: {getattr(exc, 'problem', exc)}") from exc
+    return _Reader(label).pack(data)
+
+
+class _Reader:
+    """Validating conversion from the YAML tree to frozen pack objects."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    def fail(self, key: str, message: str) -> PackError:
+        return PackError(self.label, key, message)
+
+    def mapping(self, value: Any, key: str, allowed: tuple[str, ...]) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(key, f"expected a mapping, got {type(value).__name__}")
+        unknown = sorted(set(map(str, value)) - set(allowed))
+        if unknown:
+            raise self.fail(f"{key}.{unknown[0]}", f"unknown key (allowed: {', '.join(allowed)})")
+        return value
+
+    def string(self, value: Any, key: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(key, "expected a non-empty string")
+        return value.strip()
+
+    def strings(self, value: Any, key: str) -> tuple[str, ...]:
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            return (self.string(value, key),)
+        if not isinstance(value, list):
+            raise self.fail(key, "expected a string or a list of strings")
+        return tuple(self.string(v, f"{key}[{i}]") for i, v in enumerate(value))
+
+    def pack(self, data: Any) -> Pack:
+        data = self.mapping(data, "<top>", ("pack", "description", "mechanisms", "not_registrations"))
+        name = self.string(data.get("pack"), "pack")
+        raw = data.get("mechanisms")
+        if not isinstance(raw, list) or not raw:
+            raise self.fail("mechanisms", "expected a non-empty list of mechanisms")
+        mechanisms = tuple(self.mechanism(m, f"mechanisms[{i}]", name) for i, m in enumerate(raw))
+        ids = [m.id for m in mechanisms]
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise self.fail("mechanisms", f"duplicate mechanism id {dupes[0]!r}")
+        return Pack(
+            name=name,
+            path=self.label,
+            mechanisms=mechanisms,
+            description=str(data.get("description") or "").strip(),
+            not_registrations=self.strings(data.get("not_registrations"), "not_registrations"),
+        )
+
+    def mechanism(self, data: Any, key: str, pack: str) -> Mechanism:
+        allowed = (
+            "id", "title", "description", "dispatcher", "aliases", "factories", "points",
+            "dormant_points",
+            "register", "emit", "policy", "classify",
+        )
+        data = self.mapping(data, key, allowed)
+        mid = self.string(data.get("id"), f"{key}.id")
+        dispatchers = self.strings(data.get("dispatcher"), f"{key}.dispatcher")
+        registrations = data.get("register")
+        if not isinstance(registrations, list) or not registrations:
+            raise self.fail(f"{key}.register", "expected a non-empty list of registration forms")
+        if not dispatchers and any(
+            isinstance(r, dict) and ("method" in r or "append" in r or "assign" in r)
+            for r in registrations
+        ):
+            raise self.fail(f"{key}.dispatcher", "method/append/assign forms need a dispatcher")
+        policy, evidence = self.policy(data.get("policy"), f"{key}.policy")
+        classify = data.get("classify")
+        if not isinstance(classify, list) or not classify:
+            raise self.fail(f"{key}.classify", "expected a non-empty list of rules")
+        rules = tuple(self.rule(r, f"{key}.classify[{i}]", mid) for i, r in enumerate(classify))
+        if rules[-1].when:
+            raise self.fail(f"{key}.classify", "the last rule must have no `when` (the default)")
+        return Mechanism(
+            id=mid,
+            title=str(data.get("title") or mid),
+            description=str(data.get("description") or "").strip(),
+            dispatchers=dispatchers,
+            aliases=self.strings(data.get("aliases"), f"{key}.aliases"),
+            factories=self.strings(data.get("factories"), f"{key}.factories"),
+            points=self.strings(data.get("points"), f"{key}.points"),
+            dormant_points=self.strings(data.get("dormant_points"), f"{key}.dormant_points"),
+            registrations=tuple(
+                self.registration(r, f"{key}.register[{i}]", dispatchers)
+                for i, r in enumerate(registrations)
+            ),
+            emissions=tuple(
+                self.emission(e, f"{key}.emit[{i}]") for i, e in enumerate(data.get("emit") or [])
+            ),
+            policy=policy,
+            policy_evidence=evidence,
+            classify=rules,
+            pack=pack,
+        )
+
+    def argspec(self, value: Any, key: str) -> ArgSpec | None:
+        if value is None:
+            return None
+        if isinstance(value, bool):
+            raise self.fail(key, "expected a position, a keyword name or a mapping")
+        if isinstance(value, int):
+            return ArgSpec(index=value)
+        if isinstance(value, str):
+            return ArgSpec(keyword=self.string(value, key))
+        data = self.mapping(value, key, ("arg", "keyword", "rest", "min_args"))
+        index = data.get("arg")
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
+            raise self.fail(f"{key}.arg", "expected an integer position")
+        keyword = data.get("keyword")
+        rest = bool(data.get("rest", False))
+        if index is None and keyword is None and not rest:
+            raise self.fail(key, "give `arg`, `keyword` or `rest: true`")
+        return ArgSpec(
+            index=index,
+            keyword=self.string(keyword, f"{key}.keyword") if keyword is not None else None,
+            rest=rest,
+            min_args=int(data.get("min_args", 0)),
+        )
+
+    def registration(self, data: Any, key: str, dispatchers: tuple[str, ...]) -> Registration:
+        allowed = (*REGISTRATION_KINDS, "callable", "point", "handler", "receiver", "fixed_point", "many")
+        data = self.mapping(data, key, allowed)
+        kinds = [k for k in REGISTRATION_KINDS if k in data]
+        if len(kinds) != 1:
+            raise self.fail(key, f"give exactly one of: {', '.join(REGISTRATION_KINDS)}")
+        kind = kinds[0]
+        callables = self.strings(data.get("callable"), f"{key}.callable") or (
+            dispatchers if kind in ("keyword", "mapping") else ()
+        )
+        if kind in ("keyword", "mapping") and not callables:
+            raise self.fail(f"{key}.callable", f"a {kind} registration needs a callable")
+        handler = self.argspec(data.get("handler"), f"{key}.handler")
+        if handler is None and kind in ("method", "function"):
+            handler = ArgSpec(index=0) if kind == "method" else None
+        return Registration(
+            kind=kind,
+            name=self.string(data[kind], f"{key}.{kind}"),
+            callables=callables,
+            point=self.argspec(data.get("point"), f"{key}.point"),
+            handler=handler,
+            receiver=self.argspec(data.get("receiver"), f"{key}.receiver"),
+            fixed_point=data.get("fixed_point"),
+            many=bool(data.get("many", False)),
+        )
+
+    def emission(self, data: Any, key: str) -> Emission:
+        data = self.mapping(data, key, ("method", "function", "point"))
+        kinds = [k for k in ("method", "function") if k in data]
+        if len(kinds) != 1:
+            raise self.fail(key, "give exactly one of: method, function")
+        return Emission(
+            kind=kinds[0],
+            name=self.string(data[kinds[0]], f"{key}.{kinds[0]}"),
+            point=self.argspec(data.get("point"), f"{key}.point"),
+        )
+
+    def policy(self, data: Any, key: str) -> tuple[tuple[tuple[str, str], ...], str]:
+        if data is None:
+            return (), ""
+        data = self.mapping(data, key, (*POLICY_AXES, "evidence"))
+        out: list[tuple[str, str]] = []
+        for axis, choices in POLICY_AXES.items():
+            if axis in data:
+                value = self.string(data[axis], f"{key}.{axis}")
+                if value not in choices:
+                    raise self.fail(f"{key}.{axis}", f"{value!r} is not one of {', '.join(choices)}")
+                out.append((axis, value))
+        return tuple(out), str(data.get("evidence") or "").strip()
+
+    def rule(self, data: Any, key: str, mechanism: str) -> ClassifyRule:
+        data = self.mapping(data, key, ("id", "when", "plane", "because", "confidence"))
+        plane = self.string(data.get("plane"), f"{key}.plane")
+        if plane not in PLANES:
+            raise self.fail(f"{key}.plane", f"{plane!r} is not one of {', '.join(PLANES)}")
+        because = self.string(data.get("because"), f"{key}.because")
+        when: list[tuple[str, Any]] = []
+        if data.get("when") is not None:
+            cond = self.mapping(data["when"], f"{key}.when", WHEN_KEYS)
+            for name in WHEN_KEYS:
+                if name not in cond:
+                    continue
+                value = cond[name]
+                if name.startswith("handler_"):
+                    if not isinstance(value, bool):
+                        raise self.fail(f"{key}.when.{name}", "expected true or false")
+                    when.append((name, value))
+                else:
+                    when.append((name, self.strings(value, f"{key}.when.{name}")))
+        confidence = str(data.get("confidence", "high"))
+        if confidence not in ("high", "medium", "low"):
+            raise self.fail(f"{key}.confidence", "expected high, medium or low")
+        index = key.rsplit("[", 1)[-1].rstrip("]")
+        return ClassifyRule(
+            id=str(data.get("id") or f"{mechanism}.{index}"),
+            plane=plane,
+            because=because,
+            when=tuple(when),
+            confidence=confidence,
+        )

@@ -1,0 +1,148 @@
+"""Result types shared by the analyzer, the rules and the reports: frozen, plain, JSON-ready."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Handler:
+    expr: str
+    qualname: str | None = None
+    declared_async: bool | None = None
+    returns_awaitable: bool | None = None  # can a call return an awaitable although declared sync?
+    kind: str = "unknown"  # function | method | lambda | partial | class | instance | external | unknown
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "expr": self.expr,
+            "qualname": self.qualname,
+            "declared_async": self.declared_async,
+            "returns_awaitable": self.returns_awaitable,
+            "kind": self.kind,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    file: str
+    line: int
+    col: int
+    mechanism: str
+    api: str
+    point: str | None
+    handler: Handler
+    plane: str
+    confidence: str
+    evidence: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    via: str = "method"  # the registration form: method, function, decorator, keyword, ...
+    scope: str = ""  # enclosing function qualname
+    rule: str = ""  # the classification rule that decided the plane
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.file, self.line, self.col, self.mechanism, self.handler.expr)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "col": self.col,
+            "mechanism": self.mechanism,
+            "api": self.api,
+            "point": self.point,
+            "handler": self.handler.to_json(),
+            "plane": self.plane,
+            "confidence": self.confidence,
+            "evidence": list(self.evidence),
+            "flags": list(self.flags),
+            "via": self.via,
+            "scope": self.scope,
+            "rule": self.rule,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Emission:
+    file: str
+    line: int
+    col: int
+    mechanism: str
+    api: str
+    point: str | None
+    scope: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class MechanismSummary:
+    id: str
+    title: str
+    dispatcher: tuple[str, ...]
+    registration_apis: tuple[str, ...]
+    emission_apis: tuple[str, ...]
+    registrations: int
+    planes: tuple[tuple[str, int], ...] = ()
+    policy: tuple[tuple[str, str], ...] = ()
+    policy_evidence: tuple[str, ...] = ()
+    pack: str = ""
+    dormant_points: tuple[str, ...] = ()
+    emitted_points: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "dispatcher": list(self.dispatcher),
+            "registration_apis": list(self.registration_apis),
+            "emission_apis": list(self.emission_apis),
+            "registrations": self.registrations,
+            "planes": dict(self.planes),
+            "policy": dict(self.policy),
+            "policy_evidence": list(self.policy_evidence),
+            "pack": self.pack,
+            "dormant_points": list(self.dormant_points),
+            "emitted_points": list(self.emitted_points),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    rule: str  # the rule code, e.g. PS101
+    kind: str  # the stable kind name, e.g. discard_unawaited
+    file: str
+    line: int
+    col: int
+    severity: str  # error | warning | info
+    message: str
+    mechanism: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class FileError:
+    file: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    root: str
+    registrations: tuple[Registration, ...]
+    emissions: tuple[Emission, ...]
+    mechanisms: tuple[MechanismSummary, ...]
+    findings: tuple[Finding, ...] = ()
+    errors: tuple[FileError, ...] = ()
+    files_scanned: int = 0
+    files_with_sites: int = 0  # files the vocabulary prefilter admitted to site collection
+    packs: tuple[str, ...] = ()
+    stats: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
