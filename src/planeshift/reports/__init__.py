@@ -1,0 +1,3 @@
+"""Renderers that turn a ScanResult into a report: JSON, Markdown and the rich terminal view."""
+
+from __future__ import annotations

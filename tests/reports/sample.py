@@ -1,0 +1,80 @@
+"""A hand-built ScanResult covering every report feature, so report tests need no analyzer run."""
+
+from __future__ import annotations
+
+from planeshift.types import (
+    Emission,
+    FileError,
+    Finding,
+    Handler,
+    MechanismSummary,
+    Registration,
+    ScanResult,
+)
+
+GUARD = Handler("guard", "app.hooks.guard", True, True, "function")
+LOG = Handler("self._log", "app.session.Session._log", False, False, "method")
+LAMBDA = Handler("lambda m: send(m) | 1", None, False, True, "lambda")
+UNKNOWN = Handler("handlers[name]", None, None, None, "unknown")
+
+
+def sample_result() -> ScanResult:
+    registrations = (
+        Registration("app/hooks.py", 12, 4, "hookbus", "on", "TOOL_PRE", GUARD, "interceptor",
+                     "high", ("rule hookbus.blocking (point TOOL_PRE) -> interceptor: ADR-0120 D4",
+                              "bus is a HookBus instance"), (), "method", "app.hooks.setup",
+                     "hookbus.blocking"),
+        Registration("app/hooks.py", 20, 4, "hookbus", "on", "ARTIFACT_CREATED", UNKNOWN,
+                     "needs_review", "low", ("handler is a subscript: handlers[name]",
+                                             "point | handler not resolved"),
+                     ("dormant_point",), "method", "app.hooks.setup", "hookbus.unknown"),
+        Registration("app/session.py", 40, 8, "broadcaster", "subscribe", None, LOG, "subscriber",
+                     "medium", ("Broadcaster.subscribe is fan-out",), (), "method",
+                     "app.session.Session.__init__", "broadcaster.default"),
+        Registration("app/session.py", 44, 8, "broadcaster", "subscribe", None, LAMBDA,
+                     "subscriber", "high", ("rule broadcaster.default -> subscriber",),
+                     ("discard_unawaited",), "method", "app.session.Session.__init__",
+                     "broadcaster.default"),
+    )
+    emissions = (
+        Emission("app/run.py", 7, 10, "hookbus", "emit", "TOOL_PRE", "app.run.main"),
+        Emission("app/run.py", 9, 4, "broadcaster", "broadcast", None, "app.run.main"),
+    )
+    mechanisms = (
+        MechanismSummary(
+            "hookbus", "HookBus session lifecycle hooks", ("lionagi.hooks.bus.HookBus",),
+            ("on", "lionagi.hooks.bus.hook"), ("emit",), 2,
+            (("interceptor", 1), ("needs_review", 1)),
+            (("concurrency", "sequential"), ("failure", "isolate")),
+            ("declared in pack lionagi: HookBus.emit",), "lionagi", ("ARTIFACT_CREATED",),
+            ("TOOL_PRE",),
+        ),
+        MechanismSummary(
+            "broadcaster", "Broadcaster class-level fan-out",
+            ("lionagi.service.broadcaster.Broadcaster", "app.session.Bus"), ("subscribe",),
+            ("broadcast",), 2, (("subscriber", 2),),
+            (("returned_awaitable", "discard_unawaited"),), (), "lionagi",
+        ),
+        MechanismSummary(
+            "outbox", "Dispatch outbox", ("lionagi.dispatch.outbox.Outbox",), ("add_sink",), (),
+            0, pack="lionagi",
+        ),
+    )
+    findings = (
+        Finding("PS101", "discard_unawaited", "app/session.py", 44, 8, "error",
+                "lambda m: send(m) | 1 lands on broadcaster, whose policy never awaits",
+                "broadcaster"),
+        Finding("PS103", "dormant_point", "app/hooks.py", 20, 4, "warning",
+                "ARTIFACT_CREATED is never emitted", "hookbus"),
+    )
+    errors = (FileError("app/broken.py", "syntax error (line 3): invalid syntax"),)
+    return ScanResult(
+        root="/repo", registrations=registrations, emissions=emissions, mechanisms=mechanisms,
+        findings=findings, errors=errors, files_scanned=5, files_with_sites=3,
+        packs=("lionagi",), stats={"seconds": 0.25, "cache_hits": 2, "jobs": 1},
+    )
+
+
+def empty_result() -> ScanResult:
+    return ScanResult(root="/empty", registrations=(), emissions=(), mechanisms=(),
+                      stats={"seconds": 0.0, "cache_hits": 0, "jobs": 1})
