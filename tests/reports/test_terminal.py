@@ -1,0 +1,69 @@
+"""The rich terminal report and the progress bar: smoke tests over a recorded console."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from planeshift.reports.terminal import make_progress, render_terminal
+
+from .sample import empty_result, sample_result
+
+
+def _render(details: bool, result=None) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=120, color_system=None)
+    render_terminal(result or sample_result(), console, details)
+    return buffer.getvalue()
+
+
+def test_summary_names_root_counts_and_nonzero_planes_only() -> None:
+    text = _render(details=False)
+    assert "/repo" in text and "5 files" in text and "4 registrations" in text
+    assert "0.25s" in text
+    for column in ("mechanism", "dispatcher", "total", "interceptor", "subscriber", "needs_review"):
+        assert column in text
+    assert "delivery_sink" not in text and "commit_participant" not in text
+    assert "HookBus" in text and "Broadcaster +1" in text
+
+
+def test_summary_points_to_details_for_skipped_files() -> None:
+    text = _render(details=False)
+    assert "1 file skipped — run with --details" in text
+    assert "app/broken.py" not in text
+    assert "2 findings (1 error, 1 warning)" in text
+
+
+def test_details_list_every_site_and_skipped_file() -> None:
+    text = _render(details=True)
+    for site in ("app/hooks.py:12", "app/hooks.py:20", "app/session.py:40", "app/session.py:44"):
+        assert site in text
+    assert "guard (app.hooks.guard)" in text
+    assert "discard_unawaited" in text
+    assert "app/broken.py" in text and "syntax error (line 3)" in text
+    assert "run with --details" not in text
+
+
+def test_markup_in_handler_text_is_printed_literally() -> None:
+    text = _render(details=True)
+    assert "handlers[name]" in text
+
+
+def test_empty_result_renders() -> None:
+    assert "0 registrations" in _render(details=True, result=empty_result())
+
+
+def test_progress_appears_only_for_large_scans() -> None:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=80, force_terminal=True)
+    bar, callback = make_progress(console)
+    with bar:
+        for done in range(11):
+            callback(done, 10)
+    assert buffer.getvalue() == ""
+    bar, callback = make_progress(console)
+    with bar:
+        for done in range(0, 201, 50):
+            callback(done, 200)
+    assert "200" in buffer.getvalue()
