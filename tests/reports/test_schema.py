@@ -114,3 +114,20 @@ def test_validator_rejects_contract_breaks(
     data = _mutate(to_dict(sample_result()), path, value)
     errors = validate(data, schema, schema)
     assert any(message in e for e in errors), errors
+
+
+def test_real_scan_validates(schema: dict[str, Any], tmp_path: Any) -> None:
+    from planeshift import api
+    from planeshift.config import Config
+
+    (tmp_path / "app.py").write_text(
+        "from lionagi.hooks.bus import HookBus, HookPoint\n"
+        "bus = HookBus()\n"
+        "bus.on(HookPoint.TOOL_PRE, lambda e: None)\n"
+        "bus.on(HookPoint.SESSION_START, print)\n"
+    )
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    result = api.scan(Config(root=tmp_path.resolve(), use_cache=False))
+    data = json.loads(json.dumps(to_dict(result)))
+    assert validate(data, schema, schema) == []
+    assert data["errors"][0]["file"] == "broken.py"

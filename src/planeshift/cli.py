@@ -1,0 +1,236 @@
+"""The ``planeshift`` command line: flags become a Config, api.scan runs, a reporter renders."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from . import __version__
+from .cli_kernels import kernels
+from .config import Config, ConfigError, load_config
+from .rules.packs import PackError, builtin_pack_names, builtin_pack_path, load_pack
+from .types import ScanResult
+
+FORMATS = ("terminal", "json", "markdown")
+EXIT_OK, EXIT_SKIPPED, EXIT_USAGE = 0, 1, 2
+
+SCAN_HELP = f"""Inventory the hook, signal and callback registrations under PATH (default: .).
+
+Every registration is named by its dispatch mechanism and classified into an ADR-0120 plane
+(interceptor, subscriber, observing_subscriber, commit_participant, delivery_sink) or
+needs_review, with the evidence that decided it.
+
+\b
+Formats (--format):
+  terminal   summary table of mechanisms x planes; --details lists every site
+  json       the planeshift.report/1 contract, for CI and other tools
+  markdown   an inventory by mechanism, fit to paste into an ADR
+
+Settings are read from [tool.planeshift] in the nearest pyproject.toml (or --config FILE);
+flags override them, and --pack / --exclude add to them.
+
+\b
+Exit codes:
+  {EXIT_OK}  the scan completed and every file was analysed
+  {EXIT_SKIPPED}  the scan completed but some files were skipped (listed under errors)
+  {EXIT_USAGE}  usage, configuration or rule-pack error; nothing was scanned
+"""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="planeshift")
+def cli() -> None:
+    """Inventory and classify hook, signal and callback registrations into ADR-0120 planes.
+
+    Start with `planeshift scan .`; `planeshift packs` lists the dispatch mechanisms the
+    built-in rule packs know.
+    """
+
+
+@cli.command("scan", help=SCAN_HELP)
+@click.argument("path", default=".", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="terminal", show_default=True,
+              help="Report format.")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the report to FILE (atomically) instead of stdout.")
+@click.option("--details", is_flag=True, help="Terminal format: list every site and skipped file.")
+@click.option("--pack", "packs", multiple=True, type=click.Path(path_type=Path, dir_okay=False),
+              help="An extra rule pack (YAML); repeatable.")
+@click.option("--no-builtin-packs", is_flag=True, help="Use only the packs given with --pack.")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="Skip paths matching a gitignore-style pattern; repeatable.")
+@click.option("--no-gitignore", is_flag=True, help="Scan files that .gitignore excludes.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the per-file fact cache.")
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Where the fact cache lives [default: PATH/.planeshift_cache].")
+@click.option("--jobs", type=click.IntRange(min=0), metavar="N",
+              help="Worker processes; 0 means one per core [default: 0].")
+@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="Read [tool.planeshift] from this pyproject.toml instead of discovering one.")
+@click.pass_context
+def scan(
+    ctx: click.Context, path: Path, fmt: str, output: Path | None, details: bool,
+    packs: tuple[Path, ...], no_builtin_packs: bool, exclude: tuple[str, ...],
+    no_gitignore: bool, no_cache: bool, cache_dir: Path | None, jobs: int | None,
+    config_file: Path | None,
+) -> None:
+    try:
+        config = _config(path, config_file, packs, no_builtin_packs, exclude, no_gitignore,
+                         no_cache, cache_dir, jobs)
+        _check_output(output)
+        result = _run(config)
+    except (ConfigError, PackError) as exc:
+        _fail(ctx, "scan", _describe(exc))
+    for warning in result.stats.get("warnings", ()):
+        click.echo(f"planeshift: warning: {warning}", err=True)
+    if not result.packs:
+        click.echo("planeshift: warning: no rule packs in use, so nothing is classified", err=True)
+    if fmt == "terminal" and output is None:
+        from .reports.terminal import make_console, render_terminal
+
+        render_terminal(result, make_console(), details)
+    elif output is None:
+        click.echo(_render(result, fmt, details), nl=False)
+    else:
+        try:
+            _write_atomic(output, _render(result, fmt, details))
+        except OSError as exc:
+            _fail(ctx, "scan", f"cannot write {output}: {exc.strerror or exc}")
+        click.echo(f"wrote {fmt} report to {output}", err=True)
+    if result.errors:
+        count = len(result.errors)
+        click.echo(f"{count} {'file' if count == 1 else 'files'} skipped", err=True)
+        ctx.exit(EXIT_SKIPPED)
+
+
+def _config(
+    path: Path, config_file: Path | None, packs: tuple[Path, ...], no_builtin_packs: bool,
+    exclude: tuple[str, ...], no_gitignore: bool, no_cache: bool, cache_dir: Path | None,
+    jobs: int | None,
+) -> Config:
+    from . import api  # the analyzer stack costs most of a second: --help and packs skip it
+
+    root = api.resolve_root(path)
+    config = load_config(root, config_file).with_flags(
+        packs=tuple(p.resolve() for p in packs),
+        exclude=exclude,
+        gitignore=False if no_gitignore else None,
+        use_cache=False if no_cache else None,
+        cache_dir=cache_dir.resolve() if cache_dir else None,
+        jobs=jobs,
+    )
+    # with_flags treats an empty tuple as "flag not given", so switching every pack off is direct.
+    return replace(config, builtin_packs=()) if no_builtin_packs else config
+
+
+def _run(config: Config) -> ScanResult:
+    from . import api
+
+    if not sys.stderr.isatty():
+        return api.scan(config)
+    from .reports.terminal import make_console, make_progress
+
+    bar, callback = make_progress(make_console(stderr=True))
+    with bar:
+        return api.scan(config, progress=callback)
+
+
+def _render(result: ScanResult, fmt: str, details: bool) -> str:
+    """The report as text; the terminal format renders plain, for a file rather than a screen."""
+    # Reporters are imported on demand: rich alone costs more start-up time than a json run needs.
+    if fmt == "json":
+        from .reports.json_report import render_json
+
+        return render_json(result)
+    if fmt == "markdown":
+        from .reports.markdown import render_markdown
+
+        return render_markdown(result)
+    from .reports.terminal import make_console, render_terminal
+
+    buffer = io.StringIO()
+    render_terminal(result, make_console(buffer, width=120, plain=True), details)
+    return buffer.getvalue()
+
+
+def _check_output(output: Path | None) -> None:
+    """Fail before a long scan when the report could not be written anyway."""
+    if output is None:
+        return
+    folder = output.parent if str(output.parent) else Path(".")
+    if not folder.is_dir():
+        raise ConfigError(str(output), "--output", f"no such directory: {folder}")
+    if output.is_dir():
+        raise ConfigError(str(output), "--output", "is a directory")
+
+
+def _write_atomic(output: Path, text: str) -> None:
+    folder = output.parent if str(output.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, output)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@cli.command("packs")
+@click.option("--show", metavar="NAME", help="Print the path of built-in pack NAME's YAML file.")
+@click.pass_context
+def packs_command(ctx: click.Context, show: str | None) -> None:
+    """List the built-in rule packs and the dispatch mechanisms each describes."""
+    names = builtin_pack_names()
+    if show is not None:
+        if show not in names:
+            _fail(ctx, "packs", f"no built-in pack {show!r} (have: {', '.join(names)})")
+        click.echo(str(builtin_pack_path(show)))
+        return
+    for name in names:
+        try:
+            pack = load_pack(builtin_pack_path(name))
+        except PackError as exc:
+            _fail(ctx, "packs", _describe(exc))
+        click.echo(f"{pack.name} ({pack.path})")
+        if pack.description:
+            click.echo(f"  {pack.description}")
+        width = max((len(m.id) for m in pack.mechanisms), default=0)
+        for mech in pack.mechanisms:
+            click.echo(f"  {mech.id.ljust(width)}  {mech.title}")
+            click.echo(f"  {' ' * width}  dispatcher: {', '.join(mech.dispatchers) or '—'}")
+
+
+def _describe(exc: ConfigError | PackError) -> str:
+    """``file: key: message``, without the key when it is a placeholder such as <file>."""
+    if exc.key.startswith("<"):
+        return f"{exc.path}: {exc.detail}"
+    return str(exc)
+
+
+def _fail(ctx: click.Context, command: str, message: str) -> NoReturn:
+    click.echo(f"planeshift {command}: error: {message}", err=True)
+    ctx.exit(EXIT_USAGE)
+
+
+cli.add_command(kernels)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return its exit code (``python -m planeshift`` and the console script)."""
+    try:
+        cli.main(args=list(argv) if argv is not None else None, prog_name="planeshift")
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        click.echo(str(exc.code), err=True)
+        return 1
+    return 0
