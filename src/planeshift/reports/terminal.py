@@ -48,8 +48,9 @@ def render_terminal(result: ScanResult, console: Console, details: bool = False)
     seconds = result.stats.get("seconds")
     header = Text.assemble(
         ("planeshift scan ", "bold"), (result.root, "bold cyan"),
-        f": {result.files_scanned} files, {len(result.registrations)} registrations, "
-        f"{len(result.emissions)} emissions",
+        f": {plural(result.files_scanned, 'file')}, "
+        f"{plural(len(result.registrations), 'registration')}, "
+        f"{plural(len(result.emissions), 'emission')}",
         f" in {seconds:.2f}s" if isinstance(seconds, (int, float)) else "",
     )
     console.print(header)
