@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .analyzer.discover import discover
+from .analyzer.facts import FileFacts
 from .analyzer.link import Linker
 from .analyzer.pool import extract_all
 from .analyzer.sites import Vocabulary
@@ -72,8 +73,15 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     vocab = vocabulary(packs)
     sources = discover(config.root, config.exclude, config.gitignore)
     extracted = extract_all(sources, vocab, config, packs, progress)
-    facts = extracted.facts
-    linked = Linker(facts, packs).link()
+    by_path = {s.rel: s for s in sources}
+
+    def reextract(paths: list[str], wider: Vocabulary) -> list[FileFacts]:
+        again = extract_all([by_path[p] for p in paths], wider, config, packs, None)
+        extracted.cache_hits += again.cache_hits
+        return again.facts
+
+    linked = Linker(extracted.facts, packs, vocab, reextract).link()
+    facts = linked.files
     errors = tuple(
         FileError(f.path, f.error) for f in facts if f.error is not None
     ) + tuple(extracted.errors)
@@ -92,6 +100,7 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
         "seconds": round(time.perf_counter() - started, 3),
         "cache_hits": extracted.cache_hits,
         "jobs": extracted.jobs,
+        "warnings": extracted.warnings,
     }
     return ScanResult(**{**_fields(result), "findings": findings, "stats": stats})
 

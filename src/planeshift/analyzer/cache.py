@@ -123,6 +123,7 @@ def facts_from_json(data: dict[str, Any]) -> FileFacts:
             "sites": _many(Site, {"args": _many(Arg)}),
             "config_hooks": _many(ConfigHook),
             "called_attrs": frozenset,
+            "called_funcs": frozenset,
             "loaded_attrs": frozenset,
         },
     )

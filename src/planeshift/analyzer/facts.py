@@ -107,7 +107,8 @@ class FileFacts:
     classes: tuple[Class, ...] = ()
     exports: tuple[str, ...] = ()  # __all__
     lazy_exports: tuple[tuple[str, str, str], ...] = ()  # (name, module spec, attribute)
-    called_attrs: frozenset[str] = field(default_factory=frozenset)
+    called_attrs: frozenset[str] = field(default_factory=frozenset)  # names called as x.name(...)
+    called_funcs: frozenset[str] = field(default_factory=frozenset)  # names called as name(...)
     loaded_attrs: frozenset[str] = field(default_factory=frozenset)
     sites: tuple[Site, ...] = ()
     config_hooks: tuple[ConfigHook, ...] = ()

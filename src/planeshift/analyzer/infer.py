@@ -19,6 +19,7 @@ deliberately shallow (a bounded depth, no flow sensitivity) and says so when it 
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable
 
 from .facts import Function, Ref
@@ -30,6 +31,8 @@ Values = frozenset
 MAX_DEPTH = 14
 BUILTIN_CONTAINERS = {"list", "dict", "set", "tuple", "frozenset"}
 PARTIALS = {"functools.partial", "functools.partialmethod"}
+BUILTIN_NAMES = frozenset(dir(builtins))
+FIELD_SPECS = {"Field", "PrivateAttr", "field", "attrib", "ib", "Attribute"}
 OPAQUE_TYPES = {"typing.Any", "typing_extensions.Any", "builtins.object", "typing.Callable",
                 "collections.abc.Callable"}
 
@@ -82,7 +85,9 @@ class Evaluator:
                     return found
         if name in BUILTIN_CONTAINERS:
             return frozenset({("cls", f"builtins.{name}")})
-        return frozenset({("ext", f"builtins.{name}")})
+        if name in BUILTIN_NAMES:
+            return frozenset({("ext", f"builtins.{name}")})
+        return unknown(f"name {name!r} is not bound where it is used")
 
     # -- forms --------------------------------------------------------------------------------
     def _eval(self, ref: Ref, module: str, scope: str, depth: int) -> Values:
@@ -139,13 +144,15 @@ class Evaluator:
         if kind == "annot":
             if ref[1] is not None:
                 typed = self.annotation(ref[1], module, scope, depth)
-                if not _all_unknown(typed) or ref[2] is None:
+                if not _all_unknown(typed) or ref[2] is None or _is_field_spec(ref[2]):
                     return typed
             return self.eval(ref[2], module, scope, depth)
         if kind == "unpack":
             inner = ref[1]
             if inner[0] == "seq" and ref[2] < len(inner[2]):
                 return self.eval(inner[2][ref[2]], module, scope, depth)
+            if inner[0] == "iter":
+                return frozenset({("dyn", f"loop variable over {render(inner[1])}")})
             return frozenset({("dyn", f"unpacked from {render(inner)}")})
         if kind == "other":
             return unknown(f"{name} bound by {ref[1]}")
@@ -187,6 +194,12 @@ class Evaluator:
                 return self.annotation(inner, module, scope, depth)
             if names & {"typing.Union"} and ref[2][0] == "seq":
                 return self.annotation(("either", ref[2][2]), module, scope, depth)
+            if names & {"typing.ClassVar", "typing.Final", "typing_extensions.Final"}:
+                return self.annotation(ref[2], module, scope, depth)
+            if names & {"builtins.type", "typing.Type"}:
+                inner = self.annotation(ref[2], module, scope, depth)
+                return frozenset(("cls", v[1]) if v[0] == "inst" else v for v in inner)
+            names -= OPAQUE_TYPES
             return frozenset({("inst", n) for n in names}) or unknown("generic annotation")
         if kind in ("name", "attr"):
             out = set()
@@ -325,11 +338,24 @@ class Evaluator:
 
     # -- calls --------------------------------------------------------------------------------
     def _call(self, ref: Ref, module: str, scope: str, depth: int) -> Values:
+        if ref[1] == ("name", "super") and not ref[2]:
+            return self._super(module, scope)
         callee = self.eval(ref[1], module, scope, depth)
         out: set[Value] = set()
         for value in callee:
             out |= self.call_result(value, ref, module, scope, depth)
         return frozenset(out)
+
+    def _super(self, module: str, scope: str) -> Values:
+        """``super()`` inside a method: the enclosing class's bases, as instances."""
+        parts = scope.split(".")
+        while parts:
+            cls = self.index.enclosing_class(module, ".".join(parts))
+            if cls is not None:
+                return frozenset(("inst", base) for base in self.mro(cls)[1:]) or unknown(
+                    "super() of a class without bases")
+            parts.pop()
+        return unknown("super() outside a method")
 
     def call_result(self, value: Value, ref: Ref, module: str, scope: str, depth: int) -> Values:
         kind = value[0]
@@ -387,6 +413,15 @@ class Evaluator:
         for ref in func.return_values:
             out |= self.eval(ref, module, scope, depth + 1)
         return frozenset(out) or unknown(f"{func.name}() returns nothing inferable")
+
+
+def _is_field_spec(ref: Ref) -> bool:
+    """``Field(...)``, ``PrivateAttr(...)``, ``field(...)``: a declaration, not the value."""
+    if ref[0] != "call":
+        return False
+    func = ref[1]
+    name = func[1] if func[0] == "name" else func[2] if func[0] == "attr" else ""
+    return name in FIELD_SPECS
 
 
 def _all_unknown(values: Values) -> bool:

@@ -9,19 +9,21 @@ dispatcher's own loops.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
 from ..rules.classify import classify
-from ..rules.packs import Mechanism, Pack
+from ..rules.packs import Mechanism, Pack, Registration as RegSpec
 from ..rules.policy import infer_from_loops, merge
 from ..types import Emission, MechanismSummary, Registration
 from .facts import FileFacts
 from .infer import Evaluator
-from .match import Matcher
+from .forward import derive
+from .match import Candidate, Matcher
 from .names import ProjectIndex
+from .sites import Vocabulary
 
 
 @dataclass
@@ -33,20 +35,34 @@ class Linked:
     evaluator: Evaluator
     policies: dict[str, dict[str, str]] = field(default_factory=dict)
     dormant: dict[str, set[str]] = field(default_factory=dict)
+    files: list[FileFacts] = field(default_factory=list)
+
+
+Reextract = Callable[[list[str], Vocabulary], list[FileFacts]]
+MAX_ROUNDS = 4  # façade over façade over façade is the deepest chain seen in practice
 
 
 class Linker:
-    def __init__(self, files: Iterable[FileFacts], packs: tuple[Pack, ...]) -> None:
-        self.files = [f for f in files if f.error is None or f.sites or f.functions]
+    def __init__(
+        self,
+        files: Iterable[FileFacts],
+        packs: tuple[Pack, ...],
+        vocab: Vocabulary | None = None,
+        reextract: Reextract | None = None,
+    ) -> None:
+        self.files = {f.path: f for f in files}
         self.packs = packs
+        self.vocab = vocab or Vocabulary()
+        self.reextract = reextract
         self.mechanisms = [m for p in packs for m in p.mechanisms]
-        self.index = ProjectIndex(self.files)
+        self.index = ProjectIndex(self.files.values())
         known = {n for m in self.mechanisms for n in (*m.dispatchers, *m.aliases)}
         self.evaluator = Evaluator(self.index, known_classes=known)
         for mech in self.mechanisms:
             for factory in mech.factories:
                 self.evaluator.factories[factory] = mech.dispatchers[0]
         self.matcher = Matcher(packs, self.evaluator)
+        self.derived: dict[str, list[RegSpec]] = {m.id: [] for m in self.mechanisms}
 
     # -- graphs -------------------------------------------------------------------------------
     def inheritance(self) -> nx.DiGraph:
@@ -65,6 +81,73 @@ class Linker:
             found |= nx.ancestors(graph, root)  # every class with a path to the dispatcher
         return sorted(found)
 
+    # -- derived registration forms -----------------------------------------------------------
+    def _list_properties(self) -> set[str]:
+        """Properties returning a pack's callback list become names of that list too."""
+        words: set[str] = set()
+        specs = [(m, s) for m in self.mechanisms for s in m.registrations if s.kind == "append"]
+        names = {s.name: [(m, s)] for m, s in specs}
+        for _ in range(2):  # a property over a property
+            for qn, func in self.index.functions.items():
+                if func.kind != "property" or func.name in names:
+                    continue
+                hits = [r[2] for r in func.return_values if r[0] == "attr" and r[2] in names]
+                for target in hits:
+                    for mech, spec in names[target]:
+                        self.matcher.add(mech, spec, list_alias=func.name)
+                    names[func.name] = names[target]
+                    words.add(func.name)
+        return words
+
+    def _candidates(self) -> list[Candidate]:
+        """Match every file; derive forwarders and re-match until no new form appears."""
+        new_lists = self._list_properties()
+        seen: set[tuple[str, RegSpec]] = set()
+        forwarders: set[tuple[str, int, int, str]] = set()
+        for _ in range(MAX_ROUNDS):
+            self._reextract(set(), new_lists)
+            new_lists = set()
+            candidates = [c for f in self._files_with_sites() for c in self.matcher.registrations(f)]
+            fresh: list[tuple[Mechanism, RegSpec]] = []
+            for cand in candidates:
+                spec = derive(cand, self.matcher)
+                if spec is None:
+                    continue
+                forwarders.add((cand.file, cand.line, cand.col, cand.mechanism.id))
+                key = (cand.mechanism.id, spec)
+                if key not in seen:
+                    seen.add(key)
+                    fresh.append((cand.mechanism, spec))
+            if not fresh:
+                break
+            words: set[str] = set()
+            for mech, spec in fresh:
+                self.matcher.add(mech, spec)
+                self.derived[mech.id].append(spec)
+                words.add(spec.name.rsplit(".", 1)[-1])
+            self._reextract(words, set())
+        return [c for c in candidates if (c.file, c.line, c.col, c.mechanism.id) not in forwarders]
+
+    def _files_with_sites(self) -> list[FileFacts]:
+        return [f for _, f in sorted(self.files.items()) if f.sites]
+
+    def _reextract(self, calls: set[str], lists: set[str]) -> None:
+        """Collect the sites of newly derived API names in the files that call them."""
+        calls -= self.vocab.calls
+        lists -= self.vocab.list_attrs
+        if not (calls or lists) or self.reextract is None:
+            return
+        self.vocab = Vocabulary(
+            self.vocab.calls | calls, self.vocab.keywords, self.vocab.list_attrs | lists,
+            self.vocab.assign_attrs,
+        )
+        paths = [
+            path for path, f in self.files.items()
+            if f.error is None and ((f.called_funcs | f.called_attrs) & calls or f.loaded_attrs & lists)
+        ]
+        for facts in self.reextract(paths, self.vocab):
+            self.files[facts.path] = facts
+
     # -- the run ------------------------------------------------------------------------------
     def link(self) -> Linked:
         graph = self.inheritance()
@@ -78,15 +161,10 @@ class Linker:
             source = [f"declared in pack {mech.pack}: {mech.policy_evidence}"] if mech.policy else []
             policy_notes[mech.id] = source + evidence + notes
 
-        registrations: list[Registration] = []
-        raw_emissions = []
-        for facts in sorted(self.files, key=lambda f: f.path):
-            if not facts.sites:
-                continue
-            for cand in self.matcher.registrations(facts):
-                registrations.append(classify(cand, policies[cand.mechanism.id]))
-            raw_emissions.extend(self.matcher.emissions(facts))
-        registrations = _dedupe(registrations)
+        registrations = _dedupe(
+            [classify(c, policies[c.mechanism.id]) for c in self._candidates()]
+        )
+        raw_emissions = [e for f in self._files_with_sites() for e in self.matcher.emissions(f)]
         emissions = [
             Emission(e.file, e.line, e.col, e.mechanism.id, e.api, e.point, e.scope)
             for e in raw_emissions
@@ -103,7 +181,7 @@ class Linker:
             for mech in self.mechanisms
         ]
         return Linked(registrations, emissions, summaries, self.index, self.evaluator,
-                      policies, dormant)
+                      policies, dormant, list(self.files.values()))
 
     def _loops(self, classes: list[str]):
         for cls in classes:
@@ -123,7 +201,7 @@ class Linker:
                     graph.add_edge(("reg", i), ("point", reg.mechanism, part))
         blind: set[str] = set()
         for j, em in enumerate(raw_emissions):
-            owner = self.index.enclosing_class(*self._module_scope(em.file, em.scope)) or ""
+            owner = self.index.enclosing_class(em.module, em.scope) or ""
             if em.dynamic and owner not in classes[em.mechanism.id]:
                 blind.add(em.mechanism.id)  # a dynamic emission may fire any point
             if em.point:
@@ -133,17 +211,13 @@ class Linker:
             declared = set(mech.dormant_points)
             local = any(c in self.index.classes for c in classes[mech.id])
             inferred: set[str] = set()
-            if local and mech.id not in blind and mech.emissions:
+            if local and mech.id not in blind and any(e.point for e in mech.emissions):
                 inferred = {
                     node[2] for node in graph.nodes
                     if node[0] == "point" and node[1] == mech.id and graph.out_degree(node) == 0
                 }
             out[mech.id] = declared | inferred
         return out
-
-    def _module_scope(self, path: str, scope: str) -> tuple[str, str]:
-        facts = self.index.files.get(path)
-        return (facts.module if facts else ""), scope
 
     def _summary(self, mech, classes, registrations, emissions, policy, notes, dormant):
         mine = [r for r in registrations if r.mechanism == mech.id]
@@ -153,7 +227,10 @@ class Linker:
             id=mech.id,
             title=mech.title,
             dispatcher=tuple(dict.fromkeys([*mech.dispatchers, *classes])),
-            registration_apis=tuple(dict.fromkeys(s.name for s in mech.registrations)),
+            registration_apis=tuple(dict.fromkeys(
+                [s.name for s in mech.registrations]
+                + [f"{s.name} (forwards to {s.forwards})" for s in self.derived.get(mech.id, [])]
+            )),
             emission_apis=tuple(dict.fromkeys(e.name for e in mech.emissions)),
             registrations=len(mine),
             planes=tuple(sorted(planes.items())),

@@ -222,7 +222,11 @@ def _classify_try(node: ast.Try) -> str:
     for handler in node.handlers:
         caught = ast.unparse(handler.type) if handler.type is not None else "BaseException"
         stmts = list(_walk_body(handler.body))
-        if any(isinstance(s, ast.Raise) for s in stmts):
+        if any(isinstance(s, ast.Raise) for s in handler.body):
+            kinds.append(f"propagate:{caught}")  # an unconditional re-raise
+        elif any(isinstance(s, ast.Raise) for s in stmts) and not any(
+            isinstance(s, (ast.Expr, ast.Assign)) for s in handler.body
+        ):
             kinds.append(f"propagate:{caught}")
         elif any(isinstance(s, ast.Break) for s in stmts):
             kinds.append(f"stop:{caught}")

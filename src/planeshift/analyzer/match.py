@@ -1,10 +1,11 @@
 """Site matching: decide which sites register or emit on which mechanism, with the facts why.
 
-A site matches a mechanism's registration form only when its receiver (or callee) resolves to
-that mechanism's dispatcher, an alias of it, or a subclass. A receiver that resolves to anything
-else is a look-alike and is dropped; one that is dynamic (a loop variable, ``getattr``) is kept
-as ``needs_review`` with the reason; one that cannot be typed at all is kept only when the point
-argument ties it to the mechanism's own point vocabulary.
+A site matches a registration form only when its receiver (or callee) resolves to that
+mechanism's dispatcher, an alias of it, or a subclass. A receiver that resolves to anything else
+is a look-alike and is dropped. One that is dynamic (a loop variable, ``getattr``) is kept as
+``needs_review`` with the reason. One that cannot be typed at all is kept with its normal plane
+when its point argument is one of the mechanism's own points, as ``needs_review`` when it is
+handed a callable, and dropped otherwise (``sqlite3.connect``-style look-alikes).
 """
 
 from __future__ import annotations
@@ -14,22 +15,24 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..rules.packs import ArgSpec, Emission as EmissionSpec, Mechanism, Pack, Registration as RegSpec
+from ..types import Handler
 from .facts import Arg, FileFacts, Ref, Site
 from .handlers import HandlerResolver
 from .infer import Evaluator, Values
 from .refs import render
 from .sites import LIST_METHODS
-from ..types import Handler
+
+CALLABLE_KINDS = ("func", "bound", "lambda", "partial")
+NOT_GIVEN = "<not given at this call>"
 
 
 @dataclass
 class Candidate:
-    """A registration before classification."""
+    """A registration before classification, with the syntax it came from."""
 
     file: str
-    line: int
-    col: int
-    scope: str
+    module: str
+    site: Site
     mechanism: Mechanism
     spec: RegSpec
     api: str
@@ -39,6 +42,21 @@ class Candidate:
     evidence: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     point_note: str | None = None  # why the point is unknown
+    handler_arg: Arg | None = None
+    point_args: tuple[Arg, ...] = ()
+    receiver: Ref | None = None
+
+    @property
+    def line(self) -> int:
+        return self.site.line
+
+    @property
+    def col(self) -> int:
+        return self.site.col
+
+    @property
+    def scope(self) -> str:
+        return self.site.scope
 
 
 @dataclass
@@ -47,10 +65,29 @@ class RawEmission:
     line: int
     col: int
     scope: str
+    module: str
     mechanism: Mechanism
     api: str
     point: str | None
     dynamic: bool
+
+
+def args_for(site: Site, spec: ArgSpec | None, taken: set[int] | None = None) -> list[Arg]:
+    """The call-site arguments an argument spec designates."""
+    if spec is None:
+        return []
+    positional = [a for a in site.args if a.name is None and not a.star]
+    if spec.keyword is not None:
+        for a in site.args:
+            if a.name == spec.keyword:
+                return [a]
+    if spec.rest:
+        return [a for i, a in enumerate(positional) if i not in (taken or set())]
+    if spec.index is not None and len(positional) >= max(spec.min_args, 1):
+        index = spec.index if spec.index >= 0 else len(positional) + spec.index
+        if 0 <= index < len(positional):
+            return [positional[index]]
+    return []
 
 
 class Matcher:
@@ -58,26 +95,35 @@ class Matcher:
         self.ev = evaluator
         self.handlers = HandlerResolver(evaluator)
         self.mechanisms = [m for p in packs for m in p.mechanisms]
-        self.excluded = {name for p in packs for name in p.not_registrations}
+        self.excluded = frozenset(name for p in packs for name in p.not_registrations)
         self.by_method: dict[str, list[tuple[Mechanism, RegSpec]]] = defaultdict(list)
-        self.by_append: dict[str, list[tuple[Mechanism, RegSpec]]] = defaultdict(list)
+        self.by_list: dict[str, list[tuple[Mechanism, RegSpec]]] = defaultdict(list)
         self.by_assign: dict[str, list[tuple[Mechanism, RegSpec]]] = defaultdict(list)
         self.by_callee: list[tuple[Mechanism, RegSpec]] = []
         self.emit_by_method: dict[str, list[tuple[Mechanism, EmissionSpec]]] = defaultdict(list)
         self.emit_by_callee: list[tuple[Mechanism, EmissionSpec]] = []
         for mech in self.mechanisms:
             for spec in mech.registrations:
-                table = {"method": self.by_method, "append": self.by_append, "assign": self.by_assign}
-                if spec.kind in table:
-                    table[spec.kind][spec.name].append((mech, spec))
-                else:
-                    self.by_callee.append((mech, spec))
+                self.add(mech, spec)
             for em in mech.emissions:
                 if em.kind == "method":
                     self.emit_by_method[em.name].append((mech, em))
                 else:
                     self.emit_by_callee.append((mech, em))
         self._ids: dict[tuple[str, ...], frozenset[str]] = {}
+
+    def add(self, mech: Mechanism, spec: RegSpec, list_alias: str | None = None) -> None:
+        """Index a registration form (pack-given, or derived by the linker)."""
+        if list_alias is not None:
+            self.by_list[list_alias].append((mech, spec))
+        elif spec.kind == "method":
+            self.by_method[spec.name].append((mech, spec))
+        elif spec.kind == "append":
+            self.by_list[spec.name].append((mech, spec))
+        elif spec.kind == "assign":
+            self.by_assign[spec.name].append((mech, spec))
+        else:
+            self.by_callee.append((mech, spec))
 
     # -- identities ---------------------------------------------------------------------------
     def ids(self, names: tuple[str, ...]) -> frozenset[str]:
@@ -94,21 +140,36 @@ class Matcher:
     def dispatcher_ids(self, mech: Mechanism) -> frozenset[str]:
         return self.ids(mech.dispatchers + mech.aliases)
 
-    def is_dispatcher(self, cls: str, mech: Mechanism) -> bool:
-        ids = self.dispatcher_ids(mech)
-        return any(c in ids for c in self.ev.mro(cls))
-
-    def receiver_status(self, values: Values, mech: Mechanism) -> tuple[str, str]:
+    def status(self, values: Values, ids: frozenset[str]) -> tuple[str, str]:
         """("match" | "dynamic" | "unknown" | "other", explanation) for a receiver's values."""
-        hits = [v for v in values if v[0] in ("inst", "cls") and self.is_dispatcher(v[1], mech)]
+        hits = [
+            v for v in values
+            if v[0] in ("inst", "cls") and any(c in ids for c in self.ev.mro(v[1]))
+        ]
         if hits:
-            return "match", ", ".join(sorted({v[1] for v in hits}))
+            return "match", ", ".join(sorted({_short(v) for v in hits}))
         dyn = [v for v in values if v[0] == "dyn"]
         if dyn:
             return "dynamic", dyn[0][1]
         if values and all(v[0] == "unknown" for v in values):
             return "unknown", sorted(values)[0][1]
         return "other", ", ".join(sorted({str(v[1]) for v in values if len(v) > 1}))
+
+    def callee_ids(self, values: Values) -> set[str]:
+        out: set[str] = set()
+        for v in values:
+            if v[0] in ("func", "ext"):
+                out.add(v[1])
+            elif v[0] == "bound":
+                out.add(self.ev.method(v[1], v[2]) or f"{v[1]}.{v[2]}")
+                if v[2] == "__init__":  # super().__init__(...) constructs the base class
+                    out.update(self.ev.mro(v[1]))
+            elif v[0] == "cls":
+                out.update(self.ev.mro(v[1]))
+                init = self.ev.method(v[1], "__init__")
+                if init is not None:  # constructing X calls X.__init__ (a derived forwarder)
+                    out.add(init)
+        return out
 
     # -- sites --------------------------------------------------------------------------------
     def registrations(self, facts: FileFacts) -> Iterator[Candidate]:
@@ -120,179 +181,296 @@ class Matcher:
         if site.kind == "assign":
             if func[0] == "attr":
                 for mech, spec in self.by_assign.get(func[2], ()):
-                    yield from self._on_receiver(facts, site, mech, spec, func[1], site.args[0])
+                    yield from self._slot(facts, site, mech, spec, func[1])
             return
         if func[0] == "attr":
             method, receiver = func[2], func[1]
-            for mech, spec in self.by_method.get(method, ()):
-                handler_arg = None if site.kind == "decorator" else self._arg(site, spec.handler)
-                yield from self._on_receiver(facts, site, mech, spec, receiver, handler_arg)
+            if self.excluded and self._excluded(facts, site, receiver, method):
+                return
+            if method in self.by_method:
+                yield from self._methods(facts, site, method, receiver)
             if site.kind == "call" and method in LIST_METHODS and receiver[0] == "attr":
-                for mech, spec in self.by_append.get(receiver[2], ()):
-                    yield from self._append(facts, site, mech, spec, receiver[1], method)
+                for mech, spec in self.by_list.get(receiver[2], ()):
+                    yield from self._append(facts, site, mech, spec, receiver, method)
         if self.by_callee:
             yield from self._callee(facts, site)
 
-    def _arg(self, site: Site, spec: ArgSpec | None, taken: set[int] | None = None) -> Arg | None:
-        found = self.args_for(site, spec, taken)
-        return found[0] if found else None
+    def _excluded(self, facts: FileFacts, site: Site, receiver: Ref, method: str) -> bool:
+        """A call the packs list as never a registration (``atexit.register``, ...)."""
+        for value in self.ev.eval(receiver, facts.module, site.scope):
+            if value[0] in ("mod", "ext", "inst", "cls", "extcall"):
+                if f"{value[1]}.{method}" in self.excluded:
+                    return True
+        return False
 
-    @staticmethod
-    def args_for(site: Site, spec: ArgSpec | None, taken: set[int] | None = None) -> list[Arg]:
-        if spec is None:
-            return []
-        positional = [a for a in site.args if a.name is None and not a.star]
-        if spec.keyword is not None:
-            for a in site.args:
-                if a.name == spec.keyword:
-                    return [a]
-        if spec.rest:
-            return [a for i, a in enumerate(positional) if i not in (taken or set())]
-        if spec.index is not None and len(positional) >= max(spec.min_args, 1):
-            index = spec.index if spec.index >= 0 else len(positional) + spec.index
-            if 0 <= index < len(positional):
-                return [positional[index]]
-        return []
-
-    def _on_receiver(self, facts, site, mech, spec, receiver: Ref, handler_arg) -> Iterator[Candidate]:
+    def _methods(self, facts, site, method: str, receiver: Ref) -> Iterator[Candidate]:
         values = self.ev.eval(receiver, facts.module, site.scope)
-        status, why = self.receiver_status(values, mech)
-        if status == "other":
+        unknown: list[tuple[Mechanism, RegSpec, str]] = []
+        for mech, spec in self.by_method[method]:
+            status, why = self.status(values, self.dispatcher_ids(mech))
+            if status == "match":
+                yield self._method_candidate(facts, site, mech, spec, receiver,
+                                             [f"{render(receiver)} is {why}"], [], "high")
+            elif status == "dynamic":
+                yield self._method_candidate(facts, site, mech, spec, receiver,
+                                             [f"receiver {render(receiver)} is dynamic ({why})"],
+                                             ["dynamic_receiver"], "low")
+            elif status == "unknown":
+                unknown.append((mech, spec, why))
+        if unknown and self._forwards_params(facts, site, receiver):
+            # a helper handed its dispatcher, point and handler by its caller: the linker turns
+            # it into a derived registration API and resolves the dispatcher at each call site
+            mech, spec, why = unknown[0]
+            yield self._method_candidate(
+                facts, site, mech, spec, receiver,
+                [f"receiver {render(receiver)} is a parameter ({why})"], ["unresolved_receiver"],
+                "medium")
             return
-        point, note, point_in_enum = self.point_of(facts, site, mech, spec)
-        evidence = [f"{render(receiver)} is {why}" if status == "match" else ""]
-        flags: list[str] = []
-        confidence = "high"
-        if status == "dynamic":
-            evidence = [f"receiver {render(receiver)} is dynamic ({why})"]
-            flags.append("dynamic_receiver")
-            confidence = "low"
-        elif status == "unknown":
-            if not point_in_enum:
-                return
-            evidence = [f"receiver {render(receiver)} is not inferable ({why}); its point argument "
-                        f"is a {mech.id} point"]
-            flags.append("unresolved_receiver")
-            confidence = "medium"
-        if site.kind == "decorator":
-            handler = self._decorated(facts, site)
-            evidence.append(f"decorates {site.decorated}")
-        elif handler_arg is None:
-            handler = Handler("<not given at this call>")
-            flags.append("handler_not_given")
-        else:
-            handler = self.handlers.resolve(handler_arg.ref, handler_arg.text, facts.module, site.scope)
-        yield self._candidate(facts, site, mech, spec, spec.name, point, note, handler,
-                              confidence, evidence, flags)
+        corroborated = False
+        for mech, spec, why in unknown:
+            _, _, in_enum = self.point_of(facts, site, mech, spec)
+            if in_enum:
+                corroborated = True
+                yield self._method_candidate(
+                    facts, site, mech, spec, receiver,
+                    [f"receiver {render(receiver)} is not inferable ({why}); its point argument is "
+                     f"a {mech.id} point"], ["unresolved_receiver"], "medium")
+        if unknown and not corroborated:
+            mech, spec, why = unknown[0]
+            cand = self._method_candidate(facts, site, mech, spec, receiver, [], [], "low")
+            if cand.handler_arg is not None and self._looks_callable(cand.handler_arg, facts, site):
+                names = ", ".join(m.id for m, _, _ in unknown)
+                cand.evidence = [f"receiver {render(receiver)} is not inferable ({why}); "
+                                 f".{method}() is a registration API of {names}"]
+                cand.flags = ["receiver_unknown"]
+                yield cand
 
-    def _append(self, facts, site, mech, spec, owner: Ref, method: str) -> Iterator[Candidate]:
-        values = self.ev.eval(owner, facts.module, site.scope)
-        status, why = self.receiver_status(values, mech)
-        if status != "match" and status != "dynamic":
+    def _forwards_params(self, facts: FileFacts, site: Site, receiver: Ref) -> bool:
+        """Is the receiver, and some other argument, a parameter of the enclosing function?"""
+        func = self.ev.index.functions.get(f"{facts.module}.{site.scope}")
+        if func is None or receiver[0] != "name":
+            return False
+        names = {p.name for p in func.params if p.kind not in ("self", "cls")}
+        others = {a.ref[1] for a in site.args if a.ref[0] == "name"}
+        return receiver[1] in names and bool(others & names)
+
+    def _looks_callable(self, arg: Arg, facts: FileFacts, site: Site) -> bool:
+        values = self.ev.eval(arg.ref, facts.module, site.scope)
+        return any(v[0] in CALLABLE_KINDS for v in values)
+
+    def _method_candidate(self, facts, site, mech, spec, receiver, evidence, flags, confidence):
+        point, note, _ = self.point_of(facts, site, mech, spec)
+        handler_arg = None
+        if site.kind == "decorator":
+            handler = self.decorated(facts, site)
+            evidence = [*evidence, f"decorates {site.decorated}"]
+        else:
+            handler_arg = self._arg(site, spec.handler)
+            if handler_arg is None:
+                handler = Handler(NOT_GIVEN)
+                flags = [*flags, "handler_not_given"]
+            else:
+                handler = self.handlers.resolve(handler_arg.ref, handler_arg.text, facts.module,
+                                                site.scope)
+        return self._candidate(facts, site, mech, spec, spec.name, point, note, handler, confidence,
+                               evidence, flags, handler_arg=handler_arg, receiver=receiver)
+
+    def _slot(self, facts, site, mech, spec, owner: Ref) -> Iterator[Candidate]:
+        """``owner.<attr> = handler``: a single-slot setter such as a gate or a processor."""
+        ids = self.ids(spec.owner) if spec.owner else self.dispatcher_ids(mech)
+        status, why = self.status(self.ev.eval(owner, facts.module, site.scope), ids)
+        arg = site.args[0]
+        if arg.ref == ("const", "None"):
+            return  # clearing a slot registers nothing
+        if status == "unknown" and self._looks_callable(arg, facts, site):
+            status, why = "unresolved", f"not inferable ({why}); a callable is stored in .{spec.name}"
+        elif status not in ("match", "dynamic"):
+            return
+        flags = {"dynamic": ["dynamic_receiver"], "unresolved": ["receiver_unknown"]}.get(status, [])
+        handler = self.handlers.resolve(arg.ref, arg.text, facts.module, site.scope)
+        yield self._candidate(facts, site, mech, spec, spec.name, spec.fixed_point, None, handler,
+                              "high" if not flags else "low",
+                              [f"{render(owner)} is {why}", f"assigns the {spec.name} slot"], flags,
+                              handler_arg=arg, receiver=owner)
+
+    def list_status(self, list_ref: Ref, spec: RegSpec, mech: Mechanism, module: str, scope: str,
+                    depth: int = 0) -> tuple[str, str]:
+        """Is *list_ref* the callback list of the spec, directly or through a property?"""
+        if list_ref[0] != "attr" or depth > 3:
+            return "other", ""
+        owner, name = list_ref[1], list_ref[2]
+        values = self.ev.eval(owner, module, scope)
+        if name == spec.name:
+            ids = self.ids(spec.owner) if spec.owner else self.dispatcher_ids(mech)
+            status, why = self.status(values, ids)
+            return status, f"{render(owner)} is {why}"
+        for value in values:
+            if value[0] != "inst":
+                continue
+            qn = self.ev.method(value[1], name)
+            func = self.ev.index.functions.get(qn) if qn else None
+            if func is None or func.kind != "property":
+                continue
+            fmodule, fscope = self.ev.index.function_scope(qn)
+            for ref in func.return_values:
+                status, why = self.list_status(ref, spec, mech, fmodule, fscope, depth + 1)
+                if status == "match":
+                    return status, f"{why}, reached through property {_short(value)}.{name}"
+        return "other", ""
+
+    def _append(self, facts, site, mech, spec, list_ref: Ref, method: str) -> Iterator[Candidate]:
+        status, why = self.list_status(list_ref, spec, mech, facts.module, site.scope)
+        if status not in ("match", "dynamic"):
             return
         positional = [a for a in site.args if a.name is None]
         arg = positional[-1] if positional else None
         flags = ["dynamic_receiver"] if status == "dynamic" else []
-        evidence = [f"{render(owner)} is {why}" if status == "match" else
-                    f"receiver {render(owner)} is dynamic ({why})"]
-        evidence.append(f"{method} onto the {spec.name} callback list")
+        evidence = [why, f"{method} onto the {spec.name} callback list"]
+        api = f"{spec.name}.{method}"
+        confidence = "high" if not flags else "low"
+        if spec.item is not None:
+            yield self._tuple_item(facts, site, mech, spec, arg, api, evidence, flags, confidence)
+            return
         for ref, text in self._handler_items(arg, many=(method == "extend")):
             handler = self.handlers.resolve(ref, text, facts.module, site.scope)
-            yield self._candidate(facts, site, mech, spec, f"{spec.name}.{method}", spec.fixed_point,
-                                  None, handler, "high" if not flags else "low", list(evidence),
-                                  list(flags))
+            yield self._candidate(facts, site, mech, spec, api, spec.fixed_point, None, handler,
+                                  confidence, list(evidence), list(flags), handler_arg=arg,
+                                  receiver=list_ref)
+
+    def _tuple_item(self, facts, site, mech, spec, arg, api, evidence, flags, confidence):
+        """``entries.append((point, handler))``: a queue of registrations flushed later."""
+        point_pos, handler_pos = spec.item
+        if arg is None or arg.ref[0] != "seq" or len(arg.ref[2]) <= max(point_pos, handler_pos):
+            text = arg.text if arg is not None else "<missing>"
+            return self._candidate(facts, site, mech, spec, api, None,
+                                   f"queued entry {text} is not a literal tuple", Handler(text),
+                                   "low", evidence, flags, handler_arg=arg)
+        items = arg.ref[2]
+        values = self.ev.eval(items[point_pos], facts.module, site.scope)
+        point, note, _ = self.normalize_point(values, mech, render(items[point_pos]))
+        handler_ref = items[handler_pos]
+        handler = self.handlers.resolve(handler_ref, render(handler_ref), facts.module, site.scope)
+        return self._candidate(facts, site, mech, spec, api, point, note, handler, confidence,
+                               evidence, flags, handler_arg=Arg(None, handler_ref, render(handler_ref)))
 
     def _callee(self, facts: FileFacts, site: Site) -> Iterator[Candidate]:
-        callee: Values | None = None
+        callee: set[str] | None = None
         for mech, spec in self.by_callee:
-            if spec.kind == "decorator" and site.kind != "decorator":
+            if (spec.kind == "decorator") != (site.kind == "decorator"):
                 continue
             if spec.kind == "keyword" and not any(a.name == spec.name for a in site.args):
                 continue
             if callee is None:
-                callee = self.ev.eval(site.func, facts.module, site.scope)
+                callee = self.callee_ids(self.ev.eval(site.func, facts.module, site.scope))
             targets = self.ids(spec.callables or (spec.name,))
-            hit = [v for v in callee if v[0] in ("func", "cls", "ext") and (
-                v[1] in targets or (v[0] == "cls" and any(c in targets for c in self.ev.mro(v[1])))
-            )]
-            if not hit:
-                continue
-            yield from self._callee_registration(facts, site, mech, spec, hit[0][1])
+            hit = callee & targets
+            if hit:
+                yield from self._callee_registration(facts, site, mech, spec, sorted(hit)[0])
 
     def _callee_registration(self, facts, site, mech, spec, target: str) -> Iterator[Candidate]:
         evidence = [f"{site.text} resolves to {target}"]
+        if spec.forwards:
+            evidence.append(f"forwards to the registration at {spec.forwards}")
         if spec.kind == "decorator":
-            handler = self._decorated(facts, site)
+            handler = self.decorated(facts, site)
             point, note, _ = self.point_of(facts, site, mech, spec)
             yield self._candidate(facts, site, mech, spec, spec.api_suffix, point, note, handler,
                                   "high", evidence + [f"decorates {site.decorated}"], [])
             return
-        if spec.kind == "function" and spec.receiver is not None:
+        flags: list[str] = []
+        confidence = "high"
+        if spec.receiver is not None:
             recv = self._arg(site, spec.receiver)
             if recv is not None:
-                status, why = self.receiver_status(self.ev.eval(recv.ref, facts.module, site.scope), mech)
+                values = self.ev.eval(recv.ref, facts.module, site.scope)
+                status, why = self.status(values, self.dispatcher_ids(mech))
                 if status == "other":
                     return
+                if status != "match":
+                    flags.append("dynamic_receiver" if status == "dynamic" else "unresolved_receiver")
+                    confidence = "low" if status == "dynamic" else "medium"
                 evidence.append(f"dispatcher argument {recv.text} is {why}")
         if spec.kind == "mapping":
-            arg = self._arg(site, ArgSpec(keyword=spec.name))
-            if arg is None or arg.ref[0] != "dict":
-                if arg is not None:
-                    yield self._candidate(facts, site, mech, spec, spec.name, None,
-                                          f"hooks mapping {arg.text} is not a literal", Handler(arg.text),
-                                          "low", evidence, ["dynamic_point"])
-                return
-            for key, value in arg.ref[1]:
-                point = self.normalize_point(self.ev.eval(key, facts.module, site.scope), mech)
-                handler = self.handlers.resolve(value, render(value), facts.module, site.scope)
-                yield self._candidate(facts, site, mech, spec, spec.name, point[0], point[1], handler,
-                                      "high", list(evidence), [])
+            yield from self._mapping(facts, site, mech, spec, evidence)
+            return
+        point, note, _ = self.point_of(facts, site, mech, spec)
+        if spec.fixed_handler is not None:
+            yield self._candidate(facts, site, mech, spec, spec.api_suffix, point, note,
+                                  spec.fixed_handler, confidence, evidence, flags)
             return
         handler_spec = spec.handler if spec.kind == "function" else ArgSpec(keyword=spec.name)
         arg = self._arg(site, handler_spec)
-        if arg is None:
-            return
-        if arg.ref == ("const", "None"):
-            return  # an explicit None registers nothing
-        point, note, _ = self.point_of(facts, site, mech, spec)
+        if arg is None or arg.ref == ("const", "None"):
+            return  # nothing (or an explicit None) handed to this slot
         for ref, text in self._handler_items(arg, many=spec.many):
             handler = self.handlers.resolve(ref, text, facts.module, site.scope)
             yield self._candidate(facts, site, mech, spec, spec.api_suffix, point, note, handler,
-                                  "high", list(evidence), [])
+                                  confidence, list(evidence), list(flags), handler_arg=arg)
+
+    def _mapping(self, facts, site, mech, spec, evidence) -> Iterator[Candidate]:
+        """``Registry(hooks={point: handler, ...})``: one registration per literal entry."""
+        arg = self._arg(site, ArgSpec(keyword=spec.name, index=spec.point.index if spec.point else None))
+        if arg is None or arg.ref == ("const", "None"):
+            return
+        if arg.ref[0] != "dict":
+            yield self._candidate(facts, site, mech, spec, spec.name, None,
+                                  f"hooks mapping {arg.text} is not a literal", Handler(arg.text),
+                                  "low", evidence, [], handler_arg=arg)
+            return
+        for key, value in arg.ref[1]:
+            values = self.ev.eval(key, facts.module, site.scope)
+            point, note, _ = self.normalize_point(values, mech, render(key))
+            handler = self.handlers.resolve(value, render(value), facts.module, site.scope)
+            yield self._candidate(facts, site, mech, spec, spec.name, point, note, handler, "high",
+                                  list(evidence), [], handler_arg=Arg(None, value, render(value)))
 
     # -- pieces -------------------------------------------------------------------------------
-    def _handler_items(self, arg: Arg | None, many: bool) -> list[tuple[Ref, str]]:
+    def _arg(self, site: Site, spec: ArgSpec | None) -> Arg | None:
+        found = args_for(site, spec)
+        return found[0] if found else None
+
+    @staticmethod
+    def _handler_items(arg: Arg | None, many: bool) -> list[tuple[Ref, str]]:
         if arg is None:
             return [(("const", "None"), "<missing>")]
         if many and arg.ref[0] == "seq":
             return [(item, render(item)) for item in arg.ref[2]]
         if many and arg.ref[0] == "either":
-            items = [r for r in arg.ref[1] if r[0] == "seq"]
-            if items:
-                return [(item, render(item)) for seq in items for item in seq[2]]
+            seqs = [r for r in arg.ref[1] if r[0] == "seq"]
+            if seqs:
+                return [(item, render(item)) for seq in seqs for item in seq[2]]
         return [(arg.ref, arg.text)]
 
-    def _decorated(self, facts: FileFacts, site: Site) -> Handler:
+    def decorated(self, facts: FileFacts, site: Site) -> Handler:
         qn = f"{facts.module}.{site.decorated}" if facts.module else site.decorated
         func = self.ev.index.functions.get(qn)
+        name = site.decorated.rsplit(".", 1)[-1]
         if func is None:
-            return Handler(site.decorated.rsplit(".", 1)[-1], qn, site.decorated_async, None, "class")
+            return Handler(name, qn, site.decorated_async, None, "class")
         kind = "method" if func.kind != "function" else "function"
         returns = True if func.is_async else self.handlers.function_returns_awaitable(qn)
-        return Handler(func.name, qn, func.is_async and not func.is_generator, returns, kind)
+        return Handler(name, qn, func.is_async and not func.is_generator, returns, kind)
 
     def point_of(self, facts, site, mech, spec) -> tuple[str | None, str | None, bool]:
-        """(normalised point, why it is unknown, whether it is a member of the mechanism's points)."""
+        """(normalised point, why it is unknown, whether it is one of the mechanism's points)."""
         if spec.fixed_point:
             return spec.fixed_point, None, False
         if spec.point is None:
             return None, None, False
-        taken = set()
-        if spec.point.rest and spec.handler is not None and spec.handler.index is not None:
+        taken: set[int] = set()
+        handler = spec.handler
+        if spec.point.rest and handler is not None and handler.index is not None and not (
+            handler.keyword and any(a.name == handler.keyword for a in site.args)
+        ) and site.kind != "decorator":
             positional = [a for a in site.args if a.name is None and not a.star]
-            if len(positional) >= max(spec.handler.min_args, 1) and site.kind != "decorator":
-                taken.add(spec.handler.index % len(positional))
-        args = self.args_for(site, spec.point, taken)
+            if len(positional) >= max(handler.min_args, 1):
+                taken.add(handler.index % len(positional))
+        args = args_for(site, spec.point, taken)
+        stars = [a for a in site.args if a.star == "*"]
+        if spec.point.rest and stars:
+            return None, f"point comes from *{stars[0].text}", False
+        if not args and spec.default_point is not None:
+            return spec.default_point, None, False
         if not args:
             return None, "no point argument at this call", False
         names: list[str] = []
@@ -322,6 +500,10 @@ class Matcher:
                 found.add(self._enum_name_for(v[1], mech) or v[1])
             elif v[0] in ("cls", "ext", "member"):
                 found.add(str(v[-1]).rsplit(".", 1)[-1])
+            elif v[0] == "inst" and v[1].startswith("builtins."):
+                return None, f"point {text or '?'} is a run-time {v[1][9:]} value", False
+            elif v[0] == "inst":
+                found.add(f"{v[1].rsplit('.', 1)[-1]}(...)")
             elif v[0] in ("dyn", "unknown"):
                 return None, f"point {text or '?'} is dynamic ({v[1]})", False
             else:
@@ -341,14 +523,15 @@ class Matcher:
         return None
 
     def _candidate(self, facts, site, mech, spec, api, point, note, handler, confidence,
-                   evidence, flags) -> Candidate:
+                   evidence, flags, handler_arg=None, receiver=None) -> Candidate:
         evidence = [e for e in evidence if e]
         if note:
             flags = [*flags, "dynamic_point"]
+        point_args = tuple(args_for(site, spec.point)) if spec.point else ()
         return Candidate(
-            file=facts.path, line=site.line, col=site.col, scope=site.scope, mechanism=mech,
-            spec=spec, api=api, point=point, handler=handler, confidence=confidence,
-            evidence=evidence, flags=flags, point_note=note,
+            file=facts.path, module=facts.module, site=site, mechanism=mech, spec=spec, api=api,
+            point=point, handler=handler, confidence=confidence, evidence=evidence, flags=flags,
+            point_note=note, handler_arg=handler_arg, point_args=point_args, receiver=receiver,
         )
 
     # -- emissions ----------------------------------------------------------------------------
@@ -357,25 +540,38 @@ class Matcher:
             if site.kind != "call":
                 continue
             func = site.func
-            specs: list[tuple[Mechanism, EmissionSpec]] = []
-            if func[0] == "attr":
-                recv = None
-                for mech, em in self.emit_by_method.get(func[2], ()):
-                    recv = recv if recv is not None else self.ev.eval(func[1], facts.module, site.scope)
-                    if self.receiver_status(recv, mech)[0] == "match":
-                        specs.append((mech, em))
+            found: list[tuple[Mechanism, EmissionSpec]] = []
+            if func[0] == "attr" and func[2] in self.emit_by_method:
+                recv = self.ev.eval(func[1], facts.module, site.scope)
+                for mech, em in self.emit_by_method[func[2]]:
+                    status, _ = self.status(recv, self.dispatcher_ids(mech))
+                    if status == "match" or (status == "unknown" and self._emits_own_point(
+                        facts, site, mech, em)):
+                        found.append((mech, em))
             if self.emit_by_callee:
-                callee = self.ev.eval(func, facts.module, site.scope)
-                names = {v[1] for v in callee if v[0] in ("func", "ext")}
+                callee = self.callee_ids(self.ev.eval(func, facts.module, site.scope))
                 for mech, em in self.emit_by_callee:
-                    if names & self.ids((em.name,)):
-                        specs.append((mech, em))
-            for mech, em in specs:
-                args = self.args_for(site, em.point)
+                    if callee & self.ids((em.name,)):
+                        found.append((mech, em))
+            for mech, em in found:
+                args = args_for(site, em.point)
                 point, dynamic = None, False
                 if args:
                     values = self.ev.eval(args[0].ref, facts.module, site.scope)
-                    point, note, _ = self.normalize_point(values, mech, args[0].text)
+                    point, _, _ = self.normalize_point(values, mech, args[0].text)
                     dynamic = point is None
-                yield RawEmission(facts.path, site.line, site.col, site.scope, mech, em.name,
-                                  point, dynamic)
+                yield RawEmission(facts.path, site.line, site.col, site.scope, facts.module, mech,
+                                  em.name, point, dynamic)
+
+    def _emits_own_point(self, facts, site, mech, em) -> bool:
+        """An untyped receiver emitting one of the mechanism's own points is that mechanism."""
+        args = args_for(site, em.point)
+        if not args or not mech.points:
+            return False
+        values = self.ev.eval(args[0].ref, facts.module, site.scope)
+        return bool(self.normalize_point(values, mech, args[0].text)[2])
+
+
+def _short(value: tuple) -> str:
+    name = value[1].rsplit(".", 1)[-1]
+    return f"a {name} instance" if value[0] == "inst" else f"the {name} class"

@@ -46,7 +46,8 @@ class Source:
             parts += self.lines[start : end - 1]
             parts.append(self.lines[end - 1][: node.end_col_offset])
             raw = b"".join(parts)
-        return raw.decode("utf-8", "replace").strip()
+        text = raw.decode("utf-8", "replace").strip()
+        return " ".join(text.split()) if "\n" in text else text
 
     def decorator_col(self, node: ast.expr) -> int:
         """Column of the ``@`` before a decorator expression."""

@@ -60,6 +60,7 @@ class SymbolCollector(ast.NodeVisitor):
         self.exports: list[str] = []
         self.lazy: list[tuple[str, str, str]] = []
         self.called_attrs: set[str] = set()
+        self.called_funcs: set[str] = set()
         self.loaded_attrs: set[str] = set()
         self._self_stores: list[list[Binding]] = []
         self._returns: list[list[Ref]] = []
@@ -293,6 +294,14 @@ class SymbolCollector(ast.NodeVisitor):
 
     visit_AsyncWith = visit_With  # type: ignore[assignment]
 
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.type is not None:
+            self.visit(node.type)
+        if node.name:
+            self.bind(node.name, ("other", "except"))
+        for stmt in node.body:
+            self.visit(stmt)
+
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
             self.visit(node.value)
@@ -325,6 +334,8 @@ class SymbolCollector(ast.NodeVisitor):
                 self.loaded_attrs.add(name.value)
             self.visit(node.func)
         else:
+            if isinstance(node.func, ast.Name):
+                self.called_funcs.add(node.func.id)
             self.visit(node.func)
         for arg in [*node.args, *node.keywords]:
             self.visit(arg)
@@ -429,6 +440,7 @@ def collect_symbols(
         exports=tuple(collector.exports),
         lazy_exports=tuple(collector.lazy) if defines_getattr else (),
         called_attrs=frozenset(collector.called_attrs),
+        called_funcs=frozenset(collector.called_funcs),
         loaded_attrs=frozenset(collector.loaded_attrs),
         sites=tuple(collector.sites),
         has_sites=vocab is not None,

@@ -7,6 +7,7 @@ walk with ``needs_review`` when it would have decided a different plane: the too
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
 from typing import Any
 
 from ..analyzer.match import Candidate
@@ -21,6 +22,8 @@ def facts_of(c: Candidate) -> dict[str, Any]:
         "point": c.point,
         "api": c.api,
         "via": c.spec.kind,
+        "handler": c.handler.qualname or c.handler.expr,
+        "scope": c.scope,
         "handler_async": c.handler.declared_async,
         "handler_returns_awaitable": c.handler.returns_awaitable,
         "_point_dynamic": c.point_note is not None,
@@ -36,6 +39,8 @@ def holds(rule: ClassifyRule, facts: dict[str, Any]) -> bool | None:
             ok = actual in expected or actual.rsplit(".", 1)[0] in expected
         elif key == "via":
             ok = actual in expected
+        elif key in ("handler", "scope"):
+            ok = any(fnmatchcase(actual, pattern) for pattern in expected)
         elif actual is None:
             if key == "point" and not facts["_point_dynamic"]:
                 return False  # this registration form has no point at all
@@ -82,8 +87,8 @@ def classify(c: Candidate, policy: dict[str, str]) -> Registration:
         why = c.point_note if "point" in missing and c.point_note else f"{', '.join(missing)} unknown"
         evidence.insert(0, f"rule {first.id} -> {first.plane} cannot be decided: {why}")
         plane, confidence, rule_id = "needs_review", "low", first.id
-    if "dynamic_receiver" in flags:
-        evidence.insert(0, "the receiver is dynamic, so the mechanism itself is not certain")
+    if "dynamic_receiver" in flags or "receiver_unknown" in flags:
+        evidence.insert(0, "the receiver cannot be resolved, so the mechanism itself is not certain")
         plane, confidence = "needs_review", "low"
     if c.handler.expr == "<not given at this call>":
         evidence.append("the handler is supplied later (decorator factory used indirectly)")

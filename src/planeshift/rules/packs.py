@@ -42,7 +42,9 @@ POLICY_AXES: dict[str, tuple[str, ...]] = {
     "sync_entry": ("unavailable", "allow", "reject_declared_async_before_owner_effect"),
     "deadline": ("none", "shared", "per_handler"),
 }
-WHEN_KEYS = ("point", "api", "via", "handler_async", "handler_returns_awaitable")
+WHEN_KEYS = (
+    "point", "api", "via", "handler", "scope", "handler_async", "handler_returns_awaitable",
+)
 
 
 class _PackLoader(yaml.SafeLoader):
@@ -86,6 +88,11 @@ class Registration:
     receiver: ArgSpec | None = None  # function registrations: the argument holding the dispatcher
     fixed_point: str | None = None  # a registration that implies its point (on_error= -> "ERROR")
     many: bool = False  # the handler argument may be a list of handlers
+    owner: tuple[str, ...] = ()  # append / assign: the class holding the list or slot
+    item: tuple[int, int] | None = None  # append: (point, handler) positions in an appended tuple
+    fixed_handler: Any = None  # derived forwarders: the handler the forwarder always registers
+    forwards: str = ""  # derived forwarders: "file:line" of the registration it forwards to
+    default_point: str | None = None  # derived forwarders: the point when the caller omits it
 
     @property
     def api_suffix(self) -> str:
@@ -232,9 +239,11 @@ class _Reader:
         data = self.mapping(data, key, allowed)
         mid = self.string(data.get("id"), f"{key}.id")
         dispatchers = self.strings(data.get("dispatcher"), f"{key}.dispatcher")
-        registrations = data.get("register")
-        if not isinstance(registrations, list) or not registrations:
-            raise self.fail(f"{key}.register", "expected a non-empty list of registration forms")
+        registrations = data.get("register") or []
+        if not isinstance(registrations, list):
+            raise self.fail(f"{key}.register", "expected a list of registration forms")
+        if not registrations and not data.get("emit"):
+            raise self.fail(f"{key}.register", "a mechanism needs registration or emission forms")
         if not dispatchers and any(
             isinstance(r, dict) and ("method" in r or "append" in r or "assign" in r)
             for r in registrations
@@ -294,7 +303,10 @@ class _Reader:
         )
 
     def registration(self, data: Any, key: str, dispatchers: tuple[str, ...]) -> Registration:
-        allowed = (*REGISTRATION_KINDS, "callable", "point", "handler", "receiver", "fixed_point", "many")
+        allowed = (
+            *REGISTRATION_KINDS, "callable", "point", "handler", "receiver", "fixed_point", "many",
+            "owner", "item",
+        )
         data = self.mapping(data, key, allowed)
         kinds = [k for k in REGISTRATION_KINDS if k in data]
         if len(kinds) != 1:
@@ -308,7 +320,15 @@ class _Reader:
         handler = self.argspec(data.get("handler"), f"{key}.handler")
         if handler is None and kind in ("method", "function"):
             handler = ArgSpec(index=0) if kind == "method" else None
+        item = None
+        if data.get("item") is not None:
+            raw = self.mapping(data["item"], f"{key}.item", ("point", "handler"))
+            if not all(isinstance(raw.get(k), int) for k in ("point", "handler")):
+                raise self.fail(f"{key}.item", "expected integer `point` and `handler` positions")
+            item = (raw["point"], raw["handler"])
         return Registration(
+            owner=self.strings(data.get("owner"), f"{key}.owner"),
+            item=item,
             kind=kind,
             name=self.string(data[kind], f"{key}.{kind}"),
             callables=callables,

@@ -1,0 +1,102 @@
+"""Forwarders: helpers and façades that register on a dispatcher with their caller's arguments.
+
+``def observe(self, *keys, handler=None): return self.observer.observe(*keys, handler=handler)``
+is not itself a registration: the caller decides the point and the handler. Such a function
+becomes a derived registration API of the mechanism, and its call sites are the registrations.
+Chains (a façade over a façade) resolve over successive rounds in the linker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..rules.packs import ArgSpec, Registration as RegSpec
+from .facts import Function, Param
+from .match import NOT_GIVEN, Candidate, Matcher
+
+
+def _param_source(ref, params: dict[str, Param], func: Function) -> Param | None:
+    """The parameter a ref is, when it is a parameter name never rebound in the function."""
+    if ref is None or ref[0] != "name" or ref[1] not in params:
+        return None
+    bindings = [b for name, b in func.bindings if name == ref[1]]
+    if any(b[0] != "param" for b in bindings):
+        return None  # reassigned before use: not a plain pass-through
+    return params[ref[1]]
+
+
+def _spec_for(param: Param, positional: list[Param]) -> ArgSpec:
+    if param.kind == "vararg":
+        return ArgSpec(rest=True)
+    if param.kind == "pos":
+        return ArgSpec(index=positional.index(param), keyword=param.name)
+    return ArgSpec(keyword=param.name)
+
+
+def derive(cand: Candidate, matcher: Matcher) -> RegSpec | None:
+    """A derived registration form when *cand* sits in a function that forwards its parameters.
+
+    A helper that only forwards the point (its handler is fixed) is derived only when the
+    mechanism's classification depends on the point: then the caller decides the plane.
+    """
+    index = matcher.ev.index
+    if not cand.scope:
+        return None
+    qn = f"{cand.module}.{cand.scope}"
+    func = index.functions.get(qn)
+    if func is None:
+        return None
+    params = {p.name: p for p in func.params if p.kind not in ("self", "cls")}
+    positional = [p for p in func.params if p.kind == "pos"]
+    handler_param = _param_source(cand.handler_arg.ref if cand.handler_arg else None, params, func)
+    point_param: Param | None = None
+    stars = [a for a in cand.site.args if a.star == "*"]
+    if cand.spec.point is not None and cand.spec.point.rest and stars:
+        point_param = _param_source(stars[0].ref, params, func)
+    elif len(cand.point_args) == 1:
+        point_param = _param_source(cand.point_args[0].ref, params, func)
+    receiver_param = None
+    if cand.spec.kind == "function" and cand.spec.receiver is not None:
+        pass  # a function-form registration already names its dispatcher argument
+    elif cand.receiver is not None and "unresolved_receiver" in cand.flags:
+        receiver_param = _param_source(cand.receiver, params, func)
+    if handler_param is None and point_param is None:
+        return None
+    if handler_param is None and not any(
+        key == "point" for rule in cand.mechanism.classify for key, _ in rule.when
+    ):
+        return None
+    if cand.handler.expr == NOT_GIVEN and handler_param is None:
+        return None
+    handler_spec = None
+    fixed_handler = None
+    if handler_param is not None:
+        handler_spec = _spec_for(handler_param, positional)
+        inner = cand.spec.handler
+        if point_param is not None and point_param.kind == "vararg" and inner is not None and (
+            inner.index is not None and inner.index < 0
+        ):
+            # the wrapped API takes a trailing positional handler from the same *args
+            handler_spec = replace(handler_spec, index=inner.index, min_args=inner.min_args)
+    else:
+        fixed_handler = cand.handler
+    point_spec = _spec_for(point_param, positional) if point_param is not None else None
+    default_point = None
+    if point_param is not None and point_param.default is not None:
+        # a caller that omits the argument registers on the parameter's default
+        module, scope = index.function_scope(qn)
+        parent = scope.rsplit(".", 1)[0] if "." in scope else ""
+        values = matcher.ev.eval(point_param.default, module, parent)
+        default_point = matcher.normalize_point(values, cand.mechanism)[0]
+    return RegSpec(
+        default_point=default_point,
+        kind="function",
+        name=qn,
+        callables=(qn,),
+        point=point_spec,
+        handler=handler_spec,
+        receiver=_spec_for(receiver_param, positional) if receiver_param is not None else None,
+        fixed_point=None if point_param is not None else cand.point,
+        fixed_handler=fixed_handler,
+        forwards=f"{cand.file}:{cand.line}",
+    )
