@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from planeshift.reports.terminal import make_progress, render_terminal
+from planeshift.reports.terminal import SITE_COLUMNS, fit_widths, make_progress, render_terminal
 
 from .sample import empty_result, sample_result
 
@@ -22,9 +22,9 @@ def test_summary_names_root_counts_and_nonzero_planes_only() -> None:
     text = _render(details=False)
     assert "/repo" in text and "5 files" in text and "4 registrations" in text
     assert "0.25s" in text
-    for column in ("mechanism", "dispatcher", "total", "interceptor", "subscriber", "needs_review"):
+    for column in ("mechanism", "dispatcher", "total", "interceptor", "subscriber", "review"):
         assert column in text
-    assert "delivery_sink" not in text and "commit_participant" not in text
+    assert "delivery" not in text and "commit" not in text
     assert "HookBus" in text and "Broadcaster +1" in text
 
 
@@ -52,6 +52,35 @@ def test_markup_in_handler_text_is_printed_literally() -> None:
 
 def test_empty_result_renders() -> None:
     assert "0 registrations" in _render(details=True, result=empty_result())
+
+
+def test_narrow_console_drops_dispatcher_but_keeps_every_plane() -> None:
+    buffer = io.StringIO()
+    render_terminal(sample_result(), Console(file=buffer, width=60, color_system=None), False)
+    text = buffer.getvalue()
+    assert "dispatcher" not in text
+    assert "interceptor" in text and "subscriber" in text and "review" in text
+    assert max(len(line) for line in text.splitlines()) <= 60
+
+
+def test_site_columns_shrink_widest_first_and_keep_their_minimums() -> None:
+    rows = [("lionagi/agent/context_fold.py:417", "on", "API_PRE_CALL", "x" * 90, "subscriber",
+             "high", "dormant_point")]
+    wide = fit_widths(rows, 200)
+    assert wide[0] == len(rows[0][0]) and wide[2] == len("API_PRE_CALL")
+    narrow = fit_widths(rows, 80)
+    assert sum(narrow) + len(narrow) + 1 <= 80
+    assert all(size >= least for size, (_, least, _, _) in zip(narrow, SITE_COLUMNS))
+    medium = fit_widths(rows, 100)
+    assert sum(medium) + len(medium) + 1 == 100
+    assert medium[2] == len("API_PRE_CALL")  # a short column is not cut while long ones can give
+
+
+def test_details_fit_an_80_column_terminal() -> None:
+    buffer = io.StringIO()
+    render_terminal(sample_result(), Console(file=buffer, width=80, color_system=None), True)
+    assert max(len(line) for line in buffer.getvalue().splitlines()) <= 80
+    assert "confidence" in buffer.getvalue() and "flags" in buffer.getvalue()
 
 
 def test_progress_appears_only_for_large_scans() -> None:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import IO
 
+from rich import box
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -54,7 +55,7 @@ def render_terminal(result: ScanResult, console: Console, details: bool = False)
         f" in {seconds:.2f}s" if isinstance(seconds, (int, float)) else "",
     )
     console.print(header)
-    console.print(_summary_table(result))
+    console.print(_summary_table(result, console.width))
     if result.findings:
         counts = Counter(f.severity for f in result.findings)
         parts = ", ".join(f"{n} {sev}" for sev, n in sorted(counts.items()))
@@ -66,29 +67,36 @@ def render_terminal(result: ScanResult, console: Console, details: bool = False)
                            style="red"))
 
 
-def _summary_table(result: ScanResult) -> Table:
+def _summary_table(result: ScanResult, width: int) -> Table:
     totals = Counter(r.plane for r in result.registrations)
     planes = [p for p in (*PLANES, *sorted(set(totals) - set(PLANES))) if totals[p]]
     per_mech: dict[str, Counter[str]] = defaultdict(Counter)
     for reg in result.registrations:
         per_mech[reg.mechanism][reg.plane] += 1
-    dispatchers = {m.id: m.dispatcher for m in result.mechanisms}
-    table = Table()
-    table.add_column("mechanism", style="bold")
-    table.add_column("dispatcher")
-    table.add_column("total", justify="right")
-    for plane in planes:
-        table.add_column(plane, justify="right", style=PLANE_STYLES.get(plane, ""))
-    for mid in mechanism_ids(result):
+    ids = mechanism_ids(result)
+    names = {m.id: _short(m.dispatcher) for m in result.mechanisms}
+    # Spaced plane headers wrap onto two lines: each count column is as wide as its longest word.
+    headers = [plane.replace("_", " ") for plane in planes]
+    mins = [max(len(word) for word in header.split()) for header in headers]
+    fixed = max([len("mechanism"), *map(len, ids)]) + len("total") + sum(mins) + len(planes) + 2
+    # On a narrow terminal the plane counts matter more than the dispatcher's name.
+    show_dispatcher = width - fixed >= min(14, max([0, *map(len, names.values())]))
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table.add_column("mechanism", style="bold", no_wrap=True)
+    if show_dispatcher:
+        table.add_column("dispatcher", overflow="ellipsis")
+    table.add_column("total", justify="right", width=5)
+    for plane, header, least in zip(planes, headers, mins):
+        table.add_column(header, justify="right", style=PLANE_STYLES.get(plane, ""), width=least)
+    for mid in ids:
         counts = per_mech[mid]
         total = sum(counts.values())
-        table.add_row(
-            Text(mid), Text(_short(dispatchers.get(mid, ()))), str(total),
-            *(str(counts[p]) if counts[p] else "" for p in planes),
-            style="" if total else "dim",
-        )
+        lead = [Text(mid), Text(names.get(mid, ""))] if show_dispatcher else [Text(mid)]
+        table.add_row(*lead, str(total), *(str(counts[p]) if counts[p] else "" for p in planes),
+                      style="" if total else "dim")
     table.add_section()
-    table.add_row("total", "", str(len(result.registrations)), *(str(totals[p]) for p in planes),
+    lead = ["total", ""] if show_dispatcher else ["total"]
+    table.add_row(*lead, str(len(result.registrations)), *(str(totals[p]) for p in planes),
                   style="bold")
     return table
 
@@ -101,41 +109,69 @@ def _details(result: ScanResult, console: Console) -> None:
     for mid in mechanism_ids(result):
         if by_mech[mid]:
             console.print(Text(f"{mid}: {titles.get(mid, mid)}", style="bold"))
-            console.print(_site_table(by_mech[mid]))
+            console.print(_site_table(by_mech[mid], console.width))
     if result.findings:
         console.print(Text("Findings", style="bold"))
-        table = Table("rule", "severity", "location", "message")
+        table = Table("rule", "severity", "location", "message", box=box.SIMPLE_HEAD,
+                      pad_edge=False)
         for f in result.findings:
             table.add_row(f.rule, Text(f.severity, style=SEVERITY_STYLES.get(f.severity, "")),
                           Text(f"{f.file}:{f.line}"), Text(f.message))
         console.print(table)
     if result.errors:
         console.print(Text(f"Skipped files ({len(result.errors)})", style="bold red"))
-        table = Table("file", "reason")
+        table = Table("file", "reason", box=box.SIMPLE_HEAD, pad_edge=False)
         for err in result.errors:
             table.add_row(Text(err.file), Text(err.message))
         console.print(table)
 
 
-def _site_table(regs: list[Registration]) -> Table:
-    table = Table()
-    table.add_column("location", no_wrap=True)
-    table.add_column("api", overflow="fold")
-    table.add_column("point", overflow="fold")
-    table.add_column("handler", overflow="fold")
-    table.add_column("plane", no_wrap=True)
-    table.add_column("confidence", no_wrap=True)
-    table.add_column("flags", overflow="fold")
+# Site-table columns: (header, narrowest legible width, widest useful width, overflow).
+SITE_COLUMNS = (
+    ("location", 18, 48, "fold"),
+    ("api", 6, 28, "fold"),
+    ("point", 8, 24, "fold"),
+    ("handler", 12, 64, "fold"),
+    ("plane", 11, 20, "ellipsis"),
+    ("confidence", 10, 10, "ellipsis"),
+    ("flags", 5, 28, "fold"),
+)
+
+
+def _site_table(regs: list[Registration], width: int) -> Table:
+    rows = []
     for reg in regs:
         handler = reg.handler.expr
         if reg.handler.qualname and reg.handler.qualname != handler:
             handler += f" ({reg.handler.qualname})"
-        table.add_row(
-            Text(f"{reg.file}:{reg.line}"), Text(reg.api), Text(reg.point or "—"), Text(handler),
-            Text(reg.plane, style=PLANE_STYLES.get(reg.plane, "")), reg.confidence,
-            Text(", ".join(reg.flags)),
-        )
+        rows.append((f"{reg.file}:{reg.line}", reg.api, reg.point or "—", handler,
+                     reg.plane.replace("_", " "), reg.confidence, ", ".join(reg.flags)))
+    widths = fit_widths(rows, width)
+    table = Table(box=box.SIMPLE_HEAD, padding=0)  # the box's blank rule separates columns
+    for (header, _, _, overflow), size in zip(SITE_COLUMNS, widths):
+        table.add_column(header, width=size, overflow=overflow)  # type: ignore[arg-type]
+    for reg, row in zip(regs, rows):
+        cells = [Text(cell) for cell in row]
+        cells[4].stylize(PLANE_STYLES.get(reg.plane, ""))
+        table.add_row(*cells)
     return table
+
+
+def fit_widths(rows: list[tuple[str, ...]], width: int) -> list[int]:
+    """Column widths that fit ``width``: each as wide as its content (capped), then the widest
+    column gives way first, so short columns stay whole; rich's own shrinking starves them."""
+    sizes = [
+        max(least, min(most, max([len(header), *(len(r[i]) for r in rows)])))
+        for i, (header, least, most, _) in enumerate(SITE_COLUMNS)
+    ]
+    floors = [least for _, least, _, _ in SITE_COLUMNS]
+    room = width - (len(sizes) + 1)  # a blank between columns and one at each edge
+    while sum(sizes) > room:
+        shrinkable = [i for i, size in enumerate(sizes) if size > floors[i]]
+        if not shrinkable:
+            break
+        sizes[max(shrinkable, key=lambda i: sizes[i])] -= 1
+    return sizes
 
 
 def plural(n: int, noun: str) -> str:
