@@ -1,0 +1,199 @@
+"""Rule-pack loading: a valid pack parses to frozen objects; a malformed one is a PackError that
+names the file and the key."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from planeshift.api import load_packs
+from planeshift.config import Config
+from planeshift.rules.packs import (
+    ArgSpec,
+    PackError,
+    builtin_pack_names,
+    builtin_pack_path,
+    load_pack,
+)
+
+DEMO_PACK = Path(__file__).resolve().parent.parent / "fixtures" / "packs" / "demo.yaml"
+
+VALID = """
+pack: mini
+mechanisms:
+  - id: mini_bus
+    dispatcher: mini.Bus
+    register:
+      - method: on
+        point: {arg: 0, keyword: point}
+        handler: {arg: 1, keyword: handler}
+      - keyword: yes
+        many: true
+    classify:
+      - id: mini.pre
+        when: {point: [PRE]}
+        plane: interceptor
+        because: ADR-0120 D4.
+      - plane: subscriber
+        because: ADR-0120 D1.
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "pack.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def load_error(tmp_path: Path, text: str) -> PackError:
+    path = write(tmp_path, text)
+    with pytest.raises(PackError) as info:
+        load_pack(path)
+    err = info.value
+    assert err.path == str(path)
+    assert str(err).startswith(f"{path}: {err.key}: "), str(err)
+    return err
+
+
+def test_valid_pack_parses(tmp_path: Path) -> None:
+    pack = load_pack(write(tmp_path, VALID))
+    assert pack.name == "mini"
+    (mech,) = pack.mechanisms
+    assert mech.dispatchers == ("mini.Bus",)
+    on, keyword = mech.registrations
+    assert (on.kind, on.name) == ("method", "on")
+    assert on.point == ArgSpec(index=0, keyword="point")
+    assert (keyword.kind, keyword.name, keyword.many) == ("keyword", "yes", True)
+    assert keyword.callables == ("mini.Bus",)  # a keyword form defaults to the dispatcher
+    assert [r.plane for r in mech.classify] == ["interceptor", "subscriber"]
+    assert mech.classify[1].id == "mini_bus.1"
+
+
+def test_method_on_is_the_string_on_not_a_boolean(tmp_path: Path) -> None:
+    text = VALID.replace("- method: on", "- method: on\n      - method: off\n      - method: no")
+    pack = load_pack(write(tmp_path, text))
+    names = [r.name for r in pack.mechanisms[0].registrations]
+    assert names[:3] == ["on", "off", "no"]
+    assert all(isinstance(n, str) for n in names)
+
+
+@pytest.mark.parametrize("path", [DEMO_PACK, *map(builtin_pack_path, builtin_pack_names())],
+                         ids=lambda p: Path(p).name)
+def test_shipped_packs_load(path: Path) -> None:
+    pack = load_pack(path)
+    assert pack.mechanisms
+    for mech in pack.mechanisms:
+        assert not mech.classify[-1].when
+
+
+def test_unknown_key_names_the_key(tmp_path: Path) -> None:
+    err = load_error(tmp_path, VALID.replace("    dispatcher: mini.Bus",
+                                             "    dispatcher: mini.Bus\n    dispatchers: x"))
+    assert err.key == "mechanisms[0].dispatchers"
+    assert "unknown key" in err.detail and "dispatcher" in err.detail
+
+
+def test_unknown_key_inside_a_registration(tmp_path: Path) -> None:
+    err = load_error(tmp_path, VALID.replace("        many: true", "        many: true\n        hadler: 1"))
+    assert err.key == "mechanisms[0].register[1].hadler"
+
+
+def test_unknown_top_level_key(tmp_path: Path) -> None:
+    err = load_error(tmp_path, "packs: mini\n" + VALID)
+    assert err.key == "<top>.packs"
+
+
+def test_bad_plane(tmp_path: Path) -> None:
+    err = load_error(tmp_path, VALID.replace("plane: interceptor", "plane: interceptors"))
+    assert err.key == "mechanisms[0].classify[0].plane"
+    assert "'interceptors'" in err.detail and "subscriber" in err.detail
+
+
+def test_missing_because(tmp_path: Path) -> None:
+    err = load_error(tmp_path, VALID.replace("        because: ADR-0120 D1.\n", ""))
+    assert err.key == "mechanisms[0].classify[1].because"
+
+
+@pytest.mark.parametrize(
+    ("point", "detail"),
+    [
+        ("true", "expected a position, a keyword name or a mapping"),
+        ("[0, 1]", "expected a mapping, got list"),
+        ("{arg: first}", "expected an integer position"),
+        ("{}", "give `arg`, `keyword` or `rest: true`"),
+    ],
+)
+def test_wrong_type_of_point(tmp_path: Path, point: str, detail: str) -> None:
+    err = load_error(tmp_path, VALID.replace("point: {arg: 0, keyword: point}", f"point: {point}"))
+    assert err.key.startswith("mechanisms[0].register[0].point"), err.key
+    assert detail in err.detail
+
+
+def test_duplicate_mechanism_id_in_one_pack(tmp_path: Path) -> None:
+    second = """
+  - id: mini_bus
+    emit:
+      - function: mini.fire
+    classify:
+      - plane: subscriber
+        because: ADR-0120 D1.
+"""
+    err = load_error(tmp_path, VALID.rstrip("\n") + second)
+    assert err.key == "mechanisms"
+    assert "duplicate mechanism id 'mini_bus'" in err.detail
+
+
+def test_duplicate_mechanism_id_across_packs(tmp_path: Path) -> None:
+    first = write(tmp_path, VALID, "first.yaml")
+    second = write(tmp_path, VALID.replace("pack: mini", "pack: other"), "second.yaml")
+    config = Config(root=tmp_path, packs=(first, second), builtin_packs=())
+    with pytest.raises(PackError) as info:
+        load_packs(config)
+    assert info.value.path == str(second)
+    assert info.value.key == "mechanisms.mini_bus"
+    assert "mini" in info.value.detail
+
+
+def test_last_classify_rule_must_be_the_default(tmp_path: Path) -> None:
+    text = VALID.replace("      - plane: subscriber\n",
+                         "      - when: {api: [on]}\n        plane: subscriber\n")
+    err = load_error(tmp_path, text)
+    assert err.key == "mechanisms[0].classify"
+    assert "last rule" in err.detail
+
+
+def test_invalid_yaml_reports_its_line(tmp_path: Path) -> None:
+    text = VALID.replace("    dispatcher: mini.Bus", "    dispatcher: [mini.Bus")
+    err = load_error(tmp_path, text)
+    assert err.key.startswith("line "), err.key
+    line = int(err.key.split()[1])
+    assert 3 <= line <= 6, err.key
+    assert "invalid YAML" in err.detail
+
+
+def test_bad_policy_value(tmp_path: Path) -> None:
+    text = VALID.replace("    dispatcher: mini.Bus",
+                         "    dispatcher: mini.Bus\n    policy: {returned_awaitable: ignore}")
+    err = load_error(tmp_path, text)
+    assert err.key == "mechanisms[0].policy.returned_awaitable"
+    assert "discard_unawaited" in err.detail
+
+
+def test_handler_async_condition_must_be_boolean(tmp_path: Path) -> None:
+    text = VALID.replace("when: {point: [PRE]}", "when: {handler_async: yes}")
+    err = load_error(tmp_path, text)
+    assert err.key == "mechanisms[0].classify[0].when.handler_async"
+
+
+def test_method_form_needs_a_dispatcher(tmp_path: Path) -> None:
+    err = load_error(tmp_path, VALID.replace("    dispatcher: mini.Bus\n", ""))
+    assert err.key == "mechanisms[0].dispatcher"
+
+
+def test_missing_file_is_a_pack_error(tmp_path: Path) -> None:
+    with pytest.raises(PackError) as info:
+        load_pack(tmp_path / "nope.yaml")
+    assert info.value.key == "<file>"
+    assert "nope.yaml" in str(info.value)
