@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from .analyzer.discover import discover
 from .analyzer.facts import FileFacts
 from .analyzer.link import Linker
-from .analyzer.pool import extract_all
+from .analyzer.cache import ResultCache
+from .analyzer.pool import cache_folder, extract_all, read_sources
 from .analyzer.sites import Vocabulary
 from .config import Config, ConfigError
 from .rules.checks import run_checks
@@ -71,42 +73,52 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     started = time.perf_counter()
     packs = load_packs(config)
     vocab = vocabulary(packs)
-    sources = discover(config.root, config.exclude, config.gitignore)
-    extracted = extract_all(sources, vocab, config, packs, progress)
-    by_path = {s.rel: s for s in sources}
+    files = discover(config.root, config.exclude, config.gitignore)
+    sources, read_errors = read_sources(files)
+    results = ResultCache(cache_folder(config)) if config.use_cache else None
+    result_key = ResultCache.key(
+        config.root.as_posix(), repr(packs), *sorted(f"{s.file.rel}:{s.key}" for s in sources)
+    )
+    cached = results.get(result_key) if results is not None else None
+    if cached is not None:
+        stats = {"seconds": round(time.perf_counter() - started, 3), "cache": "result",
+                 "cache_hits": len(sources), "jobs": 0, "warnings": []}
+        return replace(cached, stats=stats)
+
+    extracted = extract_all(sources, vocab, config, progress)
+    by_path = {s.file.rel: s for s in sources}
 
     def reextract(paths: list[str], wider: Vocabulary) -> list[FileFacts]:
-        again = extract_all([by_path[p] for p in paths], wider, config, packs, None)
+        again = extract_all([by_path[p] for p in paths], wider, config)
         extracted.cache_hits += again.cache_hits
         return again.facts
 
     linked = Linker(extracted.facts, packs, vocab, reextract).link()
-    facts = linked.files
-    errors = tuple(
-        FileError(f.path, f.error) for f in facts if f.error is not None
-    ) + tuple(extracted.errors)
+    errors = [FileError(f.path, f.error) for f in linked.files if f.error is not None]
     result = ScanResult(
         root=config.root.as_posix(),
         registrations=tuple(linked.registrations),
         emissions=tuple(linked.emissions),
         mechanisms=tuple(linked.mechanisms),
-        errors=tuple(sorted(errors, key=lambda e: e.file)),
-        files_scanned=len(sources),
-        files_with_sites=sum(1 for f in facts if f.has_sites),
+        errors=tuple(sorted([*errors, *read_errors], key=lambda e: e.file)),
+        files_scanned=len(files),
+        files_with_sites=sum(1 for f in linked.files if f.has_sites),
         packs=tuple(p.name for p in packs),
     )
-    findings = tuple(run_checks(result, linked))
+    result = replace(result, findings=tuple(run_checks(result, linked)))
+    warnings = list(extracted.warnings)
+    if results is not None:
+        warning = results.put(result_key, result)
+        if warning:
+            warnings.append(warning)
     stats = {
         "seconds": round(time.perf_counter() - started, 3),
+        "cache": "facts" if extracted.cache_hits else "cold",
         "cache_hits": extracted.cache_hits,
         "jobs": extracted.jobs,
-        "warnings": extracted.warnings,
+        "warnings": warnings,
     }
-    return ScanResult(**{**_fields(result), "findings": findings, "stats": stats})
-
-
-def _fields(result: ScanResult) -> dict:
-    return {name: getattr(result, name) for name in result.__dataclass_fields__}
+    return replace(result, stats=stats)
 
 
 def resolve_root(path: Path) -> Path:

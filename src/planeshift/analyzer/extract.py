@@ -24,8 +24,10 @@ def prefilter_for(vocab: Vocabulary) -> re.Pattern[str] | None:
     parts: list[str] = []
     if vocab.calls:
         words = "|".join(re.escape(w) for w in sorted(vocab.calls))
-        parts.append(rf"\b(?:{words})\s*\(")
-        parts.append(rf"@[\w.\s]*\b(?:{words})\b")
+        parts.append(rf"\b(?:{words})\s*\(")  # a call
+        parts.append(rf"@[\w.\s]*\b(?:{words})\b")  # a decorator
+        parts.append(rf"\b(?:{words})\s+as\s+\w")  # an import alias
+        parts.append(rf"\.(?:{words})[ \t]*(?:$|[,)\]#])")  # a bound-method alias
     if vocab.keywords:
         words = "|".join(re.escape(w) for w in sorted(vocab.keywords))
         parts.append(rf"\b(?:{words})\s*=")
@@ -35,7 +37,7 @@ def prefilter_for(vocab: Vocabulary) -> re.Pattern[str] | None:
     if vocab.assign_attrs:
         words = "|".join(re.escape(w) for w in sorted(vocab.assign_attrs))
         parts.append(rf"\.\s*(?:{words})\s*(?::[^=\n]*)?=(?!=)")
-    return re.compile("|".join(parts)) if parts else None
+    return re.compile("|".join(parts), re.MULTILINE) if parts else None
 
 
 def decode(data: bytes) -> str:

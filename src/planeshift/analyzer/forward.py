@@ -33,6 +33,24 @@ def _spec_for(param: Param, positional: list[Param]) -> ArgSpec:
     return ArgSpec(keyword=param.name)
 
 
+def _through_star(cand: Candidate, inner: ArgSpec, params, positional, func) -> ArgSpec | None:
+    """``bus.on(*keys, handler=h)`` in ``def on(self, *keys, handler)``: the caller's first
+    positional argument is the wrapped API's point."""
+    if inner.index is None or inner.index < 0:
+        return None
+    before = 0
+    for arg in cand.site.args:
+        if arg.name is not None:
+            continue
+        if arg.star == "*":
+            param = _param_source(arg.ref, params, func)
+            if param is None or param.kind != "vararg" or inner.index < before:
+                return None
+            return ArgSpec(index=len(positional) + inner.index - before)
+        before += 1
+    return None
+
+
 def derive(cand: Candidate, matcher: Matcher) -> RegSpec | None:
     """A derived registration form when *cand* sits in a function that forwards its parameters.
 
@@ -55,12 +73,16 @@ def derive(cand: Candidate, matcher: Matcher) -> RegSpec | None:
         point_param = _param_source(stars[0].ref, params, func)
     elif len(cand.point_args) == 1:
         point_param = _param_source(cand.point_args[0].ref, params, func)
+    if point_param is None and not cand.point_args and cand.spec.point is not None:
+        point_spec_from_star = _through_star(cand, cand.spec.point, params, positional, func)
+    else:
+        point_spec_from_star = None
     receiver_param = None
     if cand.spec.kind == "function" and cand.spec.receiver is not None:
         pass  # a function-form registration already names its dispatcher argument
     elif cand.receiver is not None and "unresolved_receiver" in cand.flags:
         receiver_param = _param_source(cand.receiver, params, func)
-    if handler_param is None and point_param is None:
+    if handler_param is None and point_param is None and point_spec_from_star is None:
         return None
     if handler_param is None and not any(
         key == "point" for rule in cand.mechanism.classify for key, _ in rule.when
@@ -80,7 +102,7 @@ def derive(cand: Candidate, matcher: Matcher) -> RegSpec | None:
             handler_spec = replace(handler_spec, index=inner.index, min_args=inner.min_args)
     else:
         fixed_handler = cand.handler
-    point_spec = _spec_for(point_param, positional) if point_param is not None else None
+    point_spec = _spec_for(point_param, positional) if point_param is not None else point_spec_from_star
     default_point = None
     if point_param is not None and point_param.default is not None:
         # a caller that omits the argument registers on the parameter's default
@@ -96,7 +118,7 @@ def derive(cand: Candidate, matcher: Matcher) -> RegSpec | None:
         point=point_spec,
         handler=handler_spec,
         receiver=_spec_for(receiver_param, positional) if receiver_param is not None else None,
-        fixed_point=None if point_param is not None else cand.point,
+        fixed_point=None if point_spec is not None else cand.point,
         fixed_handler=fixed_handler,
         forwards=f"{cand.file}:{cand.line}",
     )

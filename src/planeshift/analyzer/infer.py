@@ -328,13 +328,8 @@ class Evaluator:
         return known or frozenset(out)
 
     def _methods(self, prefix: str) -> list[tuple[str, Function]]:
-        key = ("methods", prefix)
-        if key not in self._memo:
-            self._memo[key] = tuple(  # type: ignore[assignment]
-                (qn, f) for qn, f in self.index.functions.items()
-                if qn.startswith(prefix) and "." not in qn[len(prefix):]
-            )
-        return list(self._memo[key])  # type: ignore[arg-type]
+        functions = self.index.functions
+        return [(qn, functions[qn]) for qn in self.index.methods_of.get(prefix[:-1], ())]
 
     # -- calls --------------------------------------------------------------------------------
     def _call(self, ref: Ref, module: str, scope: str, depth: int) -> Values:

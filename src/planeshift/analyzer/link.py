@@ -100,10 +100,13 @@ class Linker:
         return words
 
     def _candidates(self) -> list[Candidate]:
-        """Match every file; derive forwarders and re-match until no new form appears."""
+        """Match every file; derive forwarders and re-match until no new form appears.
+
+        A forwarder's own site is replaced by its callers' sites; a forwarder nobody in the
+        tree calls keeps its own site (flagged), so a registration API is never silently lost.
+        """
         new_lists = self._list_properties()
-        seen: set[tuple[str, RegSpec]] = set()
-        forwarders: set[tuple[str, int, int, str]] = set()
+        derived_of: dict[tuple[str, int, int, str, str], RegSpec] = {}
         for _ in range(MAX_ROUNDS):
             self._reextract(set(), new_lists)
             new_lists = set()
@@ -113,10 +116,9 @@ class Linker:
                 spec = derive(cand, self.matcher)
                 if spec is None:
                     continue
-                forwarders.add((cand.file, cand.line, cand.col, cand.mechanism.id))
-                key = (cand.mechanism.id, spec)
-                if key not in seen:
-                    seen.add(key)
+                key = (cand.file, cand.line, cand.col, cand.mechanism.id, cand.api)
+                if key not in derived_of:
+                    derived_of[key] = spec
                     fresh.append((cand.mechanism, spec))
             if not fresh:
                 break
@@ -124,9 +126,21 @@ class Linker:
             for mech, spec in fresh:
                 self.matcher.add(mech, spec)
                 self.derived[mech.id].append(spec)
-                words.add(spec.name.rsplit(".", 1)[-1])
+                words.add(_call_word(spec.name))
             self._reextract(words, set())
-        return [c for c in candidates if (c.file, c.line, c.col, c.mechanism.id) not in forwarders]
+        used = {id(c.spec) for c in candidates}
+        kept: list[Candidate] = []
+        for cand in candidates:
+            spec = derived_of.get((cand.file, cand.line, cand.col, cand.mechanism.id, cand.api))
+            if spec is None:
+                kept.append(cand)
+            elif id(spec) not in used:
+                cand.flags.append("forwarder_without_callers")
+                cand.evidence.append(
+                    f"{spec.name} forwards its parameters here and nothing in the scanned tree "
+                    "calls it, so this site stands for its future callers")
+                kept.append(cand)
+        return kept
 
     def _files_with_sites(self) -> list[FileFacts]:
         return [f for _, f in sorted(self.files.items()) if f.sites]
@@ -187,9 +201,9 @@ class Linker:
         for cls in classes:
             if cls not in self.index.classes:
                 continue
-            prefix = cls + "."
-            for qn, func in self.index.functions.items():
-                if qn.startswith(prefix) and func.loop is not None:
+            for qn in self.index.methods_of.get(cls, ()):
+                func = self.index.functions[qn]
+                if func.loop is not None:
                     yield qn[len(self.index.class_module[cls]) + 1:], func
 
     def _dormant(self, registrations, raw_emissions, classes) -> dict[str, set[str]]:
@@ -240,6 +254,12 @@ class Linker:
             dormant_points=tuple(sorted(dormant)),
             emitted_points=tuple(emitted),
         )
+
+
+def _call_word(qualname: str) -> str:
+    """The name a call site of a derived API spells: ``X.__init__`` is called as ``X(...)``."""
+    parts = qualname.split(".")
+    return parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]
 
 
 def _dedupe(registrations: list[Registration]) -> list[Registration]:

@@ -192,6 +192,12 @@ class Matcher:
             if site.kind == "call" and method in LIST_METHODS and receiver[0] == "attr":
                 for mech, spec in self.by_list.get(receiver[2], ()):
                     yield from self._append(facts, site, mech, spec, receiver, method)
+        elif func[0] == "name" and self.by_method:
+            # `register = bus.on` then `register(point, handler)`: a bound-method alias
+            for value in self.ev.eval(func, facts.module, site.scope):
+                if value[0] == "bound" and value[2] in self.by_method:
+                    yield from self._methods(facts, site, value[2], func,
+                                             frozenset({("inst", value[1])}))
         if self.by_callee:
             yield from self._callee(facts, site)
 
@@ -203,8 +209,10 @@ class Matcher:
                     return True
         return False
 
-    def _methods(self, facts, site, method: str, receiver: Ref) -> Iterator[Candidate]:
-        values = self.ev.eval(receiver, facts.module, site.scope)
+    def _methods(self, facts, site, method: str, receiver: Ref,
+                 values: Values | None = None) -> Iterator[Candidate]:
+        if values is None:
+            values = self.ev.eval(receiver, facts.module, site.scope)
         unknown: list[tuple[Mechanism, RegSpec, str]] = []
         for mech, spec in self.by_method[method]:
             status, why = self.status(values, self.dispatcher_ids(mech))

@@ -26,6 +26,7 @@ class ProjectIndex:
         self.classes: dict[str, Class] = {}
         self.class_module: dict[str, str] = {}
         self.scope_kind: dict[ScopeKey, str] = {}
+        self.methods_of: dict[str, list[str]] = defaultdict(list)  # class -> its functions
         self.bindings: dict[ScopeKey, dict[str, list[Ref]]] = {}
         for facts in files:
             self.files[facts.path] = facts
@@ -51,6 +52,9 @@ class ProjectIndex:
             self.functions[qn] = func
             self.function_module[qn] = module
             self.scope_kind[(module, func.qualname)] = "function"
+            if "." in func.qualname:
+                owner = f"{module}.{func.qualname.rsplit('.', 1)[0]}"
+                self.methods_of[owner].append(qn)
             merged = self.bindings.setdefault((module, func.qualname), {})
             for name, refs in _group(func.bindings).items():
                 merged.setdefault(name, []).extend(refs)

@@ -1,6 +1,6 @@
-"""Extract every file's facts: cache first, then a process pool over the misses.
+"""Extract every file's facts: read and hash, then the cache, then a process pool over the misses.
 
-Workers receive paths and return plain facts; nothing else crosses the process boundary. Small
+Workers receive bytes and return plain facts; nothing else crosses the process boundary. Small
 batches run in-process, where starting workers would cost more than it saves.
 """
 
@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import Config
-from ..rules.packs import Pack
 from ..types import FileError
 from .cache import FactCache, entry_key, salt
 from .discover import SourceFile
@@ -25,21 +24,50 @@ from .sites import Vocabulary
 POOL_THRESHOLD = 24  # fewer misses than this are extracted in-process
 
 
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A discovered file with its bytes and content key."""
+
+    file: SourceFile
+    data: bytes
+    key: str
+
+
 @dataclass
 class Extracted:
     facts: list[FileFacts]
-    errors: list[FileError] = field(default_factory=list)
     cache_hits: int = 0
     jobs: int = 1
     warnings: list[str] = field(default_factory=list)
 
 
-def _work(item: tuple[str, str, str, bool, bytes, Vocabulary]) -> FileFacts:
-    path, rel, module, is_package, data, vocab = item
+def read_sources(files: Sequence[SourceFile]) -> tuple[list[Source], list[FileError]]:
+    """Read and hash every file; an unreadable one becomes an error, not an exception."""
+    out: list[Source] = []
+    errors: list[FileError] = []
+    for src in files:
+        try:
+            data = Path(src.path).read_bytes()
+        except OSError as exc:
+            errors.append(FileError(src.rel, f"cannot read: {exc.strerror or exc}"))
+            continue
+        out.append(Source(src, data, entry_key(data, src.rel, src.module, src.is_package)))
+    return out, errors
+
+
+def cache_folder(config: Config) -> Path:
+    if config.cache_dir is not None:
+        return config.cache_dir
+    root = config.root if config.root.is_dir() else config.root.parent
+    return root / ".planeshift_cache"
+
+
+def _work(item: tuple[bytes, str, str, bool, Vocabulary]) -> FileFacts:
+    data, rel, module, is_package, vocab = item
     return extract_source(data, rel, module, is_package, vocab)
 
 
-def _job_count(config: Config) -> int:
+def job_count(config: Config) -> int:
     if config.jobs:
         return config.jobs
     try:
@@ -49,61 +77,50 @@ def _job_count(config: Config) -> int:
 
 
 def extract_all(
-    sources: Sequence[SourceFile],
+    sources: Sequence[Source],
     vocab: Vocabulary,
     config: Config,
-    packs: tuple[Pack, ...],
     progress: Callable[[int, int], None] | None = None,
 ) -> Extracted:
-    cache = None
-    if config.use_cache:
-        folder = config.cache_dir or (config.root if config.root.is_dir() else config.root.parent)
-        if config.cache_dir is None:
-            folder = folder / ".planeshift_cache"
-        cache = FactCache(folder, salt(repr(vocab)))
+    cache = FactCache(cache_folder(config), salt(vocab.fingerprint())) if config.use_cache else None
     out = Extracted(facts=[])
     results: dict[int, FileFacts] = {}
-    misses: list[tuple[int, str, tuple]] = []
+    misses: list[int] = []
     for i, src in enumerate(sources):
-        try:
-            data = Path(src.path).read_bytes()
-        except OSError as exc:
-            out.errors.append(FileError(src.rel, f"cannot read: {exc.strerror or exc}"))
-            continue
-        key = entry_key(data, src.rel, src.module, src.is_package)
-        cached = cache.get(key) if cache is not None else None
+        cached = cache.get(src.key) if cache is not None else None
         if cached is not None:
             results[i] = cached
-            out.cache_hits += 1
         else:
-            misses.append((i, key, (str(src.path), src.rel, src.module, src.is_package, data, vocab)))
+            misses.append(i)
+    out.cache_hits = len(results)
     total, done = len(sources), len(results)
     if progress:
         progress(done, total)
-    jobs = min(_job_count(config), max(1, len(misses)))
-    out.jobs = jobs if len(misses) >= POOL_THRESHOLD else 1
+    items = [
+        (s.data, s.file.rel, s.file.module, s.file.is_package, vocab)
+        for s in (sources[i] for i in misses)
+    ]
+    out.jobs = min(job_count(config), len(misses)) if len(misses) >= POOL_THRESHOLD else 1
     if out.jobs > 1:
         context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
         with ProcessPoolExecutor(max_workers=out.jobs, mp_context=context) as pool:
-            chunk = max(1, len(misses) // (out.jobs * 8))
-            facts_iter = pool.map(_work, [m[2] for m in misses], chunksize=chunk)
-            for (i, key, _), facts in zip(misses, facts_iter):
+            chunk = max(1, len(items) // (out.jobs * 8))
+            produced = pool.map(_work, items, chunksize=chunk)
+            for i, facts in zip(misses, produced):
                 results[i] = facts
-                if cache is not None:
-                    cache.put(key, facts)
                 done += 1
                 if progress:
                     progress(done, total)
     else:
-        for i, key, item in misses:
-            facts = _work(item)
-            results[i] = facts
-            if cache is not None:
-                cache.put(key, facts)
+        for i, item in zip(misses, items):
+            results[i] = _work(item)
             done += 1
             if progress:
                 progress(done, total)
-    if cache is not None and cache.warning:
-        out.warnings.append(cache.warning)
+    if cache is not None:
+        for i in misses:
+            cache.put(sources[i].key, results[i])
+        if cache.warning:
+            out.warnings.append(cache.warning)
     out.facts = [results[i] for i in sorted(results)]
     return out

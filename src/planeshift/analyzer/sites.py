@@ -26,6 +26,11 @@ class Vocabulary:
     list_attrs: frozenset[str] = frozenset()  # callback lists: <attr>.append(handler)
     assign_attrs: frozenset[str] = frozenset()  # setters: <obj>.<attr> = handler
 
+    def fingerprint(self) -> str:
+        """A stable text for cache keys (frozenset order varies between processes)."""
+        parts = (self.calls, self.keywords, self.list_attrs, self.assign_attrs)
+        return "|".join(",".join(sorted(p)) for p in parts)
+
 
 class Source:
     """Source text by ast position: character columns and exact segments."""
@@ -80,9 +85,15 @@ def _args(call: ast.Call, src: Source) -> tuple[Arg, ...]:
     return tuple(out)
 
 
-def call_site(node: ast.Call, scope: str, vocab: Vocabulary, src: Source) -> Site | None:
+def call_site(
+    node: ast.Call, scope: str, vocab: Vocabulary, src: Source, aliases: frozenset[str] | set[str] = frozenset()
+) -> Site | None:
     name = last_name(node.func)
-    wanted = name in vocab.calls or any(k.arg in vocab.keywords for k in node.keywords if k.arg)
+    wanted = (
+        name in vocab.calls
+        or (isinstance(node.func, ast.Name) and name in aliases)
+        or any(k.arg in vocab.keywords for k in node.keywords if k.arg)
+    )
     if not wanted and name in LIST_METHODS and isinstance(node.func, ast.Attribute):
         wanted = last_name(node.func.value) in vocab.list_attrs
     if not wanted:
@@ -104,11 +115,12 @@ def decorator_sites(
     decorated: str,
     vocab: Vocabulary,
     src: Source,
+    aliases: frozenset[str] | set[str] = frozenset(),
 ) -> list[Site]:
     out: list[Site] = []
     is_async = isinstance(node, ast.AsyncFunctionDef) if not isinstance(node, ast.ClassDef) else None
     for dec in node.decorator_list:
-        if last_name(dec) not in vocab.calls:
+        if last_name(dec) not in vocab.calls and last_name(dec) not in aliases:
             continue
         is_call = isinstance(dec, ast.Call)
         target = dec.func if isinstance(dec, ast.Call) else dec

@@ -50,6 +50,9 @@ class SymbolCollector(ast.NodeVisitor):
         self.vocab = vocab
         self.src = src
         self.sites: list[Site] = []
+        # local names standing for a vocabulary API: `from m import hook as on_point`,
+        # `register = bus.on`; calls through them are sites too
+        self.aliases: set[str] = set()
         # names iterated by the enclosing function's active loops; a call of one marks the
         # function for dispatch-loop analysis, so the costly pass runs only where it matters
         self._loop_names: list[set[str]] = []
@@ -95,7 +98,8 @@ class SymbolCollector(ast.NodeVisitor):
         qualname = self._child(node.name)
         self.bind(node.name, ("class", qualname))
         if self.vocab is not None:
-            self.sites.extend(decorator_sites(node, self.scope.qualname, qualname, self.vocab, self.src))
+            self.sites.extend(decorator_sites(
+                node, self.scope.qualname, qualname, self.vocab, self.src, self.aliases))
         for dec in node.decorator_list:
             self._visit_decorator(dec)
         for base in node.bases:
@@ -142,7 +146,8 @@ class SymbolCollector(ast.NodeVisitor):
         if not any(n.endswith(".setter") or n.endswith(".deleter") for n in dec_names):
             self.bind(node.name, ("def", qualname))
         if self.vocab is not None:
-            self.sites.extend(decorator_sites(node, self.scope.qualname, qualname, self.vocab, self.src))
+            self.sites.extend(decorator_sites(
+                node, self.scope.qualname, qualname, self.vocab, self.src, self.aliases))
         for dec in node.decorator_list:
             self._visit_decorator(dec)
         for default in [*node.args.defaults, *node.args.kw_defaults]:
@@ -211,10 +216,18 @@ class SymbolCollector(ast.NodeVisitor):
                 continue
             target = f"{base}.{alias.name}" if base else alias.name
             self.bind(alias.asname or alias.name, ("import", target, False))
+            if self.vocab is not None and alias.asname and alias.name in self.vocab.calls:
+                self.aliases.add(alias.asname)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
         value = from_ast(node.value)
+        if (
+            self.vocab is not None
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr in self.vocab.calls
+        ):
+            self.aliases.update(t.id for t in node.targets if isinstance(t, ast.Name))
         for target in node.targets:
             self._bind_target(target, value)
             self.visit(target)
@@ -318,7 +331,7 @@ class SymbolCollector(ast.NodeVisitor):
     # -- uses ---------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
         if self.vocab is not None:
-            self._add(call_site(node, self.scope.qualname, self.vocab, self.src))
+            self._add(call_site(node, self.scope.qualname, self.vocab, self.src, self.aliases))
         if (
             self._loop_names
             and isinstance(node.func, ast.Name)
