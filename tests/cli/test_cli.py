@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -95,7 +96,9 @@ def test_json_to_output_file(project: Path, tmp_path: Path) -> None:
     assert data["root"] == project.resolve().as_posix()
     assert {r["file"] for r in data["registrations"]} <= {"app.py"}
     assert [p.name for p in out.parent.iterdir()] == ["scan.json"]  # no temporary file left
-    assert out.stat().st_mode & 0o644 == 0o644  # readable like any file, not mkstemp's 0600
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # an ordinary file, not mkstemp's 0600
 
 
 def test_unwritable_output_exits_2_before_scanning(project: Path, tmp_path: Path) -> None:
