@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from .helpers import line_of, one, regs, scan_tree, show
 
 HANDLERS = """
@@ -106,8 +104,6 @@ def test_receiver_chosen_by_subscript(tmp_path: Path) -> None:
     assert_needs_review(reg, "dynamic_receiver", "subscript")
 
 
-@pytest.mark.xfail(strict=True, reason="the site becomes a derived forwarder and is removed; with no "
-                   "caller nothing is reported at all (dropped, not needs_review)")
 def test_point_parameter_of_a_function_nobody_calls(tmp_path: Path) -> None:
     app = """
     from demo.bus import EventBus
@@ -148,8 +144,6 @@ def test_point_parameter_passed_only_non_constants(tmp_path: Path) -> None:
         assert_needs_review(reg, "dynamic_point")
 
 
-@pytest.mark.xfail(strict=True, reason="a forwarding helper whose handler is a parameter and that "
-                   "nobody in the project calls (a public API) yields no registration at all")
 def test_handler_parameter_of_a_helper_nobody_calls_is_still_reported(tmp_path: Path) -> None:
     app = """
     from demo.bus import EventBus, Point

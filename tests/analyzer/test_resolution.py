@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from .helpers import line_of, one, regs, scan_tree, show, summary
 
 HANDLERS = """
@@ -214,8 +212,6 @@ def test_module_attribute_of_another_module(tmp_path: Path) -> None:
            ("state.bus.on(", "demo_bus", "BEFORE", "handlers.guard", "interceptor"))
 
 
-@pytest.mark.xfail(strict=True, reason="a bound-method alias (`register = bus.on`) is never a site: "
-                   "the registration is silently dropped, not even needs_review")
 def test_bound_method_alias(tmp_path: Path) -> None:
     app = """
     from demo.bus import EventBus, Point
@@ -484,8 +480,6 @@ def test_forwarding_helper_callers_are_the_registrations(tmp_path: Path) -> None
     assert regs(result, file="wiring.py") == [], "the helper's inner call is not a registration"
 
 
-@pytest.mark.xfail(strict=True, reason="callers of a façade forwarding `*keys` to a non-rest point "
-                   "get point None and the default plane (a guess), not BEFORE/interceptor")
 def test_facade_method_forwarding_star_keys_and_handler_keyword(tmp_path: Path) -> None:
     facade = """
     from demo.bus import EventBus
@@ -579,8 +573,6 @@ def test_module_decorator_with_point(tmp_path: Path) -> None:
     assert one(result, file="app.py", handler_qualname="app.record").handler.declared_async is True
 
 
-@pytest.mark.xfail(strict=True, reason="the site prefilter keys on the spelled last name, so a "
-                   "decorator imported under another name (`hook as on_point`) is never a site")
 def test_module_decorator_imported_under_another_name(tmp_path: Path) -> None:
     app = """
     from demo.bus import Point
