@@ -57,7 +57,9 @@ def vocabulary(packs: tuple[Pack, ...]) -> Vocabulary:
                 elif spec.kind == "keyword":
                     keywords.add(spec.name)
                 elif spec.kind == "mapping":
+                    # the mapping may come positionally or through **kwargs: the callee's name
                     keywords.add(spec.name)
+                    calls.update(c.rsplit(".", 1)[-1] for c in spec.callables)
                 elif spec.kind == "append":
                     list_attrs.add(spec.name)
                 elif spec.kind == "assign":

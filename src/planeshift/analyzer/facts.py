@@ -41,7 +41,7 @@ class Function:
     name: str
     line: int
     is_async: bool
-    kind: str  # "function" | "method" | "classmethod" | "staticmethod" | "property"
+    kind: str  # "function" | "method" | "classmethod" | "staticmethod" | "property" | "setter"
     params: tuple[Param, ...] = ()
     returns: Ref | None = None  # return annotation
     return_values: tuple[Ref, ...] = ()  # expressions of `return X` in this body

@@ -106,7 +106,7 @@ class Linker:
         tree calls keeps its own site (flagged), so a registration API is never silently lost.
         """
         new_lists = self._list_properties()
-        derived_of: dict[tuple[str, int, int, str, str], RegSpec] = {}
+        known: set[RegSpec] = set()
         for _ in range(MAX_ROUNDS):
             self._reextract(set(), new_lists)
             new_lists = set()
@@ -114,11 +114,8 @@ class Linker:
             fresh: list[tuple[Mechanism, RegSpec]] = []
             for cand in candidates:
                 spec = derive(cand, self.matcher)
-                if spec is None:
-                    continue
-                key = (cand.file, cand.line, cand.col, cand.mechanism.id, cand.api)
-                if key not in derived_of:
-                    derived_of[key] = spec
+                if spec is not None and spec not in known:
+                    known.add(spec)
                     fresh.append((cand.mechanism, spec))
             if not fresh:
                 break
@@ -128,13 +125,13 @@ class Linker:
                 self.derived[mech.id].append(spec)
                 words.add(_call_word(spec.name))
             self._reextract(words, set())
-        used = {id(c.spec) for c in candidates}
+        used = {c.spec for c in candidates}
         kept: list[Candidate] = []
         for cand in candidates:
-            spec = derived_of.get((cand.file, cand.line, cand.col, cand.mechanism.id, cand.api))
+            spec = derive(cand, self.matcher)
             if spec is None:
                 kept.append(cand)
-            elif id(spec) not in used:
+            elif spec not in used:
                 cand.flags.append("forwarder_without_callers")
                 cand.evidence.append(
                     f"{spec.name} forwards its parameters here and nothing in the scanned tree "

@@ -328,11 +328,15 @@ class Matcher:
 
     def _append(self, facts, site, mech, spec, list_ref: Ref, method: str) -> Iterator[Candidate]:
         status, why = self.list_status(list_ref, spec, mech, facts.module, site.scope)
-        if status not in ("match", "dynamic"):
+        if status == "other" and self._owner_unknown(list_ref, facts, site):
+            # the list's own name is the pack's callback list (or a property over it), but its
+            # owner cannot be typed: keep the site for review rather than drop it
+            status, why = "unresolved", f"{render(list_ref[1])} is not inferable"
+        if status not in ("match", "dynamic", "unresolved"):
             return
         positional = [a for a in site.args if a.name is None]
         arg = positional[-1] if positional else None
-        flags = ["dynamic_receiver"] if status == "dynamic" else []
+        flags = {"dynamic": ["dynamic_receiver"], "unresolved": ["receiver_unknown"]}.get(status, [])
         evidence = [why, f"{method} onto the {spec.name} callback list"]
         api = f"{spec.name}.{method}"
         confidence = "high" if not flags else "low"
@@ -344,6 +348,10 @@ class Matcher:
             yield self._candidate(facts, site, mech, spec, api, spec.fixed_point, None, handler,
                                   confidence, list(evidence), list(flags), handler_arg=arg,
                                   receiver=list_ref)
+
+    def _owner_unknown(self, list_ref: Ref, facts: FileFacts, site: Site) -> bool:
+        values = self.ev.eval(list_ref[1], facts.module, site.scope)
+        return bool(values) and all(v[0] == "unknown" for v in values)
 
     def _tuple_item(self, facts, site, mech, spec, arg, api, evidence, flags, confidence):
         """``entries.append((point, handler))``: a queue of registrations flushed later."""
@@ -417,7 +425,14 @@ class Matcher:
 
     def _mapping(self, facts, site, mech, spec, evidence) -> Iterator[Candidate]:
         """``Registry(hooks={point: handler, ...})``: one registration per literal entry."""
-        arg = self._arg(site, ArgSpec(keyword=spec.name, index=spec.point.index if spec.point else None))
+        arg = self._arg(site, spec.handler or ArgSpec(keyword=spec.name))
+        spread = [a for a in site.args if a.star == "**"]
+        if arg is None and spread:
+            yield self._candidate(facts, site, mech, spec, spec.name, None,
+                                  f"{spec.name} may arrive through **{spread[0].text}",
+                                  Handler(f"**{spread[0].text}"), "low", evidence, [],
+                                  handler_arg=spread[0])
+            return
         if arg is None or arg.ref == ("const", "None"):
             return
         if arg.ref[0] != "dict":

@@ -48,8 +48,10 @@ class ProjectIndex:
             self.bindings[(module, cls.qualname)] = _group(cls.bindings)
         for func in facts.functions:
             qn = f"{module}.{func.qualname}"
-            # a redefinition (overloads, conditional defs) keeps the last body, as Python does
-            self.functions[qn] = func
+            # a redefinition (overloads, conditional defs) keeps the last body, as Python does;
+            # a property's setter shares its name but not its meaning
+            if func.kind != "setter" or qn not in self.functions:
+                self.functions[qn] = func
             self.function_module[qn] = module
             self.scope_kind[(module, func.qualname)] = "function"
             if "." in func.qualname:

@@ -143,6 +143,8 @@ class SymbolCollector(ast.NodeVisitor):
                 kind = "classmethod"
             elif dec_names & _PROPERTY_DECORATORS:
                 kind = "property"
+            elif any(n.endswith((".setter", ".deleter")) for n in dec_names):
+                kind = "setter"
         if not any(n.endswith(".setter") or n.endswith(".deleter") for n in dec_names):
             self.bind(node.name, ("def", qualname))
         if self.vocab is not None:

@@ -266,7 +266,10 @@ class _Reader:
             points=self.strings(data.get("points"), f"{key}.points"),
             dormant_points=self.strings(data.get("dormant_points"), f"{key}.dormant_points"),
             registrations=tuple(
-                self.registration(r, f"{key}.register[{i}]", dispatchers)
+                self.registration(
+                    r, f"{key}.register[{i}]",
+                    dispatchers + self.strings(data.get("aliases"), f"{key}.aliases"),
+                )
                 for i, r in enumerate(registrations)
             ),
             emissions=tuple(
