@@ -1,4 +1,4 @@
-"""Bad files: one file that cannot be read as Python becomes an entry in ``errors``; the run goes on."""
+"""Bad files: a file that cannot be read as Python is an entry in ``errors``; the run goes on."""
 
 from __future__ import annotations
 
@@ -29,7 +29,9 @@ def broken(:
     pass
 """
 INVALID_UTF8 = b"from demo.bus import EventBus\nbus = EventBus()\nname = '\xff\xfe caf\xe9'\n"
-BOGUS_COOKIE = b"# -*- coding: no-such-codec -*-\nfrom demo.bus import EventBus\nEventBus().on(1, 2)\n"
+BOGUS_COOKIE = (
+    b"# -*- coding: no-such-codec -*-\nfrom demo.bus import EventBus\nEventBus().on(1, 2)\n"
+)
 
 
 def error_for(result, rel: str) -> str:

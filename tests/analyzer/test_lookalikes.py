@@ -240,7 +240,9 @@ def test_real_dispatcher_is_found_beside_look_alikes_in_the_same_file(tmp_path: 
     atexit.register(guard)
     """
     result = scan(tmp_path, {"emitter.py": EMITTER, "app.py": app})
-    found = sorted((r.line, r.mechanism, r.api, r.point, r.plane) for r in regs(result, file="app.py"))
+    found = sorted(
+        (r.line, r.mechanism, r.api, r.point, r.plane) for r in regs(result, file="app.py")
+    )
     assert found == [
         (line_of(app, "bus.on("), "demo_bus", "on", "BEFORE", "interceptor"),
         (line_of(app, "bus.subscribe("), "demo_bus", "subscribe", None, "subscriber"),

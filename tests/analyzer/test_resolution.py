@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from .helpers import line_of, one, regs, scan_tree, show, summary
 
 HANDLERS = """
@@ -21,7 +23,7 @@ async def log(**payload):
 
 
 def expect(result, rel: str, source: str, *rows: tuple[str, str, str | None, str, str]) -> None:
-    """Registrations of *rel* are exactly *rows*: (line needle, mechanism, point, qualname, plane)."""
+    """*rel* registers exactly *rows*: (line needle, mechanism, point, qualname, plane)."""
     want = sorted(
         (rel, line_of(source, needle), mech, point, qualname, plane)
         for needle, mech, point, qualname, plane in rows
@@ -768,3 +770,20 @@ def test_point_never_emitted_is_flagged_dormant(tmp_path: Path) -> None:
     result = scan_tree(tmp_path, {"app.py": app, "handlers.py": HANDLERS})
     assert "dormant_point" in one(result, file="app.py", point="NEVER_EMITTED").flags
     assert "dormant_point" not in one(result, file="app.py", point="AFTER").flags
+
+
+@pytest.mark.xfail(strict=True, reason="a slot form's fixed point (gate -> GATE) is never an "
+                   "emit() argument, so every gate registration is flagged dormant_point "
+                   "although emit() calls the gate each time")
+def test_fixed_point_of_a_slot_called_by_the_dispatcher_is_not_dormant(tmp_path: Path) -> None:
+    app = """
+    from demo.bus import EventBus
+    from handlers import guard
+
+    bus = EventBus()
+    bus.gate = guard
+    """
+    result = scan_tree(tmp_path, {"app.py": app, "handlers.py": HANDLERS})
+    reg = one(result, file="app.py")
+    assert (reg.point, reg.plane) == ("GATE", "interceptor")
+    assert "dormant_point" not in reg.flags

@@ -96,7 +96,8 @@ def test_unknown_key_names_the_key(tmp_path: Path) -> None:
 
 
 def test_unknown_key_inside_a_registration(tmp_path: Path) -> None:
-    err = load_error(tmp_path, VALID.replace("        many: true", "        many: true\n        hadler: 1"))
+    text = VALID.replace("        many: true", "        many: true\n        hadler: 1")
+    err = load_error(tmp_path, text)
     assert err.key == "mechanisms[0].register[1].hadler"
 
 
