@@ -315,9 +315,10 @@ class _Reader:
         if len(kinds) != 1:
             raise self.fail(key, f"give exactly one of: {', '.join(REGISTRATION_KINDS)}")
         kind = kinds[0]
-        callables = self.strings(data.get("callable"), f"{key}.callable") or (
-            dispatchers if kind in ("keyword", "mapping") else ()
-        )
+        callables = self.strings(data.get("callable"), f"{key}.callable")
+        if kind in ("keyword", "mapping") and (not callables or set(callables) & set(dispatchers)):
+            # the dispatcher (the default callable) is also reached through its public aliases
+            callables = tuple(dict.fromkeys((*callables, *dispatchers)))
         if kind in ("keyword", "mapping") and not callables:
             raise self.fail(f"{key}.callable", f"a {kind} registration needs a callable")
         handler = self.argspec(data.get("handler"), f"{key}.handler")
