@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from .helpers import line_of, one, regs, scan_tree, show
 
 
@@ -166,9 +164,6 @@ def test_message_manager_keyword_callbacks_carry_discard_unawaited(tmp_path: Pat
     assert "discard_unawaited" not in one(result, file="app.py", handler_qualname="app.acb").flags
 
 
-@pytest.mark.xfail(strict=True, reason="keyword/mapping forms match only the pack's canonical "
-                   "callable, not its public aliases: MessageManager / HookRegistry imported from "
-                   "lionagi.protocols.messages / lionagi.service.hooks give no registration")
 def test_keyword_and_mapping_forms_through_public_aliases(tmp_path: Path) -> None:
     app = """
     from lionagi.protocols.messages import MessageManager

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from .helpers import line_of, one, regs, scan_tree, show, summary
 
 HANDLERS = """
@@ -772,9 +770,6 @@ def test_point_never_emitted_is_flagged_dormant(tmp_path: Path) -> None:
     assert "dormant_point" not in one(result, file="app.py", point="AFTER").flags
 
 
-@pytest.mark.xfail(strict=True, reason="a slot form's fixed point (gate -> GATE) is never an "
-                   "emit() argument, so every gate registration is flagged dormant_point "
-                   "although emit() calls the gate each time")
 def test_fixed_point_of_a_slot_called_by_the_dispatcher_is_not_dormant(tmp_path: Path) -> None:
     app = """
     from demo.bus import EventBus
