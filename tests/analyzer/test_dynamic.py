@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from .helpers import line_of, one, regs, scan_tree, show
 
 HANDLERS = """
@@ -160,3 +162,48 @@ def test_handler_parameter_of_a_helper_nobody_calls_is_still_reported(tmp_path: 
     ], show(result)
     assert found[0].plane in ("interceptor", "needs_review")
     assert found[0].evidence
+
+
+def test_loop_over_receivers(tmp_path: Path) -> None:
+    app = """
+    from demo.bus import EventBus, Point
+    from handlers import guard
+
+    BUSES = [EventBus(), EventBus()]
+    for bus in BUSES:
+        bus.on(Point.BEFORE, guard)
+    """
+    result = scan_tree(tmp_path, {"app.py": app, "handlers.py": HANDLERS})
+    reg = one(result, file="app.py")
+    assert reg.point == "BEFORE"
+    assert_needs_review(reg, "dynamic_receiver", "loop")
+
+
+def test_point_and_handler_from_a_starred_table_entry(tmp_path: Path) -> None:
+    app = """
+    from demo.bus import EventBus, Point
+    from handlers import guard
+
+    SPEC = (Point.BEFORE, guard)
+    EventBus().on(*SPEC)
+    """
+    result = scan_tree(tmp_path, {"app.py": app, "handlers.py": HANDLERS})
+    reg = one(result, file="app.py")
+    assert reg.line == line_of(app, "on(*SPEC)")
+    assert_needs_review(reg, "dynamic_point")
+
+
+@pytest.mark.xfail(strict=True, reason="getattr(bus, \"on\")(...) is never a site (the callee is a "
+                   "call, not a name or attribute): the registration is silently dropped")
+def test_registration_method_fetched_with_getattr(tmp_path: Path) -> None:
+    app = """
+    from demo.bus import EventBus, Point
+    from handlers import guard
+
+    bus = EventBus()
+    getattr(bus, "on")(Point.BEFORE, guard)
+    """
+    result = scan_tree(tmp_path, {"app.py": app, "handlers.py": HANDLERS})
+    reg = one(result, file="app.py")
+    assert (reg.line, reg.mechanism) == (line_of(app, "getattr(bus"), "demo_bus")
+    assert reg.plane in ("interceptor", "needs_review")

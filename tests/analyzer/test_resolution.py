@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from .helpers import line_of, one, regs, scan_tree, show, summary
 
 HANDLERS = """
@@ -338,6 +340,69 @@ def test_string_annotation(tmp_path: Path) -> None:
     result = scan_tree(tmp_path, {"app.py": app, "handlers.py": HANDLERS})
     expect(result, "app.py", app,
            ("bus.on(", "demo_bus", "BEFORE", "handlers.guard", "interceptor"))
+
+
+@pytest.mark.xfail(strict=True, reason="a string inside a subscript annotation (Optional[\"EventBus\"], "
+                   "Union[...], ClassVar[...]) is not parsed: the receiver is an untyped parameter, "
+                   "so subscribe() is needs_review/receiver_unknown and on() unresolved_receiver")
+def test_string_annotation_inside_optional_union_and_classvar(tmp_path: Path) -> None:
+    app = """
+    from __future__ import annotations
+
+    from typing import TYPE_CHECKING, ClassVar, Optional, Union
+
+    from demo.bus import Point
+    from handlers import guard, log
+
+    if TYPE_CHECKING:
+        from demo.bus import EventBus
+
+
+    def optional(bus: Optional["EventBus"]) -> None:
+        bus.subscribe(log)
+
+
+    def union(bus: Union["EventBus", None]) -> None:
+        bus.on(Point.BEFORE, guard)
+
+
+    class Plugin:
+        bus: ClassVar["EventBus"]
+
+        def install(self) -> None:
+            self.bus.subscribe(guard)
+    """
+    result = scan_tree(tmp_path, {"app.py": app, "handlers.py": HANDLERS})
+    expect(result, "app.py", app,
+           ("bus.subscribe(log)", "demo_bus", None, "handlers.log", "subscriber"),
+           ("bus.on(", "demo_bus", "BEFORE", "handlers.guard", "interceptor"),
+           ("self.bus.subscribe(", "demo_bus", None, "handlers.guard", "subscriber"))
+    for reg in regs(result, file="app.py"):
+        assert reg.confidence == "high" and not reg.flags, reg
+
+
+@pytest.mark.xfail(strict=True, reason="typing.cast(EventBus, x) is an external call result, taken "
+                   "as a non-dispatcher: both registrations are silently dropped")
+def test_typing_cast_to_dispatcher(tmp_path: Path) -> None:
+    app = """
+    import typing
+    from typing import cast
+
+    from demo.bus import EventBus, Point
+    from handlers import guard, log
+
+
+    def lookup(name):
+        return globals()[name]
+
+
+    cast(EventBus, lookup("bus")).on(Point.BEFORE, guard)
+    typing.cast("EventBus", lookup("bus")).subscribe(log)
+    """
+    result = scan_tree(tmp_path, {"app.py": app, "handlers.py": HANDLERS})
+    expect(result, "app.py", app,
+           ("cast(EventBus", "demo_bus", "BEFORE", "handlers.guard", "interceptor"),
+           ("typing.cast(", "demo_bus", None, "handlers.log", "subscriber"))
 
 
 def test_annotated_class_attribute(tmp_path: Path) -> None:
