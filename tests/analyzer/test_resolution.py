@@ -342,9 +342,10 @@ def test_string_annotation(tmp_path: Path) -> None:
            ("bus.on(", "demo_bus", "BEFORE", "handlers.guard", "interceptor"))
 
 
-@pytest.mark.xfail(strict=True, reason="a string inside a subscript annotation (Optional[\"EventBus\"], "
-                   "Union[...], ClassVar[...]) is not parsed: the receiver is an untyped parameter, "
-                   "so subscribe() is needs_review/receiver_unknown and on() unresolved_receiver")
+@pytest.mark.xfail(strict=True, reason="a string inside a subscript annotation "
+                   "(Optional['EventBus'], Union[...], ClassVar[...]) is not parsed: the receiver "
+                   "is untyped, so subscribe() is needs_review/receiver_unknown and on() "
+                   "unresolved_receiver")
 def test_string_annotation_inside_optional_union_and_classvar(tmp_path: Path) -> None:
     app = """
     from __future__ import annotations
