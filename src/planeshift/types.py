@@ -12,16 +12,21 @@ class Handler:
     qualname: str | None = None
     declared_async: bool | None = None
     returns_awaitable: bool | None = None  # can a call return an awaitable although declared sync?
-    kind: str = "unknown"  # function | method | lambda | partial | class | instance | external | unknown
+    kind: str = "unknown"  # function | method | lambda | partial | class | instance | external |
+    #                        several | unknown
+    candidates: tuple[str, ...] = ()  # kind "several": every callable the expression may be
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "expr": self.expr,
             "qualname": self.qualname,
             "declared_async": self.declared_async,
             "returns_awaitable": self.returns_awaitable,
             "kind": self.kind,
         }
+        if self.candidates:
+            out["candidates"] = list(self.candidates)
+        return out
 
 
 @dataclass(frozen=True, slots=True)

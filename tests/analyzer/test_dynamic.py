@@ -193,8 +193,6 @@ def test_point_and_handler_from_a_starred_table_entry(tmp_path: Path) -> None:
     assert_needs_review(reg, "dynamic_point")
 
 
-@pytest.mark.xfail(strict=True, reason="getattr(bus, \"on\")(...) is never a site (the callee is a "
-                   "call, not a name or attribute): the registration is silently dropped")
 def test_registration_method_fetched_with_getattr(tmp_path: Path) -> None:
     app = """
     from demo.bus import EventBus, Point

@@ -342,10 +342,6 @@ def test_string_annotation(tmp_path: Path) -> None:
            ("bus.on(", "demo_bus", "BEFORE", "handlers.guard", "interceptor"))
 
 
-@pytest.mark.xfail(strict=True, reason="a string inside a subscript annotation "
-                   "(Optional['EventBus'], Union[...], ClassVar[...]) is not parsed: the receiver "
-                   "is untyped, so subscribe() is needs_review/receiver_unknown and on() "
-                   "unresolved_receiver")
 def test_string_annotation_inside_optional_union_and_classvar(tmp_path: Path) -> None:
     app = """
     from __future__ import annotations
@@ -382,8 +378,6 @@ def test_string_annotation_inside_optional_union_and_classvar(tmp_path: Path) ->
         assert reg.confidence == "high" and not reg.flags, reg
 
 
-@pytest.mark.xfail(strict=True, reason="typing.cast(EventBus, x) is an external call result, taken "
-                   "as a non-dispatcher: both registrations are silently dropped")
 def test_typing_cast_to_dispatcher(tmp_path: Path) -> None:
     app = """
     import typing

@@ -39,6 +39,7 @@ class HandlerResolver:
             asyncs.pop() if len(asyncs) == 1 else None,
             returns.pop() if len(returns) == 1 else (True if True in returns else None),
             "several",
+            tuple(sorted({h[1] for h in known if h[1]})),
         )
 
     def _describe(self, value: Value) -> tuple[str, str | None, bool | None, bool | None]:

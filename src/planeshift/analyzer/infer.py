@@ -24,7 +24,7 @@ from collections.abc import Iterable
 
 from .facts import Function, Ref
 from .names import ProjectIndex
-from .refs import render
+from .refs import parse_annotation, render
 
 Value = tuple
 Values = frozenset
@@ -140,7 +140,7 @@ class Evaluator:
         if kind == "class":
             return frozenset({("cls", f"{module}.{ref[1]}")})
         if kind == "iter":
-            return frozenset({("dyn", f"loop variable over {render(ref[1])}")})
+            return frozenset({("dyn", self._loop_reason(ref[1], None, module, scope))})
         if kind == "annot":
             if ref[1] is not None:
                 typed = self.annotation(ref[1], module, scope, depth)
@@ -152,11 +152,66 @@ class Evaluator:
             if inner[0] == "seq" and ref[2] < len(inner[2]):
                 return self.eval(inner[2][ref[2]], module, scope, depth)
             if inner[0] == "iter":
-                return frozenset({("dyn", f"loop variable over {render(inner[1])}")})
+                return frozenset({("dyn", self._loop_reason(inner[1], ref[2], module, scope))})
             return frozenset({("dyn", f"unpacked from {render(inner)}")})
         if kind == "other":
             return unknown(f"{name} bound by {ref[1]}")
         return self.eval(ref, module, scope, depth)
+
+    def _loop_reason(self, iterable: Ref, index: int | None, module: str, scope: str) -> str:
+        """"loop variable over X", naming the table's entries when X is a literal collection."""
+        reason = f"loop variable over {render(iterable)}"
+        items = self.table(iterable, module, scope, index)
+        if items:
+            shown = ", ".join(render(r) for r in items[:8]) + (", ..." if len(items) > 8 else "")
+            reason += f"; the table holds {shown}"
+        return reason
+
+    def table(self, ref: Ref, module: str, scope: str, index: int | None = None,
+              depth: int = 0) -> list[Ref] | None:
+        """The entries of a literal collection a loop iterates: a list, a tuple, a dict's keys
+        (or, unpacking ``.items()``, its keys or values), also through a name bound to one."""
+        if depth > 4:
+            return None
+        if ref[0] == "seq":
+            items = list(ref[2])
+            if index is not None:
+                items = [i[2][index] for i in items if i[0] == "seq" and index < len(i[2])]
+            return items
+        if ref[0] == "dict":
+            return [k for k, _ in ref[1]]
+        if ref[0] == "call" and ref[1][0] == "attr" and ref[1][2] in ("items", "keys", "values"):
+            inner = self.table(("dictview",) + ref[1][1:2], module, scope, None, depth + 1)
+            return inner and self._dict_part(ref[1][2], index, inner)
+        if ref[0] == "dictview":
+            return self._literal(ref[1], module, scope, depth)
+        if ref[0] == "name":
+            bound = self._literal(ref, module, scope, depth)
+            return self.table(bound, module, scope, index, depth + 1) if bound else None
+        return None
+
+    def _literal(self, ref: Ref, module: str, scope: str, depth: int):
+        """The literal a name is bound to (once), or None."""
+        if ref[0] == "dict":
+            return ref
+        if ref[0] != "name":
+            return None
+        for key in self.index.scope_chain(module, scope):
+            refs = self.index.bindings.get(key, {}).get(ref[1])
+            if refs:
+                if len(refs) != 1:
+                    return None
+                bound = refs[0][2] if refs[0][0] == "annot" else refs[0]
+                return bound if bound is not None and bound[0] in ("seq", "dict") else None
+        return None
+
+    @staticmethod
+    def _dict_part(view: str, index: int | None, pairs) -> list[Ref] | None:
+        if pairs[0] != "dict":
+            return None
+        if view == "values" or (view == "items" and index == 1):
+            return [v for _, v in pairs[1]]
+        return [k for k, _ in pairs[1]]
 
     def _param(self, ref: Ref, name: str, module: str, scope: str, depth: int) -> Values:
         _, pkind, annotation, default = ref
@@ -179,6 +234,8 @@ class Evaluator:
     def annotation(self, ref: Ref, module: str, scope: str, depth: int) -> Values:
         """Instances an annotation admits: ``HookBus``, ``HookBus | None``, ``Optional[HookBus]``."""
         kind = ref[0]
+        if kind == "str":  # a forward reference nested in a subscript: Optional["HookBus"]
+            return self.annotation(parse_annotation(ref[1]), module, scope, depth)
         if kind == "either":
             out: set[Value] = set()
             for part in ref[1]:
@@ -368,6 +425,8 @@ class Evaluator:
                         out |= self.attribute(base, ref[2][1][1], depth)
                     return frozenset(out)
                 return frozenset({("dyn", f"getattr with a computed name {render(ref[2][1])}")})
+            if name in ("typing.cast", "typing_extensions.cast") and ref[2]:
+                return self.annotation(ref[2][0], module, scope, depth)
             if name in self.known_classes:
                 return frozenset({("inst", name)})
             if name in self.factories:

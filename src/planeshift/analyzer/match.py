@@ -192,8 +192,8 @@ class Matcher:
             if site.kind == "call" and method in LIST_METHODS and receiver[0] == "attr":
                 for mech, spec in self.by_list.get(receiver[2], ()):
                     yield from self._append(facts, site, mech, spec, receiver, method)
-        elif func[0] == "name" and self.by_method:
-            # `register = bus.on` then `register(point, handler)`: a bound-method alias
+        elif func[0] in ("name", "call") and self.by_method:
+            # `register = bus.on; register(...)` or `getattr(bus, "on")(...)`: a bound method
             for value in self.ev.eval(func, facts.module, site.scope):
                 if value[0] == "bound" and value[2] in self.by_method:
                     yield from self._methods(facts, site, value[2], func,
@@ -512,6 +512,9 @@ class Matcher:
         enum_ids = self.ids(mech.points) if mech.points else frozenset()
         found: set[str] = set()
         member = False
+        dynamic = sorted({v[1] for v in values if v[0] in ("dyn", "unknown")})
+        if dynamic:
+            return None, f"point `{text or '?'}` is dynamic ({'; '.join(dynamic)})", False
         for v in values:
             if v[0] == "member" and (not enum_ids or any(c in enum_ids for c in self.ev.mro(v[1]))):
                 found.add(v[2])
@@ -524,15 +527,15 @@ class Matcher:
             elif v[0] in ("cls", "ext", "member"):
                 found.add(str(v[-1]).rsplit(".", 1)[-1])
             elif v[0] == "inst" and v[1].startswith("builtins."):
-                return None, f"point {text or '?'} is a run-time {v[1][9:]} value", False
+                return None, f"point `{text or '?'}` is a run-time {v[1][9:]} value", False
             elif v[0] == "inst":
                 found.add(f"{v[1].rsplit('.', 1)[-1]}(...)")
             elif v[0] in ("dyn", "unknown"):
                 return None, f"point {text or '?'} is dynamic ({v[1]})", False
             else:
-                return None, f"point {text or '?'} is not a constant", False
+                return None, f"point `{text or '?'}` is not a constant", False
         if len(found) != 1:
-            return None, f"point {text} may be any of {', '.join(sorted(found))}", False
+            return None, f"point `{text}` may be any of {', '.join(sorted(found))}", False
         return found.pop(), None, member
 
     def _enum_name_for(self, value: str, mech: Mechanism) -> str | None:

@@ -84,11 +84,16 @@ def annotation_from_ast(node: ast.AST | None) -> Ref | None:
     if node is None:
         return None
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            return from_ast(ast.parse(node.value, mode="eval").body)
-        except SyntaxError:
-            return ("other", "str-annotation")
+        return parse_annotation(node.value)
     return from_ast(node)
+
+
+def parse_annotation(text: str) -> Ref:
+    """A string annotation's expression as a ref (``"HookBus | None"``)."""
+    try:
+        return from_ast(ast.parse(text, mode="eval").body)
+    except (SyntaxError, ValueError, RecursionError):
+        return ("other", "str-annotation")
 
 
 def _all_args(args: ast.arguments) -> list[ast.arg]:

@@ -89,6 +89,10 @@ def call_site(
     node: ast.Call, scope: str, vocab: Vocabulary, src: Source, aliases: frozenset[str] | set[str] = frozenset()
 ) -> Site | None:
     name = last_name(node.func)
+    if name == "getattr" and isinstance(node.func, ast.Call) and len(node.func.args) >= 2:
+        attr = node.func.args[1]  # getattr(bus, "on")(point, handler)
+        if isinstance(attr, ast.Constant) and isinstance(attr.value, str):
+            name = attr.value
     wanted = (
         name in vocab.calls
         or (isinstance(node.func, ast.Name) and name in aliases)

@@ -22,7 +22,7 @@ def facts_of(c: Candidate) -> dict[str, Any]:
         "point": c.point,
         "api": c.api,
         "via": c.spec.kind,
-        "handler": c.handler.qualname or c.handler.expr,
+        "handler": c.handler.candidates or (c.handler.qualname or c.handler.expr,),
         "scope": c.scope,
         "handler_async": c.handler.declared_async,
         "handler_returns_awaitable": c.handler.returns_awaitable,
@@ -39,7 +39,9 @@ def holds(rule: ClassifyRule, facts: dict[str, Any]) -> bool | None:
             ok = actual in expected or actual.rsplit(".", 1)[0] in expected
         elif key == "via":
             ok = actual in expected
-        elif key in ("handler", "scope"):
+        elif key == "handler":  # every callable the handler may be must match
+            ok = all(any(fnmatchcase(name, p) for p in expected) for name in actual)
+        elif key == "scope":
             ok = any(fnmatchcase(actual, pattern) for pattern in expected)
         elif actual is None:
             if key == "point" and not facts["_point_dynamic"]:
@@ -59,7 +61,9 @@ def _describe(rule: ClassifyRule, facts: dict[str, Any]) -> str:
     conds = []
     for key, expected in rule.when:
         shown = ", ".join(expected) if isinstance(expected, tuple) else str(expected).lower()
-        conds.append(f"{key} {facts[key]} in [{shown}]" if isinstance(expected, tuple)
+        actual = facts[key]
+        actual = " / ".join(actual) if isinstance(actual, tuple) else actual
+        conds.append(f"{key} {actual} in [{shown}]" if isinstance(expected, tuple)
                      else f"{key}={shown}")
     cond = "; ".join(conds) if conds else "default"
     return f"rule {rule.id} ({cond}) -> {rule.plane}: {rule.because}"
