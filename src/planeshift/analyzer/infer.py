@@ -33,6 +33,10 @@ BUILTIN_CONTAINERS = {"list", "dict", "set", "tuple", "frozenset"}
 PARTIALS = {"functools.partial", "functools.partialmethod"}
 BUILTIN_NAMES = frozenset(dir(builtins))
 FIELD_SPECS = {"Field", "PrivateAttr", "field", "attrib", "ib", "Attribute"}
+WRAPPER_TYPES = {  # X[T] means "a T" for inference
+    "typing.Optional", "typing.Annotated", "typing_extensions.Annotated",
+    "pydantic.json_schema.SkipJsonSchema",
+}
 OPAQUE_TYPES = {"typing.Any", "typing_extensions.Any", "builtins.object", "typing.Callable",
                 "collections.abc.Callable"}
 
@@ -246,7 +250,7 @@ class Evaluator:
         if kind == "sub":
             head = self.eval(ref[1], module, scope, depth)
             names = {v[1] for v in head if v[0] in ("ext", "cls")}
-            if names & {"typing.Optional", "typing.Annotated", "typing_extensions.Annotated"}:
+            if names & WRAPPER_TYPES:
                 inner = ref[2][2][0] if ref[2][0] == "seq" else ref[2]
                 return self.annotation(inner, module, scope, depth)
             if names & {"typing.Union"} and ref[2][0] == "seq":

@@ -247,7 +247,9 @@ class Linker:
         return MechanismSummary(
             id=mech.id,
             title=mech.title,
-            dispatcher=tuple(dict.fromkeys([*mech.dispatchers, *classes])),
+            # a mechanism without a dispatcher class is dispatched by its emitting functions
+            dispatcher=tuple(dict.fromkeys([*mech.dispatchers, *classes]))
+            or tuple(e.name for e in mech.emissions if e.kind == "function"),
             registration_apis=tuple(dict.fromkeys(
                 [s.name for s in mech.registrations]
                 + [f"{s.name} (forwards to {s.forwards})" for s in self.derived.get(mech.id, [])]

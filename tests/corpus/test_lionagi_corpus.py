@@ -1,0 +1,161 @@
+"""planeshift scan of lionagi 0.36.0: counts per mechanism and plane, and sites checked by hand.
+
+Every site pinned below was read in the 0.36.0 tree (paths relative to the lionagi/ package).
+When the analyzer or the pack changes a number here, read the site again before updating it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from planeshift.types import ScanResult
+
+# mechanism -> {plane: count}; mechanisms absent from the tree have no entry
+EXPECTED_PLANES = {
+    "hookbus": {"interceptor": 1, "delivery_sink": 1, "needs_review": 5},
+    "session_observer": {"subscriber": 24, "interceptor": 1, "delivery_sink": 1, "needs_review": 1},
+    "message_manager": {"subscriber": 2, "needs_review": 1},
+    "message_pile_rewritten": {"subscriber": 1},
+    "message_retry": {"needs_review": 1},
+    "service_hook_registry": {"interceptor": 1},
+    "scheduler_signals": {"subscriber": 1},
+    "terminal_callbacks": {"delivery_sink": 4},
+    "tool_processors": {"interceptor": 2, "needs_review": 2},
+    "agent_spec_hooks": {"interceptor": 5, "needs_review": 1},
+    "coding_toolkit_hooks": {"interceptor": 4, "needs_review": 1},
+    "action_tool_hooks": {"interceptor": 1, "observing_subscriber": 1},
+    "messenger": {"needs_review": 3},
+    "engine_events": {"subscriber": 1},
+    "flow_callbacks": {"subscriber": 3, "needs_review": 4},
+    "imodel_stream_processor": {"interceptor": 4},
+    "cli_spawn_observers": {"needs_review": 2},
+    "context_providers": {"needs_review": 2},
+}
+NO_REGISTRATIONS = {
+    "broadcaster", "dispatch_outbox", "provider_stream_handlers", "permission_escalation",
+}
+
+# (file, line, mechanism, point, plane, handler qualname) - each read in the source
+SITES = [
+    ("agent/spec.py", 52, "agent_spec_hooks", "SECURITY_PRE", "interceptor",
+     "lionagi.agent.hooks.guard_destructive"),
+    ("agent/context_fold.py", 417, "hookbus", "API_PRE_CALL", "interceptor",
+     "lionagi.agent.context_fold.ContextFold.on_api_pre_call"),
+    ("hooks/persist.py", 42, "hookbus", "MESSAGE_ADD", "delivery_sink",
+     "lionagi.hooks.persist.route_message_persistence._handler"),
+    ("session/observer.py", 594, "session_observer", "Signal", "delivery_sink",
+     "lionagi.session.observer.SessionObserver.bind_db_persistence._persist"),
+    ("session/session.py", 178, "session_observer", "GATE", "interceptor", None),
+    ("engines/hypothesis.py", 895, "session_observer", "FindingPosted", "subscriber", None),
+    ("operations/flow.py", 1165, "session_observer", "EscalationRequest", "subscriber",
+     "lionagi.operations.flow.ReactiveExecutor._on_bus_escalation"),
+    ("studio/scheduler/signals.py", 265, "scheduler_signals", "ScheduleRunFailed", "subscriber",
+     "lionagi.studio.scheduler.signals._log_schedule_run_failed"),
+    ("session/branch.py", 149, "message_manager", None, "subscriber",
+     "lionagi.session.branch.Branch._schedule_emit"),
+    ("session/branch.py", 151, "message_pile_rewritten", None, "subscriber",
+     "lionagi.session.branch.Branch._sync_view_with_pile"),
+    ("studio/scheduler/engine.py", 125, "terminal_callbacks", None, "delivery_sink",
+     "lionagi.studio.scheduler.engine._register_schedule_notify._filtered"),
+    ("cli/orchestrate/flow.py", 2061, "messenger", "done", "needs_review",
+     "lionagi.cli.orchestrate._orchestration.TeamLifecycleCoordinator.on_done"),
+    ("agent/factory.py", 369, "action_tool_hooks", "TOOL_PRE", "interceptor", None),
+    ("agent/factory.py", 371, "action_tool_hooks", "TOOL_POST", "observing_subscriber", None),
+    ("agent/factory.py", 671, "coding_toolkit_hooks", "ERROR", "needs_review", None),
+    ("tools/coding.py", 679, "coding_toolkit_hooks", "POST", "interceptor",
+     "lionagi.tools.coding.CodingToolkit.bind._notify_post"),
+    ("operations/run/run.py", 531, "imodel_stream_processor", "CHUNK", "interceptor",
+     "lionagi.operations.run.run.run._persist_chunk"),
+]
+
+# calls a naive scanner would report: none of them is a registration
+LOOKALIKES = [
+    ("state/lifecycle/policy.py", 184),  # PolicyRegistry.register, same package as terminal callbacks
+    ("session/session.py", 105),  # Exchange.register (a mailbox, no callable)
+    ("agent/factory.py", 1390),  # atexit.register
+    ("state/db.py", 8288),  # sqlite3.connect
+    ("providers/ag2/agent.py", 227),  # AG2 stream.subscribe
+]
+
+
+def by_site(result: ScanResult) -> dict[tuple[str, int], list]:
+    out: dict[tuple[str, int], list] = {}
+    for reg in result.registrations:
+        out.setdefault((reg.file, reg.line), []).append(reg)
+    return out
+
+
+def test_scan_is_clean(lionagi_scan: ScanResult) -> None:
+    assert lionagi_scan.files_scanned == 611
+    assert lionagi_scan.errors == ()
+
+
+def test_every_mechanism_is_listed_with_its_dispatcher(lionagi_scan: ScanResult) -> None:
+    ids = {m.id for m in lionagi_scan.mechanisms}
+    assert ids == set(EXPECTED_PLANES) | NO_REGISTRATIONS
+    assert len(ids) >= 15  # ADR-0120: "at least fifteen callback or dispatch contracts"
+    for mech in lionagi_scan.mechanisms:
+        assert mech.dispatcher, mech.id  # a class, or the functions that dispatch
+
+
+def test_counts_per_mechanism_and_plane(lionagi_scan: ScanResult) -> None:
+    found: dict[str, Counter] = {}
+    for reg in lionagi_scan.registrations:
+        found.setdefault(reg.mechanism, Counter())[reg.plane] += 1
+    assert {m: dict(c) for m, c in found.items()} == EXPECTED_PLANES
+    planes = Counter(r.plane for r in lionagi_scan.registrations)
+    assert dict(planes) == {
+        "subscriber": 32, "needs_review": 23, "interceptor": 19, "delivery_sink": 6,
+        "observing_subscriber": 1,
+    }
+
+
+@pytest.mark.parametrize(("file", "line", "mechanism", "point", "plane", "qualname"), SITES)
+def test_hand_checked_site(lionagi_scan, file, line, mechanism, point, plane, qualname) -> None:
+    matches = [r for r in by_site(lionagi_scan).get((file, line), []) if r.mechanism == mechanism]
+    assert len(matches) == 1, by_site(lionagi_scan).get((file, line))
+    reg = matches[0]
+    assert (reg.point, reg.plane) == (point, plane)
+    if qualname is not None:
+        assert reg.handler.qualname == qualname
+    assert reg.evidence, "every classification carries its evidence"
+
+
+@pytest.mark.parametrize(("file", "line"), LOOKALIKES)
+def test_lookalike_is_not_a_registration(lionagi_scan, file, line) -> None:
+    assert (file, line) not in by_site(lionagi_scan)
+
+
+def test_engine_observe_facades_resolve_to_their_callers(lionagi_scan: ScanResult) -> None:
+    """run.observe -> EngineRun.observe -> Session.observe -> SessionObserver.observe."""
+    hypothesis = [r for r in lionagi_scan.registrations if r.file == "engines/hypothesis.py"]
+    assert [r.line for r in hypothesis] == list(range(894, 902))
+    assert all(r.plane == "subscriber" for r in hypothesis)
+    facades = [r for r in lionagi_scan.registrations if r.file == "engines/engine.py" and r.line == 585]
+    assert facades == []  # the façade's own forwarding call is not a registration
+
+
+def test_table_driven_registration_is_needs_review_with_the_table(lionagi_scan) -> None:
+    """hooks/loader.py registers DEFAULT_HOOKS in a loop: the point is dynamic, never guessed."""
+    reg = next(r for r in lionagi_scan.registrations if (r.file, r.line) == ("hooks/loader.py", 96))
+    assert reg.plane == "needs_review" and reg.point is None
+    assert "dynamic_point" in reg.flags
+    assert "HookPoint.SESSION_START" in reg.evidence[0]
+
+
+def test_discard_unawaited_registrations_are_flagged(lionagi_scan: ScanResult) -> None:
+    flagged = {(r.file, r.line) for r in lionagi_scan.registrations if "discard_unawaited" in r.flags}
+    assert ("session/branch.py", 149) in flagged  # MessageManager sync callback
+    assert ("cli/orchestrate/flow.py", 2061) in flagged  # LionMessenger drops the result
+    assert ("session/observer.py", 594) not in flagged  # SessionObserver gathers awaitables
+
+
+def test_emissions_and_dormant_points(lionagi_scan: ScanResult) -> None:
+    hookbus = next(m for m in lionagi_scan.mechanisms if m.id == "hookbus")
+    assert "ARTIFACT_CREATED" in hookbus.dormant_points
+    emitted = {(e.file, e.line, e.point) for e in lionagi_scan.emissions if e.mechanism == "hookbus"}
+    assert ("operations/act/act.py", 79, "TOOL_PRE") in emitted
+    assert ("operations/chat/chat.py", 33, "USER_PROMPT_SUBMIT") in emitted
+    assert set(hookbus.emitted_points) >= {"TOOL_PRE", "TOOL_POST", "TOOL_ERROR", "SESSION_END"}
