@@ -66,8 +66,14 @@ def vocabulary(packs: tuple[Pack, ...]) -> Vocabulary:
                     assign_attrs.add(spec.name)
             for em in mech.emissions:
                 calls.add(em.name.rsplit(".", 1)[-1])
+    config_keys = {c.key for p in packs for m in p.mechanisms for c in m.config}
     return Vocabulary(frozenset(calls), frozenset(keywords), frozenset(list_attrs),
-                      frozenset(assign_attrs))
+                      frozenset(assign_attrs), frozenset(config_keys))
+
+
+def settings_patterns(packs: tuple[Pack, ...]) -> tuple[str, ...]:
+    """The hook settings files the packs read (gitignore-style patterns)."""
+    return tuple(dict.fromkeys(f for p in packs for m in p.mechanisms for c in m.config for f in c.files))
 
 
 def scan(config: Config, progress: Progress | None = None) -> ScanResult:
@@ -75,7 +81,7 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     started = time.perf_counter()
     packs = load_packs(config)
     vocab = vocabulary(packs)
-    files = discover(config.root, config.exclude, config.gitignore)
+    files = discover(config.root, config.exclude, config.gitignore, settings_patterns(packs))
     sources, read_errors = read_sources(files)
     results = ResultCache(cache_folder(config)) if config.use_cache else None
     result_key = ResultCache.key(

@@ -35,6 +35,7 @@ EXPECTED_PLANES = {
 }
 NO_REGISTRATIONS = {
     "broadcaster", "dispatch_outbox", "provider_stream_handlers", "permission_escalation",
+    "external_hooks",  # settings files live in users' homes and projects, not in the package
 }
 
 # (file, line, mechanism, point, plane, handler qualname) - each read in the source

@@ -173,8 +173,14 @@ class _ModuleNamer:
         return (f"{package}.{stem}" if package else stem), False
 
 
-def discover(root: Path, exclude: tuple[str, ...] = (), use_gitignore: bool = True) -> list[SourceFile]:
-    """Python files under *root* (or *root* itself when it is a file), sorted by relative path."""
+def discover(
+    root: Path,
+    exclude: tuple[str, ...] = (),
+    use_gitignore: bool = True,
+    settings: tuple[str, ...] = (),
+) -> list[SourceFile]:
+    """Python files under *root* (or *root* itself when it is a file), sorted by relative path,
+    plus the hook settings files the *settings* patterns (gitignore-style) name."""
     root = root.resolve()
     namer = _ModuleNamer()
     if root.is_file():
@@ -185,6 +191,8 @@ def discover(root: Path, exclude: tuple[str, ...] = (), use_gitignore: bool = Tr
         _ancestor_ignores(root, rules)
     excludes = IgnoreRules()
     excludes.add_lines(list(exclude), "")
+    wanted = IgnoreRules()
+    wanted.add_lines(list(settings), "")
     found: list[SourceFile] = []
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
@@ -200,9 +208,11 @@ def discover(root: Path, exclude: tuple[str, ...] = (), use_gitignore: bool = Tr
             keep.append(d)
         dirs[:] = keep
         for name in sorted(files):
-            if not name.endswith(".py"):
-                continue
             rel = f"{rel_dir}/{name}" if rel_dir else name
+            if not name.endswith(".py"):
+                if settings and wanted.ignored(rel, False) and not excludes.ignored(rel, False):
+                    found.append(SourceFile(here / name, rel, "", False))  # a settings file
+                continue
             if excludes.ignored(rel, False) or rules.ignored(rel, False):
                 continue
             module, is_pkg = namer.name(here / name)

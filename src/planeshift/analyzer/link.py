@@ -140,7 +140,7 @@ class Linker:
         return kept
 
     def _files_with_sites(self) -> list[FileFacts]:
-        return [f for _, f in sorted(self.files.items()) if f.sites]
+        return [f for _, f in sorted(self.files.items()) if f.sites or f.config_hooks]
 
     def _reextract(self, calls: set[str], lists: set[str]) -> None:
         """Collect the sites of newly derived API names in the files that call them."""
@@ -148,13 +148,13 @@ class Linker:
         lists -= self.vocab.list_attrs
         if not (calls or lists) or self.reextract is None:
             return
-        self.vocab = Vocabulary(
-            self.vocab.calls | calls, self.vocab.keywords, self.vocab.list_attrs | lists,
-            self.vocab.assign_attrs,
+        self.vocab = replace(
+            self.vocab, calls=self.vocab.calls | calls, list_attrs=self.vocab.list_attrs | lists
         )
         paths = [
             path for path, f in self.files.items()
-            if f.error is None and ((f.called_funcs | f.called_attrs) & calls or f.loaded_attrs & lists)
+            if f.error is None and f.module
+            and ((f.called_funcs | f.called_attrs) & calls or f.loaded_attrs & lists)
         ]
         for facts in self.reextract(paths, self.vocab):
             self.files[facts.path] = facts
@@ -249,7 +249,8 @@ class Linker:
             title=mech.title,
             # a mechanism without a dispatcher class is dispatched by its emitting functions
             dispatcher=tuple(dict.fromkeys([*mech.dispatchers, *classes]))
-            or tuple(e.name for e in mech.emissions if e.kind == "function"),
+            or tuple(e.name for e in mech.emissions if e.kind == "function")
+            or tuple(f"settings key {c.key} in {', '.join(c.files)}" for c in mech.config),
             registration_apis=tuple(dict.fromkeys(
                 [s.name for s in mech.registrations]
                 + [f"{s.name} (forwards to {s.forwards})" for s in self.derived.get(mech.id, [])]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..rules.packs import ArgSpec, Emission as EmissionSpec, Mechanism, Pack, Registration as RegSpec
 from ..types import Handler
-from .facts import Arg, FileFacts, Ref, Site
+from .facts import Arg, ConfigHook, FileFacts, Ref, Site
 from .handlers import HandlerResolver
 from .infer import Evaluator, Values
 from .refs import render
@@ -111,6 +111,7 @@ class Matcher:
                 else:
                     self.emit_by_callee.append((mech, em))
         self._ids: dict[tuple[str, ...], frozenset[str]] = {}
+        self._bodies: frozenset[str] | None = None
 
     def add(self, mech: Mechanism, spec: RegSpec, list_alias: str | None = None) -> None:
         """Index a registration form (pack-given, or derived by the linker)."""
@@ -172,9 +173,44 @@ class Matcher:
         return out
 
     # -- sites --------------------------------------------------------------------------------
+    def api_bodies(self) -> frozenset[str]:
+        """Qualnames of pack-declared registration functions and decorators: sites inside their
+        own bodies are the API's plumbing (``def hook(p): def wrap(fn): bus.on(p, fn)``)."""
+        if self._bodies is None:
+            names = tuple(
+                spec.name for _, spec in self.by_callee
+                if spec.kind in ("function", "decorator") and not spec.forwards
+            )
+            self._bodies = frozenset(n for n in self.ids(names) if n in self.ev.index.functions)
+        return self._bodies
+
     def registrations(self, facts: FileFacts) -> Iterator[Candidate]:
+        bodies = self.api_bodies()
         for site in facts.sites:
+            scope = f"{facts.module}.{site.scope}"
+            if bodies and any(scope == b or scope.startswith(b + ".") for b in bodies):
+                continue
             yield from self._site(facts, site)
+        for hook in facts.config_hooks:
+            yield from self._config(facts, hook)
+
+    def _config(self, facts: FileFacts, hook: ConfigHook) -> Iterator[Candidate]:
+        """An external hook command in a settings file (ADR-0120 D6)."""
+        for mech in self.mechanisms:
+            if not any(c.key == hook.key_path for c in mech.config):
+                continue
+            shell = isinstance(hook.command, str)
+            text = hook.command if shell else " ".join(map(str, hook.command))
+            site = Site(kind="config", line=hook.line, col=0, scope="", func=("other", "config"),
+                        text=hook.key_path)
+            spec = RegSpec(kind="config", name=hook.key_path)
+            evidence = [f"{hook.key_path}.{hook.event} command in {facts.path}",
+                        "a shell string: the runtime requires argv (ADR-0120 D6)" if shell
+                        else "argv, never reaches a shell"]
+            yield self._candidate(facts, site, mech, spec, f"{hook.key_path}.{hook.event}",
+                                  hook.event, None, Handler(text, None, None, None, "process"),
+                                  "high", evidence, ["shell_command_string"] if shell else [])
+            return
 
     def _site(self, facts: FileFacts, site: Site) -> Iterator[Candidate]:
         func = site.func
@@ -528,6 +564,8 @@ class Matcher:
                 found.add(str(v[-1]).rsplit(".", 1)[-1])
             elif v[0] == "inst" and v[1].startswith("builtins."):
                 return None, f"point `{text or '?'}` is a run-time {v[1][9:]} value", False
+            elif v[0] == "inst" and any(c in enum_ids for c in self.ev.mro(v[1])):
+                return None, f"point `{text or '?'}` may be any {_short(v)[2:]}", False
             elif v[0] == "inst":
                 found.add(f"{v[1].rsplit('.', 1)[-1]}(...)")
             elif v[0] in ("dyn", "unknown"):

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..config import Config
 from ..types import FileError
 from .cache import FactCache, entry_key, salt
+from .configs import extract_config
 from .discover import SourceFile
 from .extract import extract_source
 from .facts import FileFacts
@@ -64,6 +65,8 @@ def cache_folder(config: Config) -> Path:
 
 def _work(item: tuple[bytes, str, str, bool, Vocabulary]) -> FileFacts:
     data, rel, module, is_package, vocab = item
+    if not rel.endswith(".py"):
+        return extract_config(data, rel, vocab.config_keys)
     return extract_source(data, rel, module, is_package, vocab)
 
 

@@ -25,10 +25,11 @@ class Vocabulary:
     keywords: frozenset[str] = frozenset()  # constructor keyword names
     list_attrs: frozenset[str] = frozenset()  # callback lists: <attr>.append(handler)
     assign_attrs: frozenset[str] = frozenset()  # setters: <obj>.<attr> = handler
+    config_keys: frozenset[str] = frozenset()  # settings files: dotted paths to hook event maps
 
     def fingerprint(self) -> str:
         """A stable text for cache keys (frozenset order varies between processes)."""
-        parts = (self.calls, self.keywords, self.list_attrs, self.assign_attrs)
+        parts = (self.calls, self.keywords, self.list_attrs, self.assign_attrs, self.config_keys)
         return "|".join(",".join(sorted(p)) for p in parts)
 
 

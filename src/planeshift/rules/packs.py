@@ -107,6 +107,14 @@ class Emission:
 
 
 @dataclass(frozen=True, slots=True)
+class ConfigSource:
+    """Settings files that register external hooks: ``{Event: [{matcher, hooks: [{command}]}]}``."""
+
+    files: tuple[str, ...]  # gitignore-style patterns, relative to the scan root
+    key: str  # dotted path to the event map inside the file
+
+
+@dataclass(frozen=True, slots=True)
 class ClassifyRule:
     id: str
     plane: str
@@ -131,6 +139,7 @@ class Mechanism:
     classify: tuple[ClassifyRule, ...] = ()
     pack: str = ""
     description: str = ""
+    config: tuple[ConfigSource, ...] = ()
 
     @property
     def policy_map(self) -> dict[str, str]:
@@ -178,6 +187,19 @@ def parse_pack(text: str, label: str = "<string>") -> Pack:
         where = f"line {mark.line + 1}" if mark is not None else "<yaml>"
         raise PackError(label, where, f"invalid YAML: {getattr(exc, 'problem', exc)}") from exc
     return _Reader(label).pack(data)
+
+
+def compose_yaml(text: str) -> yaml.Node | None:
+    """The node tree of a YAML (or JSON) document, with line marks, loaded safely.
+
+    Raises ValueError with the line of the problem; used for hook settings files.
+    """
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        raise ValueError(f"{where}{getattr(exc, 'problem', None) or exc}") from exc
 
 
 class _Reader:
@@ -233,7 +255,7 @@ class _Reader:
     def mechanism(self, data: Any, key: str, pack: str) -> Mechanism:
         allowed = (
             "id", "title", "description", "dispatcher", "aliases", "factories", "points",
-            "dormant_points",
+            "dormant_points", "config",
             "register", "emit", "policy", "classify",
         )
         data = self.mapping(data, key, allowed)
@@ -242,8 +264,8 @@ class _Reader:
         registrations = data.get("register") or []
         if not isinstance(registrations, list):
             raise self.fail(f"{key}.register", "expected a list of registration forms")
-        if not registrations and not data.get("emit"):
-            raise self.fail(f"{key}.register", "a mechanism needs registration or emission forms")
+        if not registrations and not data.get("emit") and not data.get("config"):
+            raise self.fail(f"{key}.register", "a mechanism needs registration, emission or config forms")
         if not dispatchers and any(
             isinstance(r, dict) and ("method" in r or "append" in r or "assign" in r)
             for r in registrations
@@ -279,7 +301,17 @@ class _Reader:
             policy_evidence=evidence,
             classify=rules,
             pack=pack,
+            config=tuple(
+                self.config(c, f"{key}.config[{i}]") for i, c in enumerate(data.get("config") or [])
+            ),
         )
+
+    def config(self, data: Any, key: str) -> ConfigSource:
+        data = self.mapping(data, key, ("files", "key"))
+        files = self.strings(data.get("files"), f"{key}.files")
+        if not files:
+            raise self.fail(f"{key}.files", "expected at least one file pattern")
+        return ConfigSource(files=files, key=self.string(data.get("key"), f"{key}.key"))
 
     def argspec(self, value: Any, key: str) -> ArgSpec | None:
         if value is None:
