@@ -219,6 +219,29 @@ def packs_command(ctx: click.Context, show: str | None) -> None:
             click.echo(f"  {' ' * width}  dispatcher: {', '.join(mech.dispatchers) or '—'}")
 
 
+@cli.command("explain")
+@click.argument("code", required=False)
+@click.pass_context
+def explain_command(ctx: click.Context, code: str | None) -> None:
+    """Print what hazard rule CODE (e.g. PS101) checks and why; without CODE, list the rules.
+
+    Findings appear in `planeshift scan --format json` under "findings".
+    """
+    from .rules.checks import all_rules
+    from .rules.docs import render, rule_by_code
+
+    if code is None:
+        for rule in all_rules():
+            summary = (rule.__doc__ or "").strip().splitlines()[0]
+            click.echo(f"{rule.code}  {rule.kind:<22} {rule.severity:<8} {summary}")
+        return
+    rule = rule_by_code(code)
+    if rule is None:
+        known = ", ".join(r.code for r in all_rules())
+        _fail(ctx, "explain", f"no rule {code!r} (have: {known})")
+    click.echo(render(rule), nl=False)
+
+
 def _describe(exc: ConfigError | PackError) -> str:
     """``file: key: message``, without the key when it is a placeholder such as <file>."""
     if exc.key.startswith("<"):

@@ -15,7 +15,7 @@ REGISTRY: dict[str, type[Rule]] = {}
 
 @dataclass(frozen=True)
 class Invalid:
-    """An example that must produce a finding of this rule at *line*."""
+    """An example (a module of the test project) that must produce this rule's finding at *line*."""
 
     code: str
     line: int
@@ -27,7 +27,7 @@ class Rule:
     kind: ClassVar[str] = ""
     severity: ClassVar[str] = "warning"
     message: ClassVar[str] = ""
-    VALID: ClassVar[list[str]] = []
+    VALID: ClassVar[list[str]] = []  # modules (using the tests' demo bus) with no finding
     INVALID: ClassVar[list[Invalid]] = []
 
     def check(self, result: ScanResult, linked: Linked) -> Iterator[Finding]:

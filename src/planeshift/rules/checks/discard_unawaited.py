@@ -1,0 +1,98 @@
+"""PS101: registrations whose dispatcher drops a returned awaitable (ADR-0120 D2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...types import Finding, Registration
+from .base import Invalid, Rule, register
+
+
+def severity_of(reg: Registration) -> str:
+    """error when the handler can return an awaitable; warning when unknown; info otherwise."""
+    if reg.handler.returns_awaitable:
+        return "error"
+    if reg.handler.returns_awaitable is None:
+        return "warning"
+    return "info"
+
+
+@register
+class DiscardUnawaited(Rule):
+    """Flag every registration that resolves to the DISCARD_UNAWAITED disposition.
+
+    ## What it does
+    Lists each registration on a dispatcher whose loop calls a handler it treats as synchronous
+    and drops whatever the call returns. The severity says how real the loss is: **error** when
+    the handler can return an awaitable (a sync function returning a coroutine call, a lambda
+    around an async call, a `functools.partial` of a coroutine function on a dispatcher that does
+    not classify), **warning** when planeshift cannot tell, **info** when it returns nothing.
+
+    ## Why is this bad?
+    The awaitable is never run: the work a maintainer believes happens never executes, silently.
+    ADR-0120 D2 makes DISCARD_UNAWAITED a deprecated compatibility behaviour with its own gate:
+    every registration resolving to it is enumerated and either converted deliberately or
+    recorded as intentionally discarding, with a named owner.
+
+    ## Example
+    ```python
+    manager = MessageManager(on_message_added=[lambda msg: notify_slack(msg)])
+    ```
+
+    ## Use instead
+    ```python
+    async def on_message(msg):
+        await notify_slack(msg)
+
+    manager = MessageManager(on_message_added=[on_message])  # declared async: awaited
+    ```
+
+    ## Fix safety
+    Not automatic: converting a discarded awaitable starts work that has never run in
+    production (ADR-0120 D2). Record the decision per registration.
+
+    ## References
+    ADR-0120 D2 (returned-awaitable disposition; the DISCARD_UNAWAITED gate).
+    """
+
+    code = "PS101"
+    kind = "discard_unawaited"
+    severity = "error"
+    message = "{handler} lands on {mechanism}, whose policy never awaits a returned awaitable"
+    VALID = [
+        """
+        from demo.bus import EventBus, Point
+
+        async def log(**kw):
+            return None
+
+        EventBus().on(Point.AFTER, log)  # this dispatcher awaits what a handler returns
+        """,
+    ]
+    INVALID = [
+        Invalid(
+            """
+            from demo.bus import EventBus
+
+            async def send(payload):
+                return payload
+
+            bus = EventBus(on_event=[lambda payload: send(payload)])
+            """,
+            line=6,
+            severity="error",
+        ),
+    ]
+
+    def check(self, result, linked) -> Iterator[Finding]:
+        for reg in result.registrations:
+            if "discard_unawaited" not in reg.flags:
+                continue
+            message = self.message.format(handler=reg.handler.expr, mechanism=reg.mechanism)
+            severity = severity_of(reg)
+            if severity == "error":
+                message += "; it returns an awaitable that is never run"
+            elif severity == "info":
+                message += " (it returns nothing today; record it as intentionally discarding)"
+            yield Finding(self.code, self.kind, reg.file, reg.line, reg.col, severity, message,
+                          reg.mechanism)

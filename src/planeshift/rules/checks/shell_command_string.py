@@ -1,0 +1,54 @@
+"""PS107: external hook commands written as a shell string instead of argv (ADR-0120 D6)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...types import Finding
+from .base import Rule, register
+
+
+@register
+class ShellCommandString(Rule):
+    """Flag external hook commands given as one string.
+
+    ## What it does
+    Reports each external hook in a settings file (`hooks_external` in `.lionagi/settings.yaml`,
+    `hooks` in Claude Code settings) whose `command` is a string rather than a list of arguments.
+
+    ## Why is this bad?
+    ADR-0120 D6: `command` is argv and never reaches a shell. A string either fails at import
+    (lionagi's runtime validates argv) or, in tools that still run it through a shell, opens the
+    hook to quoting bugs and injection (`|`, `;`, `$(...)`).
+
+    ## Example
+    ```yaml
+    hooks_external:
+      PostToolUse:
+        - hooks:
+            - command: "python -m audit | tee -a audit.log"
+    ```
+
+    ## Use instead
+    ```yaml
+            - command: ["python", "-m", "audit", "--log", "audit.log"]
+    ```
+
+    ## Fix safety
+    Safe when the string has no shell syntax (split it with `shlex.split`); otherwise move the
+    pipeline into a script and call it with argv.
+
+    ## References
+    ADR-0120 D6 (ExternalHookRegistration.command is argv), P7 (schema drift).
+    """
+
+    code = "PS107"
+    kind = "shell_command_string"
+    severity = "error"
+    message = "external hook command for {point} is a shell string; give argv (a list)"
+
+    def check(self, result, linked) -> Iterator[Finding]:
+        for reg in result.registrations:
+            if "shell_command_string" in reg.flags:
+                yield Finding(self.code, self.kind, reg.file, reg.line, reg.col, self.severity,
+                              self.message.format(point=reg.point), reg.mechanism)

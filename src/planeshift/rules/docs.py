@@ -1,0 +1,47 @@
+"""Rule documentation: `planeshift explain CODE` and the generated docs/rules/<CODE>.md pages."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from pathlib import Path
+
+from .checks import all_rules
+from .checks.base import Rule
+
+HEADINGS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "References")
+
+
+def rule_by_code(code: str) -> type[Rule] | None:
+    wanted = code.upper()
+    return next((r for r in all_rules() if r.code == wanted or r.kind == code), None)
+
+
+def render(rule: type[Rule]) -> str:
+    """The rule's page: a title line, then its docstring (ruff's headings)."""
+    doc = inspect.cleandoc(rule.__doc__ or "")
+    summary, _, body = doc.partition("\n")
+    return (
+        f"# {rule.code} {rule.kind}\n\n{summary.strip()}\n\n"
+        f"Default severity: {rule.severity}. JSON `kind`: `{rule.kind}`.\n\n{body.strip()}\n"
+    )
+
+
+def missing_headings(rule: type[Rule]) -> list[str]:
+    doc = rule.__doc__ or ""
+    return [h for h in HEADINGS if f"## {h}" not in doc]
+
+
+def write_docs(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for rule in all_rules():
+        path = folder / f"{rule.code}.md"
+        path.write_text(render(rule), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":  # python -m planeshift.rules.docs docs/rules
+    for page in write_docs(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/rules")):
+        print(page)

@@ -1,0 +1,74 @@
+"""Every hazard rule's VALID and INVALID examples, scanned for real with the tests' demo bus."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from planeshift.rules.checks import all_rules
+from planeshift.rules.docs import missing_headings, render, rule_by_code
+
+from analyzer.helpers import scan_tree
+
+REPO = Path(__file__).resolve().parents[2]
+RULES = all_rules()
+VALID = [(r, i, src) for r in RULES for i, src in enumerate(r.VALID)]
+INVALID = [(r, i, ex) for r in RULES for i, ex in enumerate(r.INVALID)]
+
+
+def _findings(tmp_path: Path, source: str, rule) -> list:
+    result = scan_tree(tmp_path, {"example.py": textwrap.dedent(source)})
+    return [f for f in result.findings if f.rule == rule.code and f.file == "example.py"]
+
+
+@pytest.mark.parametrize(("rule", "index", "source"), VALID,
+                         ids=[f"{r.code}-valid-{i}" for r, i, _ in VALID])
+def test_valid_example_gives_no_finding(tmp_path: Path, rule, index, source) -> None:
+    assert _findings(tmp_path, source, rule) == []
+
+
+@pytest.mark.parametrize(("rule", "index", "example"), INVALID,
+                         ids=[f"{r.code}-invalid-{i}" for r, i, _ in INVALID])
+def test_invalid_example_gives_the_finding(tmp_path: Path, rule, index, example) -> None:
+    found = _findings(tmp_path, example.code, rule)
+    assert [f.line for f in found] == [example.line]
+    if example.severity is not None:
+        assert found[0].severity == example.severity
+
+
+def test_rule_codes_and_kinds_are_unique() -> None:
+    assert len({r.code for r in RULES}) == len(RULES)
+    assert len({r.kind for r in RULES}) == len(RULES)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_rule_documents_itself_and_its_page_is_current(rule) -> None:
+    assert missing_headings(rule) == []
+    page = REPO / "docs" / "rules" / f"{rule.code}.md"
+    assert page.is_file(), "run: python -m planeshift.rules.docs docs/rules"
+    assert page.read_text(encoding="utf-8") == render(rule), "stale: python -m planeshift.rules.docs"
+    assert rule_by_code(rule.code.lower()) is rule
+
+
+def test_shell_command_string_in_settings_file(tmp_path: Path) -> None:
+    settings = tmp_path / ".lionagi" / "settings.yaml"
+    settings.parent.mkdir()
+    settings.write_text(textwrap.dedent("""\
+        hooks_external:
+          PreToolUse:
+            - matcher: bash
+              hooks:
+                - command: ["python", "-m", "guard"]
+          PostToolUse:
+            - hooks:
+                - command: "python -m audit | tee audit.log"
+        """))
+    from planeshift.api import scan
+    from planeshift.config import Config
+
+    result = scan(Config(root=tmp_path, use_cache=False, jobs=1))
+    planes = {(r.point, r.plane) for r in result.registrations}
+    assert planes == {("PreToolUse", "interceptor"), ("PostToolUse", "observing_subscriber")}
+    assert [(f.rule, f.line) for f in result.findings] == [("PS107", 8)]
