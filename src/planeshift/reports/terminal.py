@@ -56,6 +56,11 @@ def render_terminal(result: ScanResult, console: Console, details: bool = False)
     )
     console.print(header)
     console.print(_summary_table(result, console.width))
+    active = {r.mechanism for r in result.registrations} | {e.mechanism for e in result.emissions}
+    idle = [m for m in mechanism_ids(result) if m not in active]
+    if idle:
+        console.print(Text(f"Not present here ({len(idle)} more the packs know): "
+                           + ", ".join(idle), style="dim"))
     if result.findings:
         counts = Counter(f.severity for f in result.findings)
         parts = ", ".join(f"{n} {sev}" for sev, n in sorted(counts.items()))
@@ -73,7 +78,9 @@ def _summary_table(result: ScanResult, width: int) -> Table:
     per_mech: dict[str, Counter[str]] = defaultdict(Counter)
     for reg in result.registrations:
         per_mech[reg.mechanism][reg.plane] += 1
-    ids = mechanism_ids(result)
+    emitting = {e.mechanism for e in result.emissions}
+    # a mechanism with nothing in this tree is one line below the table, not a row of blanks
+    ids = [m for m in mechanism_ids(result) if per_mech[m] or m in emitting]
     names = {m.id: _short(m.dispatcher) for m in result.mechanisms}
     # Spaced plane headers wrap onto two lines: each count column is as wide as its longest word.
     headers = [plane.replace("_", " ") for plane in planes]
@@ -181,6 +188,8 @@ def plural(n: int, noun: str) -> str:
 def _short(dispatchers: tuple[str, ...]) -> str:
     if not dispatchers:
         return ""
+    if dispatchers[0].startswith("settings key "):
+        return "settings files"
     name = dispatchers[0].rsplit(".", 1)[-1]
     return f"{name} +{len(dispatchers) - 1}" if len(dispatchers) > 1 else name
 
