@@ -126,9 +126,9 @@ def _config(
         use_cache=False if no_cache else None,
         cache_dir=cache_dir.resolve() if cache_dir else None,
         jobs=jobs,
+        builtin_packs=() if no_builtin_packs else None,
     )
-    # with_flags treats an empty tuple as "flag not given", so switching every pack off is direct.
-    return replace(config, builtin_packs=()) if no_builtin_packs else config
+    return config
 
 
 def _run(config: Config) -> ScanResult:

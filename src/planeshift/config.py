@@ -33,10 +33,10 @@ class Config:
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def with_flags(self, **flags: Any) -> Config:
-        """Flags override the file; list-valued flags add to it."""
+        """Flags override the file (None = not given); `packs` and `exclude` add to it."""
         updates: dict[str, Any] = {}
         for key, value in flags.items():
-            if value is None or value == ():
+            if value is None:
                 continue
             if key in ("packs", "exclude"):
                 updates[key] = (*getattr(self, key), *value)

@@ -25,6 +25,7 @@ def to_dict(result: ScanResult) -> dict[str, Any]:
     return {
         "schema": SCHEMA_ID,
         "root": result.root,
+        "packs": list(result.packs),
         "summary": summary(result),
         "registrations": [r.to_json() for r in result.registrations],
         "emissions": [e.to_json() for e in result.emissions],
