@@ -565,7 +565,7 @@ class Matcher:
             elif v[0] == "inst" and v[1].startswith("builtins."):
                 return None, f"point `{text or '?'}` is a run-time {v[1][9:]} value", False
             elif v[0] == "inst" and any(c in enum_ids for c in self.ev.mro(v[1])):
-                return None, f"point `{text or '?'}` may be any {_short(v)[2:]}", False
+                return None, f"point `{text or '?'}` may be any {v[1].rsplit('.', 1)[-1]}", False
             elif v[0] == "inst":
                 found.add(f"{v[1].rsplit('.', 1)[-1]}(...)")
             elif v[0] in ("dyn", "unknown"):
@@ -638,4 +638,4 @@ class Matcher:
 
 def _short(value: tuple) -> str:
     name = value[1].rsplit(".", 1)[-1]
-    return f"a {name} instance" if value[0] == "inst" else f"the {name} class"
+    return f"an instance of {name}" if value[0] == "inst" else f"the class {name}"

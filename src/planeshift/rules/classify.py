@@ -92,6 +92,8 @@ def classify(c: Candidate, policy: dict[str, str]) -> Registration:
         evidence.insert(0, f"rule {first.id} -> {first.plane} cannot be decided: {why}")
         plane, confidence, rule_id = "needs_review", "low", first.id
     if "dynamic_receiver" in flags or "receiver_unknown" in flags:
+        if plane != "needs_review" and evidence:
+            evidence[0] = evidence[0].replace(f" -> {plane}:", f" -> would be {plane}:", 1)
         evidence.insert(0, "the receiver cannot be resolved, so the mechanism itself is not certain")
         plane, confidence = "needs_review", "low"
     if c.handler.expr == "<not given at this call>":
