@@ -1,0 +1,228 @@
+"""Helpers for bench_scan.py: the corpus, timed subprocesses with peak memory, trees, tables.
+
+Run as a script (``python _bench_util.py parse-only TREE``) it is the LibCST parse-only baseline:
+it parses every file planeshift would discover under TREE in one process and prints JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS_SCRIPT = REPO.parent / "shared" / "corpus" / "get-lionagi.sh"
+FIXIT_VERSION = "2.2.1"
+# A separate venv: fixit 2.2.1 pins click<8.2, and installing it into the project's venv would
+# downgrade the click that planeshift runs on (and that other engineers' tests use).
+FIXIT_VENV = REPO / ".corpus" / f"fixit-{FIXIT_VERSION}-venv"
+MB = 1024 * 1024
+
+
+@dataclass
+class Timed:
+    """One timed subprocess: wall seconds and peak memory in bytes."""
+
+    seconds: float
+    returncode: int
+    max_rss: int  # largest single process of the tree (wait4 ru_maxrss)
+    peak_pss: int = 0  # largest sampled sum of PSS over the process tree (0: not sampled)
+    stats: dict[str, Any] = field(default_factory=dict)
+    stdout: str = ""
+
+
+# -- corpus and trees ---------------------------------------------------------------------------
+
+
+def fetch_corpus() -> Path:
+    """lionagi 0.36.0's ``lionagi/`` package, fetched (once) into ``<repo>/.corpus``."""
+    out = subprocess.run(
+        ["bash", str(CORPUS_SCRIPT), str(REPO / ".corpus")],
+        cwd=REPO, check=True, capture_output=True, text=True,
+    )
+    return Path(out.stdout.strip().splitlines()[-1]) / "lionagi"
+
+
+def python_files(tree: Path) -> list[Path]:
+    """The files planeshift scans under *tree*, in its own discovery order."""
+    from planeshift.analyzer.discover import discover
+
+    return [f.path for f in discover(tree)]
+
+
+def copy_package(tree: Path, dest: Path, name: str) -> Path:
+    """Copy *tree* to ``dest/name`` without caches; nothing inside is rewritten."""
+    target = dest / name
+    ignore = shutil.ignore_patterns("__pycache__", ".planeshift_cache")
+    shutil.copytree(tree, target, ignore=ignore)
+    return target
+
+
+def scaled_tree(tree: Path, dest: Path, factor: int) -> Path:
+    """A folder holding *factor* copies of *tree*: ``<name>``, ``<name>_copy1``, ..."""
+    dest.mkdir(parents=True)
+    for i in range(factor):
+        copy_package(tree, dest, tree.name if i == 0 else f"{tree.name}_copy{i}")
+    return dest
+
+
+# -- timed subprocesses -------------------------------------------------------------------------
+
+
+def _children() -> dict[int, list[int]]:
+    kids: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as fh:
+                stat = fh.read()
+        except OSError:
+            continue  # the process ended while we looked
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        kids.setdefault(ppid, []).append(int(entry.name))
+    return kids
+
+
+def _pss(pid: int) -> int:
+    """Proportional set size in bytes: shared (forked) pages count once across the tree."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return 0  # the process ended between listing and reading
+    return 0
+
+
+def tree_pss(root: int) -> int:
+    kids = _children()
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += _pss(pid)
+        todo.extend(kids.get(pid, ()))
+    return total
+
+
+def run_timed(cmd: list[str], sample_memory: bool = False, interval: float = 0.1) -> Timed:
+    """Run *cmd*, timing it from spawn to exit; optionally poll the tree's memory."""
+    sampling = sample_memory and Path("/proc/self/smaps_rollup").exists()
+    peak = 0
+    # stdout to a file: a pipe could fill up and stall a chatty child (fixit)
+    with tempfile.TemporaryFile(mode="w+") as sink:
+        started = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.DEVNULL, text=True)
+        while True:
+            # wait4 (not Popen.wait) so the child's own rusage, with ru_maxrss, comes back
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG if sampling else 0)
+            if pid:
+                break
+            peak = max(peak, tree_pss(proc.pid))
+            time.sleep(interval)
+        seconds = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        sink.seek(0)
+        stdout = sink.read()
+    return Timed(seconds, proc.returncode, usage.ru_maxrss * 1024, peak, stdout=stdout)
+
+
+def scan(tree: Path, cache_dir: Path, out: Path, sample_memory: bool = False) -> Timed:
+    """``planeshift scan`` as a user runs it, with its startup; stats read from the report."""
+    cmd = [sys.executable, "-m", "planeshift", "scan", str(tree), "--format", "json",
+           "-o", str(out), "--cache-dir", str(cache_dir)]
+    timed = run_timed(cmd, sample_memory)
+    if timed.returncode not in (0, 1):  # 1 = some files skipped, still a complete scan
+        raise RuntimeError(f"planeshift scan exited {timed.returncode}: {' '.join(cmd)}")
+    report = json.loads(out.read_text(encoding="utf-8"))
+    timed.stats = {**report.get("stats", {}), "files": report["summary"]["files_scanned"]}
+    return timed
+
+
+def parse_only(tree: Path) -> Timed:
+    """The LibCST floor: the in-process parse loop's seconds (startup and imports excluded)."""
+    timed = run_timed([sys.executable, __file__, "parse-only", str(tree)])
+    report = json.loads(timed.stdout)
+    timed.seconds, timed.stats = report.pop("seconds"), report
+    return timed
+
+
+def _parse_only_main(tree: Path) -> None:
+    import libcst
+
+    files = python_files(tree)
+    errors = 0
+    started = time.perf_counter()
+    for path in files:
+        try:
+            libcst.parse_module(path.read_bytes())
+        except libcst.ParserSyntaxError:
+            errors += 1
+    seconds = time.perf_counter() - started
+    print(json.dumps({"seconds": seconds, "files": len(files), "syntax_errors": errors}))
+
+
+# -- fixit --------------------------------------------------------------------------------------
+
+
+def ensure_fixit() -> tuple[Path | None, str]:
+    """The fixit executable of a dedicated venv (created on first use), or None and why."""
+    exe = FIXIT_VENV / "bin" / "fixit"
+    if exe.exists():
+        return exe, f"fixit {FIXIT_VERSION} from {FIXIT_VENV}"
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(FIXIT_VENV)], check=True,
+                       capture_output=True)
+        subprocess.run([str(FIXIT_VENV / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                        f"fixit=={FIXIT_VERSION}"], check=True, capture_output=True, text=True)
+    except subprocess.CalledProcessError as exc:
+        shutil.rmtree(FIXIT_VENV, ignore_errors=True)
+        detail = (exc.stderr or "").strip().splitlines()[-1:] or [str(exc)]
+        return None, f"fixit {FIXIT_VERSION} could not be installed: {detail[0]}"
+    return exe, f"fixit {FIXIT_VERSION} installed into {FIXIT_VENV}"
+
+
+def fixit_lint(exe: Path, tree: Path) -> Timed:
+    """``fixit lint TREE`` with its default rules; it exits non-zero when it reports anything."""
+    return run_timed([str(exe), "lint", str(tree)])
+
+
+# -- numbers and tables -------------------------------------------------------------------------
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def table(headers: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+def machine() -> dict[str, Any]:
+    import platform
+
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = os.cpu_count() or 0
+    return {"cpus": cpus, "python": platform.python_version(), "platform": platform.platform()}
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] != "parse-only":
+        raise SystemExit("usage: _bench_util.py parse-only TREE")
+    _parse_only_main(Path(sys.argv[2]))

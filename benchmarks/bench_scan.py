@@ -1,0 +1,223 @@
+"""Scan speed: planeshift cold / warm / incremental scans against the LibCST parse floor and Fixit.
+
+Every variant runs once per round and the rounds repeat (round-robin), so machine noise hits all
+variants alike. planeshift runs as a subprocess, startup included, as a user runs it. See
+benchmarks/README.md for what each number means and the targets it is held to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _bench_util as bu
+
+# Five files of lionagi 0.36.0 that hold dispatchers, so an edit there reaches the link step too.
+LIONAGI_EDITS = (
+    "hooks/bus.py", "service/broadcaster.py", "session/observer.py",
+    "protocols/messages/manager.py", "state/lifecycle/callbacks.py",
+)
+N_EDITS = 5
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tree", type=Path,
+                        help="package folder to scan [default: lionagi 0.36.0's lionagi/]")
+    parser.add_argument("--runs", type=int, default=3, help="rounds per variant (min 3)")
+    parser.add_argument("--with-fixit", action="store_true",
+                        help=f"also time `fixit lint` (Fixit {bu.FIXIT_VERSION}, default rules)")
+    parser.add_argument("--scaling", action="store_true",
+                        help="time cold scans of 1x, 2x and 4x copies of the tree instead")
+    parser.add_argument("--json", type=Path, metavar="OUT", help="write every raw timing here")
+    args = parser.parse_args(argv)
+    if args.runs < 3:
+        parser.error("--runs must be at least 3: a median of fewer is noise")
+    return args
+
+
+def pick_edits(tree: Path) -> list[Path]:
+    """Five fixed files: lionagi's dispatcher modules, else five spread over the file list."""
+    named = [tree / rel for rel in LIONAGI_EDITS]
+    if all(p.is_file() for p in named):
+        return named
+    files = bu.python_files(tree)
+    if len(files) < N_EDITS:
+        raise SystemExit(f"{tree}: needs at least {N_EDITS} Python files")
+    step = len(files) // N_EDITS
+    return [files[i * step] for i in range(N_EDITS)]
+
+
+class Incremental:
+    """A private copy of the tree whose cache is hot, then exactly five files are edited."""
+
+    def __init__(self, tree: Path, work: Path) -> None:
+        self.tree = bu.copy_package(tree, work / "incremental", tree.name)
+        self.cache = work / "incremental-cache"
+        self.out = work / "incremental.json"
+        self.originals = {p: p.read_bytes() for p in pick_edits(self.tree)}
+
+    def run(self, n: int) -> bu.Timed:
+        for path, data in self.originals.items():
+            path.write_bytes(data)
+        bu.scan(self.tree, self.cache, self.out)  # untimed: facts and result hot on this state
+        for path, data in self.originals.items():
+            sep = b"" if data.endswith(b"\n") else b"\n"
+            path.write_bytes(data + sep + f"# bench {n}\n".encode())
+        return bu.scan(self.tree, self.cache, self.out)
+
+
+def round_robin(args: argparse.Namespace, tree: Path, work: Path) -> dict[str, list[bu.Timed]]:
+    """Round r runs every variant once: cold, warm, incremental, parse-only, fixit."""
+    incremental = Incremental(tree, work)
+    out = work / "report.json"
+    fixit = None
+    if args.with_fixit:
+        fixit, note = bu.ensure_fixit()
+        print(note, file=sys.stderr)
+    timings: dict[str, list[bu.Timed]] = {"cold": [], "warm": [], "incremental": [],
+                                          "parse-only": []}
+    if fixit is not None:
+        timings["fixit"] = []
+    for r in range(1, args.runs + 1):
+        cache = work / f"cold-cache-{r}"  # a new, empty cache dir for every cold run
+        step(timings, "cold", r, bu.scan, tree, cache, out, sample_memory=True)
+        step(timings, "warm", r, bu.scan, tree, cache, out)
+        step(timings, "incremental", r, incremental.run, r)
+        step(timings, "parse-only", r, bu.parse_only, tree)
+        if fixit is not None:
+            step(timings, "fixit", r, bu.fixit_lint, fixit, tree)
+    check_cache_states(timings)
+    return timings
+
+
+def step(timings: dict[str, list[bu.Timed]], name: str, r: int,
+         run: Callable[..., bu.Timed], *args: Any, **kwargs: Any) -> None:
+    timed = run(*args, **kwargs)
+    timings[name].append(timed)
+    print(f"  round {r}: {name:<12} {timed.seconds:8.3f} s", file=sys.stderr)
+
+
+def check_cache_states(timings: dict[str, list[bu.Timed]]) -> None:
+    """Warn when a variant did not measure what its name says (the cache layer it hit)."""
+    expected = {"cold": "cold", "warm": "result", "incremental": "facts"}
+    for name, cache in expected.items():
+        seen = {t.stats.get("cache") for t in timings[name]}
+        if seen != {cache}:
+            print(f"WARNING: {name} runs hit cache {sorted(map(str, seen))}, expected {cache}",
+                  file=sys.stderr)
+    for t in timings["incremental"]:
+        # cache_hits also counts the link step's re-extraction look-ups, so it may exceed files
+        if t.stats.get("cache_hits", 0) < t.stats["files"] - N_EDITS:
+            print(f"WARNING: an incremental run missed the cache on more than {N_EDITS} files",
+                  file=sys.stderr)
+
+
+def scaling(args: argparse.Namespace, tree: Path, work: Path) -> dict[str, list[bu.Timed]]:
+    """Cold scans of 1x, 2x and 4x copies of the tree, the sizes taking turns."""
+    trees = {f"{k}x": bu.scaled_tree(tree, work / f"scale-{k}x", k) for k in (1, 2, 4)}
+    timings: dict[str, list[bu.Timed]] = {name: [] for name in trees}
+    for r in range(1, args.runs + 1):
+        for name, folder in trees.items():
+            cache, out = work / f"scale-cache-{name}-{r}", work / "scale.json"
+            step(timings, name, r, bu.scan, folder, cache, out, sample_memory=True)
+    return timings
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def peak_mb(runs: list[bu.Timed]) -> tuple[float, float]:
+    """(largest sampled tree PSS, largest single-process RSS) over the runs, in MB."""
+    return (max(t.peak_pss for t in runs) / bu.MB, max(t.max_rss for t in runs) / bu.MB)
+
+
+def timing_table(timings: dict[str, list[bu.Timed]]) -> str:
+    rows = []
+    for name, runs in timings.items():
+        s = bu.summary([t.seconds for t in runs])
+        rows.append([name, str(len(runs)), f"{s['median']:.3f}", f"{s['min']:.3f}",
+                     f"{s['max']:.3f}"])
+    return bu.table(["variant", "runs", "median s", "min s", "max s"], rows)
+
+
+def targets(timings: dict[str, list[bu.Timed]]) -> list[dict[str, Any]]:
+    med = {name: bu.summary([t.seconds for t in runs])["median"] for name, runs in timings.items()}
+    pss, rss = peak_mb(timings["cold"])
+    memory = pss or rss  # no /proc sampling: fall back to the largest single process
+    rows = [
+        ("cold / parse-only", med["cold"] / med["parse-only"], "<= 0.3", 0.3, True),
+        ("warm / parse-only", med["warm"] / med["parse-only"], "<= 0.05", 0.05, True),
+        ("incremental median (s)", med["incremental"], "< 0.5", 0.5, True),
+        ("cold peak memory (MB)", memory, "<= 400", 400.0, True),
+    ]
+    if "fixit" in med:
+        rows.append(("fixit / cold", med["fixit"] / med["cold"], ">= 30", 30.0, False))
+    return [{"measure": m, "value": v, "target": t,
+             "pass": (v <= limit) if upper else (v >= limit)} for m, v, t, limit, upper in rows]
+
+
+def scaling_targets(timings: dict[str, list[bu.Timed]]) -> list[dict[str, Any]]:
+    med = {name: bu.summary([t.seconds for t in runs])["median"] for name, runs in timings.items()}
+    out = [{"measure": f"{name} / 1x", "value": med[name] / med["1x"], "target": "",
+            "pass": None} for name in ("2x", "4x")]
+    out[-1]["target"], out[-1]["pass"] = "<= 4.5", med["4x"] / med["1x"] <= 4.5
+    for name, runs in timings.items():
+        pss, rss = peak_mb(runs)
+        out.append({"measure": f"{name} cold peak memory (MB)", "value": pss or rss,
+                    "target": "", "pass": None})
+    return out
+
+
+def target_table(rows: list[dict[str, Any]]) -> str:
+    cells = [[r["measure"], f"{r['value']:.3f}", r["target"],
+              "" if r["pass"] is None else verdict(r["pass"])] for r in rows]
+    return bu.table(["measure", "value", "target", "result"], cells)
+
+
+def raw(timings: dict[str, list[bu.Timed]]) -> dict[str, Any]:
+    return {name: [{"seconds": t.seconds, "max_rss_bytes": t.max_rss,
+                    "peak_pss_bytes": t.peak_pss, "returncode": t.returncode, "stats": t.stats}
+                   for t in runs] for name, runs in timings.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    tree = (args.tree or bu.fetch_corpus()).resolve()
+    if not tree.is_dir():
+        raise SystemExit(f"{tree}: not a folder")
+    info = bu.machine()
+    print(f"tree {tree}; {args.runs} rounds; {info['cpus']} CPUs; Python {info['python']}",
+          file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="planeshift-bench-") as tmp:
+        work = Path(tmp)
+        if args.scaling:
+            timings = scaling(args, tree, work)
+            checks = scaling_targets(timings)
+        else:
+            timings = round_robin(args, tree, work)
+            checks = targets(timings)
+    files = timings[next(iter(timings))][0].stats.get("files", "?")
+    print(f"\n{tree} ({files} files scanned), {args.runs} rounds, {info['cpus']} CPUs\n")
+    print(timing_table(timings))
+    print()
+    print(target_table(checks))
+    pss, rss = peak_mb(timings["cold" if "cold" in timings else "1x"])
+    print(f"\ncold peak memory: {pss:.0f} MB summed PSS over the process tree, "
+          f"{rss:.0f} MB largest single process (ru_maxrss)")
+    if args.json:
+        doc = {"tree": str(tree), "runs": args.runs, "machine": info, "scaling": args.scaling,
+               "timings": raw(timings), "targets": checks}
+        args.json.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
