@@ -1,0 +1,227 @@
+"""The caches and the process pool change how fast a scan is, never what it reports.
+
+One fixture tree of ~40 modules registering handlers on the demo bus (big enough that a cold
+scan crosses the process-pool threshold), scanned every way the cache and pool allow; the JSON
+reports, less their ``stats``, must be identical.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from analyzer.helpers import DEMO_FILES, DEMO_PACK, write_tree
+
+from planeshift.analyzer.pool import POOL_THRESHOLD
+from planeshift.api import scan
+from planeshift.config import Config
+from planeshift.reports.json_report import render_json
+from planeshift.types import ScanResult
+
+N_MODULES = 40
+
+# Each template is one module shape; @I is the module's number, @P the previous module's, so
+# handlers cross module boundaries and the link step has names to resolve.
+TEMPLATES = (
+    '''
+    from demo.bus import EventBus, Point
+    from app.mod_@P import handle_@P
+
+    async def handle_@I(**payload):
+        return payload
+
+    def setup_@I(bus: EventBus) -> None:
+        bus.on(Point.BEFORE, handle_@I)
+        bus.subscribe(handler=handle_@P)
+    ''',
+    '''
+    from demo.bus import EventBus, Point, hook
+
+    @hook(Point.AFTER)
+    def handle_@I(**payload):
+        return None
+
+    class Service@I:
+        def __init__(self) -> None:
+            self.bus = EventBus()
+            self.bus.intercept(self.check)
+            self.bus.gate = self.allow
+
+        def check(self, **payload):
+            raise PermissionError("denied")
+
+        def allow(self, payload):
+            return True
+    ''',
+    '''
+    import asyncio
+    import functools
+
+    from demo.bus import EventBus, Point
+
+    async def _record(event):
+        await asyncio.sleep(0)
+
+    def handle_@I(event):
+        return _record(event)
+
+    bus_@I = EventBus(
+        on_event=[handle_@I, functools.partial(_record), lambda e: _record(e)],
+        hooks={Point.AFTER: handle_@I},
+    )
+    ''',
+    '''
+    from demo.bus import Deferred, EventBus, Point
+    from app import mod_@P
+
+    class Later@I(Deferred):
+        def add(self, fn) -> None:
+            self._queued.append((Point.AFTER, fn))
+
+    bus = EventBus()
+    alias = bus.on
+
+    @bus.on(Point.AFTER)
+    async def handle_@I(**payload):
+        return None
+
+    alias(Point.NEVER_EMITTED, mod_@P.handle_@P)
+    ''',
+    '''
+    def handle_@I(value):
+        return value * @I
+    ''',
+)
+BROKEN = {
+    "app/broken_def.py": "def broken(:\n    pass\n",
+    "app/broken_call.py": "from demo.bus import EventBus\nEventBus().on(\n",
+}
+
+
+def fixture_files() -> dict[str, str]:
+    files = dict(DEMO_FILES)
+    for i in range(N_MODULES):
+        source = TEMPLATES[i % len(TEMPLATES)]
+        previous = str((i - 1) % N_MODULES)
+        files[f"app/mod_{i}.py"] = source.replace("@I", str(i)).replace("@P", previous)
+    files.update(BROKEN)
+    return files
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("tree")
+    write_tree(root, fixture_files())
+    return root
+
+
+def run(root: Path, cache: Path | None = None, jobs: int = 2) -> ScanResult:
+    config = Config(root=root, packs=(DEMO_PACK,), builtin_packs=(), use_cache=cache is not None,
+                    cache_dir=cache, jobs=jobs)
+    return scan(config)
+
+
+def report(result: ScanResult) -> dict[str, Any]:
+    """The JSON report without ``stats``, whose timings and cache counters vary by design."""
+    data = json.loads(render_json(result))
+    del data["stats"]
+    return data
+
+
+@pytest.fixture(scope="module")
+def baseline(tree: Path) -> dict[str, Any]:
+    result = run(tree, jobs=1)
+    data = report(result)
+    # the fixture must be worth comparing: many sites, findings, and the two broken files
+    assert data["summary"]["registrations"] >= N_MODULES
+    assert data["findings"], "expected hazards (discard-unawaited callbacks, denials) to compare"
+    assert {e["file"] for e in data["errors"]} == set(BROKEN)
+    assert data["summary"]["files_scanned"] >= POOL_THRESHOLD + 10
+    return data
+
+
+def test_process_pool_gives_the_same_report_as_one_process(tree: Path, baseline: dict) -> None:
+    result = run(tree, jobs=2)
+    assert result.stats["jobs"] == 2
+    assert report(result) == baseline
+
+
+def test_cold_warm_and_facts_only_caches_give_the_same_report(
+    tree: Path, baseline: dict, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    cold = run(tree, cache)
+    assert (cold.stats["cache"], cold.stats["cache_hits"], cold.stats["jobs"]) == ("cold", 0, 2)
+    assert report(cold) == baseline
+
+    warm = run(tree, cache)
+    assert warm.stats["cache"] == "result"
+    assert report(warm) == baseline
+
+    shutil.rmtree(cache / "results")
+    facts = run(tree, cache)
+    assert facts.stats["cache"] == "facts"
+    assert facts.stats["cache_hits"] == baseline["summary"]["files_scanned"]
+    assert report(facts) == baseline
+
+
+def test_cold_cache_in_one_process_matches_the_pool(tree: Path, baseline: dict,
+                                                    tmp_path: Path) -> None:
+    result = run(tree, tmp_path / "cache", jobs=1)
+    assert (result.stats["cache"], result.stats["jobs"]) == ("cold", 1)
+    assert report(result) == baseline
+
+
+def fact_entries(cache: Path) -> list[Path]:
+    return sorted(cache.glob("facts-*/*/*.facts"))
+
+
+def test_corrupt_fact_entries_are_ignored_and_rebuilt(tree: Path, baseline: dict,
+                                                      tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    run(tree, cache)
+    entries = fact_entries(cache)
+    assert len(entries) == baseline["summary"]["files_scanned"]
+    entries[0].write_bytes(entries[0].read_bytes()[:7])  # truncated mid-write
+    entries[1].write_bytes(b"\x00garbage\xff" * 8)  # not marshal at all
+    entries[2].write_bytes(marshal.dumps((5, ["wrong", "shape"])))  # decodes, wrong row
+    entries[3].write_bytes(b"")  # empty
+    shutil.rmtree(cache / "results")  # else the result cache answers before facts are read
+
+    rebuilt = run(tree, cache)
+    assert rebuilt.stats["cache"] == "facts"
+    assert rebuilt.stats["cache_hits"] == len(entries) - 4
+    assert report(rebuilt) == baseline
+
+    shutil.rmtree(cache / "results")
+    again = run(tree, cache)
+    assert again.stats["cache_hits"] == len(entries), "the corrupt entries were not rewritten"
+    assert report(again) == baseline
+
+
+def test_corrupt_result_entry_is_ignored(tree: Path, baseline: dict, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    run(tree, cache)
+    (entry,) = (cache / "results").glob("*.result")
+    entry.write_bytes(entry.read_bytes()[: len(entry.read_bytes()) // 2])
+    result = run(tree, cache)
+    assert result.stats["cache"] == "facts"
+    assert report(result) == baseline
+    assert run(tree, cache).stats["cache"] == "result"
+
+
+def test_unwritable_cache_dir_warns_and_reports_the_same(tree: Path, baseline: dict,
+                                                         tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("a regular file where the cache's parent folder should be\n")
+    cache = blocker / "cache"
+    for _ in range(2):  # the second run must not find a half-written cache either
+        result = run(tree, cache)
+        assert result.stats["cache"] == "cold"
+        assert result.stats["warnings"], "an unwritable cache must be reported, not silent"
+        assert any(str(cache) in w for w in result.stats["warnings"])
+        assert report(result) == baseline
