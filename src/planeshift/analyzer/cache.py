@@ -55,6 +55,10 @@ class FactCache:
             return None  # corrupt or foreign entry: rebuilt and overwritten by this run
 
     def put(self, key: str, facts: FileFacts) -> None:
+        if self._writable:
+            self.put_bytes(key, dumps(facts))
+
+    def put_bytes(self, key: str, blob: bytes) -> None:
         if not self._writable:
             return
         folder = self.folder / key[:2]
@@ -63,7 +67,7 @@ class FactCache:
             _ensure_gitignore(self.folder.parent)
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".facts")
             with os.fdopen(fd, "wb") as out:
-                out.write(dumps(facts))
+                out.write(blob)
             os.replace(tmp, folder / f"{key}.facts")
         except OSError as exc:
             self._writable = False
