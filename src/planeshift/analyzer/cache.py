@@ -20,7 +20,7 @@ from .. import __version__
 from ..types import Emission, FileError, Finding, Handler, MechanismSummary, Registration, ScanResult
 from .facts import Arg, Class, ConfigHook, FileFacts, Function, LoopFacts, Param, Site
 
-FORMAT = 5
+FORMAT = 7
 
 
 def salt(*parts: str) -> str:

@@ -48,6 +48,7 @@ class Function:
     decorators: tuple[Ref, ...] = ()
     bindings: tuple[Binding, ...] = ()  # local names
     self_stores: tuple[Binding, ...] = ()  # self.<attr> = <ref>
+    store_lines: tuple[tuple[str, int], ...] = ()  # self.<attr>: line of its first store
     is_generator: bool = False
     loop: LoopFacts | None = None
 

@@ -119,6 +119,7 @@ class SymbolCollector(FastVisitor):
         self.called_funcs: set[str] = set()
         self.loaded_attrs: set[str] = set()
         self._self_stores: list[list[Binding]] = []
+        self._store_lines: list[dict[str, int]] = []
         self._returns: list[list[Ref]] = []
         self._yields: list[bool] = []
 
@@ -145,6 +146,7 @@ class SymbolCollector(FastVisitor):
                 self._bind_target(inner, ("iter", wrapped))
             case ast.Attribute(value=ast.Name(id="self"), attr=attr) if self._self_stores:
                 self._self_stores[-1].append((attr, wrapped))
+                self._store_lines[-1].setdefault(attr, target.lineno)
 
     # -- definitions --------------------------------------------------------------------------
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
@@ -213,6 +215,7 @@ class SymbolCollector(FastVisitor):
         for p in params:
             self.bind(p.name, ("param", p.kind, p.annotation, p.default))
         self._self_stores.append([])
+        self._store_lines.append({})
         self._returns.append([])
         self._yields.append(False)
         self._loop_names.append(set())
@@ -235,6 +238,7 @@ class SymbolCollector(FastVisitor):
                 decorators=decorators,
                 bindings=tuple(scope.bindings),
                 self_stores=tuple(self._self_stores.pop()),
+                store_lines=tuple(self._store_lines.pop().items()),
                 is_generator=self._yields.pop(),
                 loop=loop_facts(node) if analyse_loops else None,
             )
@@ -307,6 +311,7 @@ class SymbolCollector(FastVisitor):
             and self._self_stores
         ):
             self._self_stores[-1].append((node.target.attr, ("annot", annotation, value)))
+            self._store_lines[-1].setdefault(node.target.attr, node.lineno)
         if self.scope.kind == "module" and node.value is not None:
             self._module_assign(ast.Assign(targets=[node.target], value=node.value))
         if self.vocab is not None and node.value is not None:
@@ -399,7 +404,13 @@ class SymbolCollector(FastVisitor):
         elif isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
             name = node.args[1]
             if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                # read by name: count it as a possible call, so nothing fetched this way is
+                # ever reported as stored-but-never-invoked
                 self.loaded_attrs.add(name.value)
+                self.called_attrs.add(name.value)
+            self.visit(node.func)
+        elif isinstance(node.func, ast.Subscript) and isinstance(node.func.value, ast.Attribute):
+            self.called_attrs.add(node.func.value.attr)  # self._hooks[key](...) invokes _hooks
             self.visit(node.func)
         else:
             if isinstance(node.func, ast.Name):

@@ -15,7 +15,8 @@ REGISTRY: dict[str, type[Rule]] = {}
 
 @dataclass(frozen=True)
 class Invalid:
-    """An example (a module of the test project) that must produce this rule's finding at *line*."""
+    """An example module that must produce this rule's finding at *line* (counted from the first
+    line of the dedented example, as the tests write it)."""
 
     code: str
     line: int

@@ -1,0 +1,111 @@
+"""PS102: an error-hook field that is stored but never invoked anywhere (ADR-0120 P4, D7)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...types import Finding
+from .base import Invalid, Rule, register
+
+# on_error, on_failure, on_exception, error_hook(s), _error_hooks, error_handler(s), ...
+ERROR_HOOK = re.compile(r"^_*(on_(error|failure|exception)s?|(error|failure|exception)_(hooks?|handlers?|callbacks?))$")
+
+
+@register
+class UnwiredErrorHook(Rule):
+    """Flag error-hook fields that are stored but never invoked anywhere in the project.
+
+    ## What it does
+    Finds attributes named like an error hook (`on_error`, `on_failure`, `error_hooks`,
+    `_error_handlers`, ...) that a class stores (`self.x = ...` or a class-level field) while no
+    code in the scanned tree calls them (`obj.on_error(...)`, `obj._error_hooks[k](...)`),
+    loops over them calling each entry, or fetches them by name with `getattr`.
+
+    ## Why is this bad?
+    A caller who registers an error hook believes failures will reach it; they never do.
+    ADR-0120 P4 names this defect ("some error-hook fields are stored but never invoked") and D7
+    rules that AgentSpec / CodingToolkit error hooks are either wired into the explicit error
+    stage or formally deprecated, never silently dropped.
+
+    ## Example
+    ```python
+    class Toolkit:
+        def __init__(self):
+            self._error_hooks = {}
+
+        def on_error(self, tool, handler):
+            self._error_hooks.setdefault(tool, []).append(handler)
+    ```
+
+    ## Use instead
+    Invoke the hooks from the error path (an error stage of the interceptor chain), or deprecate
+    the API with a warning so callers know it does nothing.
+
+    ## Fix safety
+    Wiring a hook starts running user code on failures that never ran it before; do it as a
+    reviewed behaviour change.
+
+    ## References
+    ADR-0120 P4, D7 (error hooks never silently dropped), D8 (residual errors).
+    """
+
+    code = "PS102"
+    kind = "unwired_error_hook"
+    severity = "warning"
+    message = "{owner}.{attr} stores error hooks but nothing in the project invokes them"
+    VALID = [
+        """
+        class Toolkit:
+            def __init__(self):
+                self._error_hooks = []
+
+            def fail(self, exc):
+                for hook in self._error_hooks:
+                    hook(exc)
+        """,
+    ]
+    INVALID = [
+        Invalid(
+            """
+            class Toolkit:
+                def __init__(self):
+                    self._error_hooks = {}
+
+                def on_error(self, tool, handler):
+                    self._error_hooks.setdefault(tool, []).append(handler)
+            """,
+            line=3,
+        ),
+    ]
+
+    def check(self, result, linked) -> Iterator[Finding]:
+        invoked = self._invoked(linked)
+        index = linked.index
+        for cls_qn, cls in index.classes.items():
+            module = index.class_module[cls_qn]
+            path = index.modules[module].path
+            stored: dict[str, int] = {}
+            for name, _ in cls.bindings:  # class-level fields
+                if ERROR_HOOK.match(name) and (module, f"{cls.qualname}.{name}") not in index.scope_kind:
+                    stored.setdefault(name, cls.line)
+            for qn in index.methods_of.get(cls_qn, ()):
+                for name, line in index.functions[qn].store_lines:
+                    if ERROR_HOOK.match(name):
+                        stored[name] = min(line, stored.get(name, line))
+            for attr, line in sorted(stored.items(), key=lambda kv: kv[1]):
+                if attr not in invoked:
+                    yield Finding(self.code, self.kind, path, line, 0, self.severity,
+                                  self.message.format(owner=cls.name, attr=attr))
+
+    @staticmethod
+    def _invoked(linked) -> set[str]:
+        """Attribute names some code calls, loops over calling each entry, or fetches by name."""
+        names: set[str] = set()
+        for facts in linked.files:
+            names |= facts.called_attrs
+            for func in facts.functions:
+                if func.loop is not None:
+                    for text in func.loop.iterates:
+                        names.update(re.findall(r"\w+", text))
+        return names
