@@ -160,3 +160,20 @@ def test_emissions_and_dormant_points(lionagi_scan: ScanResult) -> None:
     assert ("operations/act/act.py", 79, "TOOL_PRE") in emitted
     assert ("operations/chat/chat.py", 33, "USER_PROMPT_SUBMIT") in emitted
     assert set(hookbus.emitted_points) >= {"TOOL_PRE", "TOOL_POST", "TOOL_ERROR", "SESSION_END"}
+
+
+def test_unwired_error_hook_is_found(lionagi_scan: ScanResult) -> None:
+    """ADR-0120 P4: CodingToolkit._error_hooks is filled by on_error and never read."""
+    unwired = [(f.file, f.line) for f in lionagi_scan.findings if f.kind == "unwired_error_hook"]
+    assert unwired == [("tools/coding.py", 360)]
+
+
+def test_json_report_satisfies_its_schema(lionagi_scan: ScanResult) -> None:
+    import json
+
+    from planeshift.reports.json_report import load_schema, render_json
+
+    from reports.test_schema import validate
+
+    schema = load_schema()
+    assert validate(json.loads(render_json(lionagi_scan)), schema, schema) == []
