@@ -5,6 +5,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+PLANES = (  # ADR-0120 D1 planes a registration is classified into, in the ADR's order
+    "interceptor",
+    "subscriber",
+    "observing_subscriber",
+    "commit_participant",
+    "delivery_sink",
+    "needs_review",
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Handler:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from .facts import LoopFacts
+from .sites import last_name
 
 CLASSIFIERS = {
     "isawaitable": "inspect.isawaitable",
@@ -35,13 +36,7 @@ AWAIT_WRAPPERS = {"maybe_await", "await_if_needed", "maybe_awaitable", "ensure_a
 
 
 def _name(node: ast.AST) -> str:
-    if isinstance(node, ast.Call):
-        node = node.func
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Name):
-        return node.id
-    return ""
+    return last_name(node) or ""
 
 
 def _walk_body(nodes: list[ast.stmt]):

@@ -17,15 +17,14 @@ Binding forms, used only as the value side of a binding (a name bound in some sc
     ("iter", iterable)                     ("annot", annotation, value-or-None)
     ("unpack", value, index)
 
-Both the ``ast`` and the LibCST front-ends produce exactly this grammar, so the linker never
-knows which parser saw a file.
+The ``ast`` pass produces this grammar; a LibCST front-end for codemods would produce the same,
+so the linker never knows which parser saw a file.
 """
 
 from __future__ import annotations
 
 import ast
 
-import libcst as cst
 
 Ref = tuple
 MAX_DEPTH = 12
@@ -102,86 +101,6 @@ def _all_args(args: ast.arguments) -> list[ast.arg]:
         out.append(args.vararg)
     if args.kwarg:
         out.append(args.kwarg)
-    return out
-
-
-def from_cst(node: cst.CSTNode | None, depth: int = 0) -> Ref:
-    """Convert a LibCST expression to a ref (same grammar as :func:`from_ast`)."""
-    if node is None:
-        return ("const", "None")
-    if depth > MAX_DEPTH:
-        return OTHER
-    d = depth + 1
-    match node:
-        case cst.Name(value=name):
-            if name in ("None", "True", "False"):
-                return ("const", name)
-            return ("name", name)
-        case cst.Attribute(value=value, attr=attr):
-            return ("attr", from_cst(value, d), attr.value)
-        case cst.Call(func=func, args=args):
-            pos: list[Ref] = []
-            kws: list[tuple[str | None, Ref]] = []
-            for a in args:
-                if a.keyword is not None:
-                    kws.append((a.keyword.value, from_cst(a.value, d)))
-                elif a.star == "**":
-                    kws.append((None, from_cst(a.value, d)))
-                elif a.star == "*":
-                    pos.append(("star", from_cst(a.value, d)))
-                else:
-                    pos.append(from_cst(a.value, d))
-            return ("call", from_cst(func, d), tuple(pos), tuple(kws))
-        case cst.SimpleString() | cst.ConcatenatedString():
-            value = node.evaluated_value
-            return ("str", value) if isinstance(value, str) else ("const", "bytes")
-        case cst.FormattedString():
-            return ("other", "FormattedString")
-        case cst.Integer() | cst.Float() | cst.Imaginary():
-            return ("const", node.value)
-        case cst.Lambda(params=params, body=body):
-            names = tuple(p.name.value for p in _cst_params(params))
-            return ("lambda", from_cst(body, d), names)
-        case cst.Subscript(value=value, slice=slices):
-            index = from_cst(slices[0].slice.value, d) if len(slices) == 1 and isinstance(
-                slices[0].slice, cst.Index
-            ) else OTHER
-            return ("sub", from_cst(value, d), index)
-        case cst.Await(expression=expr):
-            return ("await", from_cst(expr, d))
-        case cst.List(elements=elts) | cst.Tuple(elements=elts) | cst.Set(elements=elts):
-            kind = type(node).__name__.lower()
-            return ("seq", kind, tuple(_cst_element(e, d) for e in elts))
-        case cst.Dict(elements=elts):
-            pairs = tuple(
-                (from_cst(e.key, d), from_cst(e.value, d))
-                for e in elts
-                if isinstance(e, cst.DictElement)
-            )
-            return ("dict", pairs)
-        case cst.BooleanOperation(left=left, right=right):
-            return ("either", (from_cst(left, d), from_cst(right, d)))
-        case cst.IfExp(body=body, orelse=orelse):
-            return ("either", (from_cst(body, d), from_cst(orelse, d)))
-        case cst.BinaryOperation(operator=cst.BitOr(), left=left, right=right):
-            return ("either", (from_cst(left, d), from_cst(right, d)))
-        case cst.NamedExpr(value=value):
-            return from_cst(value, d)
-    return ("other", type(node).__name__)
-
-
-def _cst_element(e: cst.BaseElement, depth: int) -> Ref:
-    if isinstance(e, cst.StarredElement):
-        return ("star", from_cst(e.value, depth))
-    return from_cst(e.value, depth)
-
-
-def _cst_params(params: cst.Parameters) -> list[cst.Param]:
-    out = [*params.posonly_params, *params.params, *params.kwonly_params]
-    if isinstance(params.star_arg, cst.Param):
-        out.append(params.star_arg)
-    if params.star_kwarg is not None:
-        out.append(params.star_kwarg)
     return out
 
 

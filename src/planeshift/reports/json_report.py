@@ -7,17 +7,9 @@ from collections import Counter
 from importlib import resources
 from typing import Any
 
-from ..types import ScanResult
+from ..types import PLANES, ScanResult
 
 SCHEMA_ID = "planeshift.report/1"
-PLANES = (
-    "interceptor",
-    "subscriber",
-    "observing_subscriber",
-    "commit_participant",
-    "delivery_sink",
-    "needs_review",
-)
 
 
 def to_dict(result: ScanResult) -> dict[str, Any]:

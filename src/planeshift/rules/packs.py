@@ -17,14 +17,8 @@ from typing import Any
 
 import yaml
 
-PLANES = (
-    "interceptor",
-    "subscriber",
-    "observing_subscriber",
-    "commit_participant",
-    "delivery_sink",
-    "needs_review",
-)
+from ..types import PLANES
+
 REGISTRATION_KINDS = ("method", "function", "decorator", "keyword", "append", "assign", "mapping")
 POLICY_AXES: dict[str, tuple[str, ...]] = {
     "concurrency": ("sequential", "concurrent"),
