@@ -143,9 +143,10 @@ def timing_table(timings: dict[str, list[bu.Timed]]) -> str:
     rows = []
     for name, runs in timings.items():
         s = bu.summary([t.seconds for t in runs])
-        rows.append([name, str(len(runs)), f"{s['median']:.3f}", f"{s['min']:.3f}",
+        files = str(runs[0].stats.get("files", ""))
+        rows.append([name, files, str(len(runs)), f"{s['median']:.3f}", f"{s['min']:.3f}",
                      f"{s['max']:.3f}"])
-    return bu.table(["variant", "runs", "median s", "min s", "max s"], rows)
+    return bu.table(["variant", "files", "runs", "median s", "min s", "max s"], rows)
 
 
 def targets(timings: dict[str, list[bu.Timed]]) -> list[dict[str, Any]]:
@@ -204,8 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             timings = round_robin(args, tree, work)
             checks = targets(timings)
-    files = timings[next(iter(timings))][0].stats.get("files", "?")
-    print(f"\n{tree} ({files} files scanned), {args.runs} rounds, {info['cpus']} CPUs\n")
+    print(f"\n{tree}: {args.runs} rounds, {info['cpus']} CPUs, Python {info['python']}\n")
     print(timing_table(timings))
     print()
     print(target_table(checks))
