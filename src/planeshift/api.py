@@ -89,11 +89,19 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     )
     cached = results.get(result_key) if results is not None else None
     if cached is not None:
-        stats = {"seconds": round(time.perf_counter() - started, 3), "cache": "result",
-                 "cache_hits": len(sources), "jobs": 0, "warnings": []}
-        return replace(cached, stats=stats)
+        return replace(cached, stats=_stats(started, "result", len(sources), 0, []))
 
     extracted = extract_all(sources, vocab, config, progress)
+    facts_key = ResultCache.key(
+        config.root.as_posix(), repr(packs),
+        *sorted(f"{s.file.rel}:{d}" for s, d in zip(sources, extracted.digests())),
+    )
+    cached = results.get(facts_key) if results is not None else None
+    if cached is not None:  # files changed, their facts did not (comments, formatting)
+        if results is not None:
+            results.put([result_key, facts_key], cached)
+        return replace(cached, stats=_stats(started, "result-facts", extracted.cache_hits,
+                                            extracted.jobs, extracted.warnings))
     by_path = {s.file.rel: s for s in sources}
 
     def reextract(paths: list[str], wider: Vocabulary) -> list[FileFacts]:
@@ -116,17 +124,19 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     result = replace(result, findings=tuple(run_checks(result, linked)))
     warnings = list(extracted.warnings)
     if results is not None:
-        warning = results.put(result_key, result)
+        warning = results.put([result_key, facts_key], result)
         if warning:
             warnings.append(warning)
-    stats = {
-        "seconds": round(time.perf_counter() - started, 3),
-        "cache": "facts" if extracted.cache_hits else "cold",
-        "cache_hits": extracted.cache_hits,
-        "jobs": extracted.jobs,
-        "warnings": warnings,
-    }
-    return replace(result, stats=stats)
+    layer = "facts" if extracted.cache_hits else "cold"
+    return replace(result, stats=_stats(started, layer, extracted.cache_hits, extracted.jobs,
+                                        warnings))
+
+
+def _stats(started: float, cache: str, hits: int, jobs: int, warnings: list[str]) -> dict:
+    """cache: "result" (unchanged tree), "result-facts" (changed files, unchanged facts),
+    "facts" (per-file facts reused, linked again) or "cold"."""
+    return {"seconds": round(time.perf_counter() - started, 3), "cache": cache,
+            "cache_hits": hits, "jobs": jobs, "warnings": warnings}
 
 
 def resolve_root(path: Path) -> Path:

@@ -9,7 +9,6 @@ import tempfile
 from pathlib import Path
 
 import planeshift
-import planeshift.kernels
 
 __all__ = ["LIONAGI_TARGET", "MARKER", "VendorError", "infer_package", "kernel_sources", "vendor_kernels"]
 
@@ -26,7 +25,7 @@ class VendorError(Exception):
 
 def kernel_sources() -> list[Path]:
     """The kernel modules, in a stable order."""
-    return sorted(Path(planeshift.kernels.__file__).parent.glob("*.py"))
+    return sorted((Path(planeshift.__file__).parent / "kernels").glob("*.py"))
 
 
 def infer_package(into: Path) -> str:

@@ -206,8 +206,10 @@ def test_corrupt_fact_entries_are_ignored_and_rebuilt(tree: Path, baseline: dict
 def test_corrupt_result_entry_is_ignored(tree: Path, baseline: dict, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     run(tree, cache)
-    (entry,) = (cache / "results").glob("*.result")
-    entry.write_bytes(entry.read_bytes()[: len(entry.read_bytes()) // 2])
+    entries = sorted((cache / "results").glob("*.result"))
+    assert len(entries) == 2  # keyed by the files' bytes and by their facts
+    for entry in entries:
+        entry.write_bytes(entry.read_bytes()[: len(entry.read_bytes()) // 2])
     result = run(tree, cache)
     assert result.stats["cache"] == "facts"
     assert report(result) == baseline
@@ -225,3 +227,20 @@ def test_unwritable_cache_dir_warns_and_reports_the_same(tree: Path, baseline: d
         assert result.stats["warnings"], "an unwritable cache must be reported, not silent"
         assert any(str(cache) in w for w in result.stats["warnings"])
         assert report(result) == baseline
+
+
+def test_comment_only_edit_is_answered_from_the_facts_keyed_result(tree: Path, baseline: dict,
+                                                                   tmp_path: Path) -> None:
+    copy = tmp_path / "tree"
+    shutil.copytree(tree, copy)
+    cache = tmp_path / "cache"
+    run(copy, cache)
+    target = copy / "app" / "mod_3.py"
+    target.write_text(target.read_text() + "\n# a trailing comment changes no fact\n")
+    edited = run(copy, cache)
+    assert edited.stats["cache"] == "result-facts"
+    assert report(edited)["registrations"] == report(run(copy, None))["registrations"]
+    target.write_text(target.read_text().replace("def ", "\n\ndef ", 1))  # lines move: relink
+    moved = run(copy, cache)
+    assert moved.stats["cache"] == "facts"
+    assert report(moved) == report(run(copy, None))

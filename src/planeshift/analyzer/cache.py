@@ -43,11 +43,16 @@ class FactCache:
         self.warning: str | None = None
         self._writable = True
 
-    def get(self, key: str) -> FileFacts | None:
-        path = self.folder / key[:2] / f"{key}.facts"
+    def get_bytes(self, key: str) -> bytes | None:
+        """The entry's bytes, undecoded (a corrupt entry is found, and rebuilt, at decode)."""
         try:
-            raw = path.read_bytes()
+            return (self.folder / key[:2] / f"{key}.facts").read_bytes()
         except OSError:
+            return None
+
+    def get(self, key: str) -> FileFacts | None:
+        raw = self.get_bytes(key)
+        if raw is None:
             return None
         try:
             return loads(raw)
@@ -97,17 +102,20 @@ class ResultCache:
         except (OSError, ValueError, TypeError, EOFError, IndexError):
             return None  # absent or corrupt: the scan runs and rewrites it
 
-    def put(self, key: str, result: ScanResult) -> str | None:
-        """Store *result*; returns a warning instead of raising when the folder is unwritable."""
+    def put(self, keys: list[str], result: ScanResult) -> str | None:
+        """Store *result* under each key (the tree's bytes, its facts); returns a warning instead
+        of raising when the folder is unwritable."""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             _ensure_gitignore(self.folder.parent)
             for old in self.folder.glob("*.result"):
-                old.unlink(missing_ok=True)  # one result per tree is enough
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".result")
-            with os.fdopen(fd, "wb") as out:
-                out.write(marshal.dumps((FORMAT, _encode(result))))
-            os.replace(tmp, self.folder / f"{key}.result")
+                old.unlink(missing_ok=True)  # the latest state of the tree is enough
+            blob = marshal.dumps((FORMAT, _encode(result)))
+            for key in keys:
+                fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".result")
+                with os.fdopen(fd, "wb") as out:
+                    out.write(blob)
+                os.replace(tmp, self.folder / f"{key}.result")
         except OSError as exc:
             return f"result cache not written to {self.folder}: {exc.strerror or exc}"
         return None

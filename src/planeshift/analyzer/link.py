@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from ..rules.classify import classify
 from ..rules.packs import Mechanism, Pack, Registration as RegSpec
@@ -24,6 +23,9 @@ from .forward import derive
 from .match import Candidate, Matcher
 from .names import ProjectIndex
 from .sites import Vocabulary
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 @dataclass
@@ -67,6 +69,8 @@ class Linker:
     # -- graphs -------------------------------------------------------------------------------
     def inheritance(self) -> nx.DiGraph:
         """subclass -> base edges over every project class (bases may be external names)."""
+        import networkx as nx  # only a scan that is not answered from the result cache pays it
+
         graph = nx.DiGraph()
         for cls in self.index.classes:
             graph.add_node(cls)
@@ -75,6 +79,8 @@ class Linker:
         return graph
 
     def dispatcher_classes(self, graph: nx.DiGraph, mech: Mechanism) -> list[str]:
+        import networkx as nx
+
         roots = [c for c in self.matcher.dispatcher_ids(mech) if c in graph]
         found = set(roots)
         for root in roots:
@@ -205,6 +211,8 @@ class Linker:
 
     def _dormant(self, registrations, raw_emissions, classes) -> dict[str, set[str]]:
         """Points registered on but never emitted (only where the dispatcher's project is scanned)."""
+        import networkx as nx
+
         graph = nx.DiGraph()
         for i, reg in enumerate(registrations):
             for part in (reg.point or "").split("+"):

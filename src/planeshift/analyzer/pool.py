@@ -6,6 +6,7 @@ batches run in-process, where starting workers would cost more than it saves.
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
@@ -36,10 +37,38 @@ class Source:
 
 @dataclass
 class Extracted:
-    facts: list[FileFacts]
+    """Every file's facts as cache bytes, decoded only when the linker needs them: a scan whose
+    facts are all unchanged is answered from the result cache without decoding any."""
+
+    sources: Sequence[Source]
+    blobs: list[bytes]
+    vocab: Vocabulary
+    cache: FactCache | None = None
     cache_hits: int = 0
     jobs: int = 1
     warnings: list[str] = field(default_factory=list)
+    _facts: list[FileFacts] | None = None
+
+    def digests(self) -> list[str]:
+        """A digest of each file's facts (not its bytes): a comment-only edit leaves it unchanged."""
+        return [hashlib.sha256(b).hexdigest()[:24] for b in self.blobs]
+
+    @property
+    def facts(self) -> list[FileFacts]:
+        if self._facts is None:
+            self._facts = [self._decode(src, blob) for src, blob in zip(self.sources, self.blobs)]
+        return self._facts
+
+    def _decode(self, src: Source, blob: bytes) -> FileFacts:
+        try:
+            return loads(blob)
+        except (ValueError, KeyError, TypeError, IndexError, EOFError):
+            # a corrupt or foreign cache entry: extract again and overwrite it
+            self.cache_hits -= 1
+            facts = _work((src.data, src.file.rel, src.file.module, src.file.is_package, self.vocab))
+            if self.cache is not None:
+                self.cache.put(src.key, facts)
+            return facts
 
 
 def read_sources(files: Sequence[SourceFile]) -> tuple[list[Source], list[FileError]]:
@@ -92,17 +121,16 @@ def extract_all(
     progress: Callable[[int, int], None] | None = None,
 ) -> Extracted:
     cache = FactCache(cache_folder(config), salt(vocab.fingerprint())) if config.use_cache else None
-    out = Extracted(facts=[])
-    results: dict[int, FileFacts] = {}
+    blobs: dict[int, bytes] = {}
     misses: list[int] = []
     for i, src in enumerate(sources):
-        cached = cache.get(src.key) if cache is not None else None
+        cached = cache.get_bytes(src.key) if cache is not None else None
         if cached is not None:
-            results[i] = cached
+            blobs[i] = cached
         else:
             misses.append(i)
-    out.cache_hits = len(results)
-    total, done = len(sources), len(results)
+    out = Extracted(sources=sources, blobs=[], vocab=vocab, cache=cache, cache_hits=len(blobs))
+    total, done = len(sources), len(blobs)
     if progress:
         progress(done, total)
     items = [
@@ -116,21 +144,20 @@ def extract_all(
             chunk = max(1, len(items) // (out.jobs * 8))
             produced = pool.map(_work_encoded, items, chunksize=chunk)
             for i, blob in zip(misses, produced):
-                results[i] = loads(blob)
-                if cache is not None:
-                    cache.put_bytes(sources[i].key, blob)
+                blobs[i] = blob
                 done += 1
                 if progress:
                     progress(done, total)
     else:
         for i, item in zip(misses, items):
-            results[i] = _work(item)
-            if cache is not None:
-                cache.put(sources[i].key, results[i])
+            blobs[i] = _work_encoded(item)
             done += 1
             if progress:
                 progress(done, total)
-    if cache is not None and cache.warning:
-        out.warnings.append(cache.warning)
-    out.facts = [results[i] for i in sorted(results)]
+    if cache is not None:
+        for i in misses:
+            cache.put_bytes(sources[i].key, blobs[i])
+        if cache.warning:
+            out.warnings.append(cache.warning)
+    out.blobs = [blobs[i] for i in range(len(sources))]
     return out
