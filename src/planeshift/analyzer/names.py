@@ -27,7 +27,7 @@ class ProjectIndex:
         self.class_module: dict[str, str] = {}
         self.scope_kind: dict[ScopeKey, str] = {}
         self.methods_of: dict[str, list[str]] = defaultdict(list)  # class -> its functions
-        self.bindings: dict[ScopeKey, dict[str, list[Ref]]] = {}
+        self.bindings = _Scopes()
         for facts in files:
             self.files[facts.path] = facts
             if facts.module and facts.module not in self.modules:
@@ -37,15 +37,14 @@ class ProjectIndex:
     def _add(self, facts: FileFacts) -> None:
         module = facts.module
         self.scope_kind[(module, "")] = "module"
-        self.bindings[(module, "")] = _group(facts.bindings)
-        for name, target, attr in facts.lazy_exports:
-            self.bindings[(module, "")].setdefault(name, []).append(("lazy", target, attr))
+        lazy = tuple((name, ("lazy", target, attr)) for name, target, attr in facts.lazy_exports)
+        self.bindings.add((module, ""), facts.bindings + lazy)
         for cls in facts.classes:
             qn = f"{module}.{cls.qualname}"
             self.classes[qn] = cls
             self.class_module[qn] = module
             self.scope_kind[(module, cls.qualname)] = "class"
-            self.bindings[(module, cls.qualname)] = _group(cls.bindings)
+            self.bindings.add((module, cls.qualname), cls.bindings)
         for func in facts.functions:
             qn = f"{module}.{func.qualname}"
             # a redefinition (overloads, conditional defs) keeps the last body, as Python does;
@@ -57,9 +56,7 @@ class ProjectIndex:
             if "." in func.qualname:
                 owner = f"{module}.{func.qualname.rsplit('.', 1)[0]}"
                 self.methods_of[owner].append(qn)
-            merged = self.bindings.setdefault((module, func.qualname), {})
-            for name, refs in _group(func.bindings).items():
-                merged.setdefault(name, []).extend(refs)
+            self.bindings.add((module, func.qualname), func.bindings)
 
     # -- scopes -------------------------------------------------------------------------------
     def scope_chain(self, module: str, scope: str) -> list[ScopeKey]:
@@ -119,8 +116,36 @@ class ProjectIndex:
         return name in self.modules
 
 
-def _group(bindings: tuple[Binding, ...]) -> dict[str, list[Ref]]:
-    out: dict[str, list[Ref]] = defaultdict(list)
-    for name, ref in bindings:
-        out[name].append(ref)
-    return dict(out)
+class _Scopes:
+    """Scope key -> {name: [binding refs]}, grouped only for the scopes a lookup reaches: the
+    linker touches a small part of a large project, and grouping every scope up front cost more
+    than all the lookups."""
+
+    def __init__(self) -> None:
+        self._raw: dict[ScopeKey, list[tuple[Binding, ...]]] = defaultdict(list)
+        self._grouped: dict[ScopeKey, dict[str, list[Ref]]] = {}
+
+    def add(self, key: ScopeKey, bindings: tuple[Binding, ...]) -> None:
+        self._raw[key].append(bindings)  # a redefined function merges its bodies' names
+        self._grouped.pop(key, None)
+
+    def get(self, key: ScopeKey, default: dict | None = None) -> dict[str, list[Ref]]:
+        grouped = self._grouped.get(key)
+        if grouped is None:
+            raw = self._raw.get(key)
+            if raw is None:
+                return default if default is not None else {}
+            grouped = defaultdict(list)
+            for bindings in raw:
+                for name, ref in bindings:
+                    grouped[name].append(ref)
+            grouped = self._grouped[key] = dict(grouped)
+        return grouped
+
+    def __getitem__(self, key: ScopeKey) -> dict[str, list[Ref]]:
+        if key not in self._raw:
+            raise KeyError(key)
+        return self.get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._raw
