@@ -100,9 +100,19 @@ def _work(item: tuple[bytes, str, str, bool, Vocabulary]) -> FileFacts:
 
 
 def _work_encoded(item: tuple[bytes, str, str, bool, Vocabulary]) -> bytes:
-    """In a worker: facts as cache bytes, which cross the process boundary far faster than
-    pickled dataclasses and are written to the cache as they are."""
+    """Facts as cache bytes, which cross the process boundary far faster than pickled
+    dataclasses and are written to the cache as they are."""
     return dumps(_work(item))
+
+
+def _work_cached(job: tuple[tuple, FactCache | None, str]) -> tuple[bytes, str | None]:
+    """In a worker: extract, then write the cache entry here, in parallel, not in the parent."""
+    item, cache, key = job
+    blob = _work_encoded(item)
+    if cache is not None:
+        cache.put_bytes(key, blob)
+        return blob, cache.warning
+    return blob, None
 
 
 def job_count(config: Config) -> int:
@@ -146,12 +156,15 @@ def extract_all(
         order = sorted(range(len(misses)), key=lambda k: -len(items[k][0]))
         context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
         with ProcessPoolExecutor(max_workers=out.jobs, mp_context=context) as pool:
-            produced = pool.map(_work_encoded, [items[k] for k in order], chunksize=2)
+            jobs = [(items[k], cache, sources[misses[k]].key) for k in order]
+            produced = pool.map(_work_cached, jobs, chunksize=2)
             if warm_up is not None:
                 warm_up()  # the parent is idle until the first result: import what linking needs
-            for k, blob in zip(order, produced):
+            for k, (blob, warning) in zip(order, produced):
                 i = misses[k]
                 blobs[i] = blob
+                if warning and cache is not None:
+                    cache.warning = warning
                 decoded[i] = loads(blob)  # overlaps with the workers still parsing
                 done += 1
                 if progress:
@@ -159,14 +172,13 @@ def extract_all(
     else:
         for i, item in zip(misses, items):
             blobs[i] = _work_encoded(item)
+            if cache is not None:
+                cache.put_bytes(sources[i].key, blobs[i])
             done += 1
             if progress:
                 progress(done, total)
-    if cache is not None:
-        for i in misses:
-            cache.put_bytes(sources[i].key, blobs[i])
-        if cache.warning:
-            out.warnings.append(cache.warning)
+    if cache is not None and cache.warning:
+        out.warnings.append(cache.warning)
     out.blobs = [blobs[i] for i in range(len(sources))]
     if decoded and len(decoded) == len(sources):
         out._facts = [decoded[i] for i in range(len(sources))]
