@@ -129,7 +129,8 @@ class Linker:
             for mech, spec in fresh:
                 self.matcher.add(mech, spec)
                 self.derived[mech.id].append(spec)
-                words.add(_call_word(spec.name))
+                if not self._sites_already_collected(spec):
+                    words.add(_call_word(spec.name))
             self._reextract(words, set())
         used = {c.spec for c in candidates}
         kept: list[Candidate] = []
@@ -144,6 +145,15 @@ class Linker:
                     "calls it, so this site stands for its future callers")
                 kept.append(cand)
         return kept
+
+    def _sites_already_collected(self, spec: RegSpec) -> bool:
+        """A forwarder whose arguments can only be passed by keyword, with keywords the first
+        pass already looked for (`engine.run(spec, on_event=cb)`): its call sites were recorded,
+        so no file needs a second pass for it."""
+        args = [a for a in (spec.point, spec.handler, spec.receiver) if a is not None]
+        return bool(args) and all(
+            a.index is None and not a.rest and a.keyword in self.vocab.keywords for a in args
+        )
 
     def _files_with_sites(self) -> list[FileFacts]:
         return [f for _, f in sorted(self.files.items()) if f.sites or f.config_hooks]
