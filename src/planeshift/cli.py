@@ -7,7 +7,6 @@ import os
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
@@ -119,7 +118,7 @@ def _config(
     from . import api  # the analyzer stack costs most of a second: --help and packs skip it
 
     root = api.resolve_root(path)
-    config = load_config(root, config_file).with_flags(
+    return load_config(root, config_file).with_flags(
         packs=tuple(p.resolve() for p in packs),
         exclude=exclude,
         gitignore=False if no_gitignore else None,
@@ -128,7 +127,6 @@ def _config(
         jobs=jobs,
         builtin_packs=() if no_builtin_packs else None,
     )
-    return config
 
 
 def _run(config: Config) -> ScanResult:

@@ -13,6 +13,7 @@ from .facts import Binding, Class, FileFacts, Function, Param, Site
 from .loops import loop_facts
 from .refs import Ref, annotation_from_ast, from_ast
 from .sites import Source, Vocabulary, assign_site, call_site, decorator_sites
+from .visitor import FastVisitor
 
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
 
@@ -37,59 +38,6 @@ def resolve_relative(module: str, is_package: bool, level: int, target: str | No
     if target:
         return f"{base}.{target}" if base else target
     return base
-
-
-_LEAVES = (
-    ast.Constant, ast.Name, ast.Load, ast.Store, ast.Del, ast.Pass, ast.Break, ast.Continue,
-    ast.operator, ast.boolop, ast.cmpop, ast.unaryop, ast.alias, ast.Global, ast.Nonlocal,
-)
-
-
-class FastVisitor:
-    """ast.NodeVisitor's protocol with a per-class dispatch table and no work on leaves.
-
-    The stock visitor builds a method name and looks it up for every node, and walks leaves
-    such as names and constants; on a large tree that is most of the pass's time.
-    """
-
-    _dispatch: dict[type, object] = {}
-
-    def __init_subclass__(cls, **kwargs: object) -> None:
-        super().__init_subclass__(**kwargs)
-        table: dict[type, object] = {leaf: None for leaf in _leaf_types()}
-        for name in dir(cls):
-            if name.startswith("visit_") and isinstance(getattr(ast, name[6:], None), type):
-                table[getattr(ast, name[6:])] = getattr(cls, name)
-        cls._dispatch = table
-
-    def visit(self, node: ast.AST) -> None:
-        cls = node.__class__
-        try:
-            method = self._dispatch[cls]
-        except KeyError:
-            self.generic_visit(node)
-            return
-        if method is not None:
-            method(self, node)  # type: ignore[operator]
-
-    def generic_visit(self, node: ast.AST) -> None:
-        visit = self.visit
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if value.__class__ is list:
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        visit(item)
-            elif isinstance(value, ast.AST):
-                visit(value)
-
-
-def _leaf_types() -> list[type]:
-    out: list[type] = []
-    for leaf in _LEAVES:
-        out.append(leaf)
-        out.extend(leaf.__subclasses__())
-    return out
 
 
 class SymbolCollector(FastVisitor):

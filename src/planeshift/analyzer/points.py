@@ -1,0 +1,115 @@
+"""Points: which argument of a registration names its point, and the point's normalised name.
+
+A point is normalised to the member name of the mechanism's point enum (``HookPoint.TOOL_PRE``,
+``"tool.pre"`` -> ``TOOL_PRE``), a class name for type-keyed mechanisms (``observe(NodeFailed)``),
+or a literal string key; anything decided at run time is reported with the reason, never guessed.
+"""
+
+from __future__ import annotations
+
+from ..rules.packs import ArgSpec, Mechanism
+from .facts import Arg, Site
+from .infer import Evaluator, Values
+
+
+def args_for(site: Site, spec: ArgSpec | None, taken: set[int] | None = None) -> list[Arg]:
+    """The call-site arguments an argument spec designates."""
+    if spec is None:
+        return []
+    positional = [a for a in site.args if a.name is None and not a.star]
+    if spec.keyword is not None:
+        for a in site.args:
+            if a.name == spec.keyword:
+                return [a]
+    if spec.rest:
+        return [a for i, a in enumerate(positional) if i not in (taken or set())]
+    if spec.index is not None and len(positional) >= max(spec.min_args, 1):
+        index = spec.index if spec.index >= 0 else len(positional) + spec.index
+        if 0 <= index < len(positional):
+            return [positional[index]]
+    return []
+
+
+class PointResolver:
+    """Point extraction for the matcher (it provides ``ev`` and ``ids``)."""
+
+    ev: Evaluator
+
+    def ids(self, names: tuple[str, ...]) -> frozenset[str]:
+        raise NotImplementedError
+
+    def point_of(self, facts, site, mech, spec) -> tuple[str | None, str | None, bool]:
+        """(normalised point, why it is unknown, whether it is one of the mechanism's points)."""
+        if spec.fixed_point:
+            return spec.fixed_point, None, False
+        if spec.point is None:
+            return None, None, False
+        taken: set[int] = set()
+        handler = spec.handler
+        if spec.point.rest and handler is not None and handler.index is not None and not (
+            handler.keyword and any(a.name == handler.keyword for a in site.args)
+        ) and site.kind != "decorator":
+            positional = [a for a in site.args if a.name is None and not a.star]
+            if len(positional) >= max(handler.min_args, 1):
+                taken.add(handler.index % len(positional))
+        args = args_for(site, spec.point, taken)
+        stars = [a for a in site.args if a.star == "*"]
+        if spec.point.rest and stars:
+            return None, f"point comes from *{stars[0].text}", False
+        if not args and spec.default_point is not None:
+            return spec.default_point, None, False
+        if not args:
+            return None, "no point argument at this call", False
+        names: list[str] = []
+        in_enum = False
+        for arg in args:
+            values = self.ev.eval(arg.ref, facts.module, site.scope)
+            name, note, member = self.normalize_point(values, mech, arg.text)
+            if name is None:
+                return None, note, False
+            names.append(name)
+            in_enum = in_enum or member
+        return "+".join(names), None, in_enum
+
+    def normalize_point(self, values: Values, mech: Mechanism, text: str = "") -> tuple:
+        """(point name, why unknown, is a member of the mechanism's point enum)."""
+        enum_ids = self.ids(mech.points) if mech.points else frozenset()
+        found: set[str] = set()
+        member = False
+        dynamic = sorted({v[1] for v in values if v[0] in ("dyn", "unknown")})
+        if dynamic:
+            return None, f"point `{text or '?'}` is dynamic ({'; '.join(dynamic)})", False
+        for v in values:
+            if v[0] == "member" and (not enum_ids or any(c in enum_ids for c in self.ev.mro(v[1]))):
+                found.add(v[2])
+                member = member or bool(enum_ids)
+            elif v[0] == "ext" and "." in v[1] and v[1].rsplit(".", 1)[0] in enum_ids:
+                found.add(v[1].rsplit(".", 1)[1])
+                member = True
+            elif v[0] == "str":
+                found.add(self._enum_name_for(v[1], mech) or v[1])
+            elif v[0] in ("cls", "ext", "member"):
+                found.add(str(v[-1]).rsplit(".", 1)[-1])
+            elif v[0] == "inst" and v[1].startswith("builtins."):
+                return None, f"point `{text or '?'}` is a run-time {v[1][9:]} value", False
+            elif v[0] == "inst" and any(c in enum_ids for c in self.ev.mro(v[1])):
+                return None, f"point `{text or '?'}` may be any {v[1].rsplit('.', 1)[-1]}", False
+            elif v[0] == "inst":
+                found.add(f"{v[1].rsplit('.', 1)[-1]}(...)")
+            elif v[0] in ("dyn", "unknown"):
+                return None, f"point {text or '?'} is dynamic ({v[1]})", False
+            else:
+                return None, f"point `{text or '?'}` is not a constant", False
+        if len(found) != 1:
+            return None, f"point `{text}` may be any of {', '.join(sorted(found))}", False
+        return found.pop(), None, member
+
+    def _enum_name_for(self, value: str, mech: Mechanism) -> str | None:
+        for cls in self.ids(mech.points):
+            facts = self.ev.index.classes.get(cls)
+            if facts is None:
+                continue
+            for name, literal in facts.enum_members:
+                if literal == value or name == value:
+                    return name
+        return None
