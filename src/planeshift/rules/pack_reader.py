@@ -1,0 +1,250 @@
+"""The validating reader: the YAML tree of a rule pack -> frozen pack objects, or a PackError
+naming the file and the key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .packs import (
+    ArgSpec,
+    ClassifyRule,
+    ConfigSource,
+    Emission,
+    Mechanism,
+    Pack,
+    PackError,
+    PLANES,
+    POLICY_AXES,
+    Registration,
+    REGISTRATION_KINDS,
+    WHEN_KEYS,
+)
+
+
+class PackReader:
+    """Validating conversion from the YAML tree to frozen pack objects."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    def fail(self, key: str, message: str) -> PackError:
+        return PackError(self.label, key, message)
+
+    def mapping(self, value: Any, key: str, allowed: tuple[str, ...]) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(key, f"expected a mapping, got {type(value).__name__}")
+        unknown = sorted(set(map(str, value)) - set(allowed))
+        if unknown:
+            raise self.fail(f"{key}.{unknown[0]}", f"unknown key (allowed: {', '.join(allowed)})")
+        return value
+
+    def string(self, value: Any, key: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(key, "expected a non-empty string")
+        return value.strip()
+
+    def strings(self, value: Any, key: str) -> tuple[str, ...]:
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            return (self.string(value, key),)
+        if not isinstance(value, list):
+            raise self.fail(key, "expected a string or a list of strings")
+        return tuple(self.string(v, f"{key}[{i}]") for i, v in enumerate(value))
+
+    def pack(self, data: Any) -> Pack:
+        data = self.mapping(data, "<top>", ("pack", "description", "mechanisms", "not_registrations"))
+        name = self.string(data.get("pack"), "pack")
+        raw = data.get("mechanisms")
+        if not isinstance(raw, list) or not raw:
+            raise self.fail("mechanisms", "expected a non-empty list of mechanisms")
+        mechanisms = tuple(self.mechanism(m, f"mechanisms[{i}]", name) for i, m in enumerate(raw))
+        ids = [m.id for m in mechanisms]
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise self.fail("mechanisms", f"duplicate mechanism id {dupes[0]!r}")
+        return Pack(
+            name=name,
+            path=self.label,
+            mechanisms=mechanisms,
+            description=str(data.get("description") or "").strip(),
+            not_registrations=self.strings(data.get("not_registrations"), "not_registrations"),
+        )
+
+    def mechanism(self, data: Any, key: str, pack: str) -> Mechanism:
+        allowed = (
+            "id", "title", "description", "dispatcher", "aliases", "factories", "points",
+            "dormant_points", "config",
+            "register", "emit", "policy", "classify",
+        )
+        data = self.mapping(data, key, allowed)
+        mid = self.string(data.get("id"), f"{key}.id")
+        dispatchers = self.strings(data.get("dispatcher"), f"{key}.dispatcher")
+        registrations = data.get("register") or []
+        if not isinstance(registrations, list):
+            raise self.fail(f"{key}.register", "expected a list of registration forms")
+        if not registrations and not data.get("emit") and not data.get("config"):
+            raise self.fail(f"{key}.register", "a mechanism needs registration, emission or config forms")
+        if not dispatchers and any(
+            isinstance(r, dict) and ("method" in r or "append" in r or "assign" in r)
+            for r in registrations
+        ):
+            raise self.fail(f"{key}.dispatcher", "method/append/assign forms need a dispatcher")
+        policy, evidence = self.policy(data.get("policy"), f"{key}.policy")
+        classify = data.get("classify")
+        if not isinstance(classify, list) or not classify:
+            raise self.fail(f"{key}.classify", "expected a non-empty list of rules")
+        rules = tuple(self.rule(r, f"{key}.classify[{i}]", mid) for i, r in enumerate(classify))
+        if rules[-1].when:
+            raise self.fail(f"{key}.classify", "the last rule must have no `when` (the default)")
+        return Mechanism(
+            id=mid,
+            title=str(data.get("title") or mid),
+            description=str(data.get("description") or "").strip(),
+            dispatchers=dispatchers,
+            aliases=self.strings(data.get("aliases"), f"{key}.aliases"),
+            factories=self.strings(data.get("factories"), f"{key}.factories"),
+            points=self.strings(data.get("points"), f"{key}.points"),
+            dormant_points=self.strings(data.get("dormant_points"), f"{key}.dormant_points"),
+            registrations=tuple(
+                self.registration(
+                    r, f"{key}.register[{i}]",
+                    dispatchers + self.strings(data.get("aliases"), f"{key}.aliases"),
+                )
+                for i, r in enumerate(registrations)
+            ),
+            emissions=tuple(
+                self.emission(e, f"{key}.emit[{i}]") for i, e in enumerate(data.get("emit") or [])
+            ),
+            policy=policy,
+            policy_evidence=evidence,
+            classify=rules,
+            pack=pack,
+            config=tuple(
+                self.config(c, f"{key}.config[{i}]") for i, c in enumerate(data.get("config") or [])
+            ),
+        )
+
+    def config(self, data: Any, key: str) -> ConfigSource:
+        data = self.mapping(data, key, ("files", "key"))
+        files = self.strings(data.get("files"), f"{key}.files")
+        if not files:
+            raise self.fail(f"{key}.files", "expected at least one file pattern")
+        return ConfigSource(files=files, key=self.string(data.get("key"), f"{key}.key"))
+
+    def argspec(self, value: Any, key: str) -> ArgSpec | None:
+        if value is None:
+            return None
+        if isinstance(value, bool):
+            raise self.fail(key, "expected a position, a keyword name or a mapping")
+        if isinstance(value, int):
+            return ArgSpec(index=value)
+        if isinstance(value, str):
+            return ArgSpec(keyword=self.string(value, key))
+        data = self.mapping(value, key, ("arg", "keyword", "rest", "min_args"))
+        index = data.get("arg")
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
+            raise self.fail(f"{key}.arg", "expected an integer position")
+        keyword = data.get("keyword")
+        rest = bool(data.get("rest", False))
+        if index is None and keyword is None and not rest:
+            raise self.fail(key, "give `arg`, `keyword` or `rest: true`")
+        return ArgSpec(
+            index=index,
+            keyword=self.string(keyword, f"{key}.keyword") if keyword is not None else None,
+            rest=rest,
+            min_args=int(data.get("min_args", 0)),
+        )
+
+    def registration(self, data: Any, key: str, dispatchers: tuple[str, ...]) -> Registration:
+        allowed = (
+            *REGISTRATION_KINDS, "callable", "point", "handler", "receiver", "fixed_point", "many",
+            "owner", "item",
+        )
+        data = self.mapping(data, key, allowed)
+        kinds = [k for k in REGISTRATION_KINDS if k in data]
+        if len(kinds) != 1:
+            raise self.fail(key, f"give exactly one of: {', '.join(REGISTRATION_KINDS)}")
+        kind = kinds[0]
+        callables = self.strings(data.get("callable"), f"{key}.callable")
+        if kind in ("keyword", "mapping") and (not callables or set(callables) & set(dispatchers)):
+            # the dispatcher (the default callable) is also reached through its public aliases
+            callables = tuple(dict.fromkeys((*callables, *dispatchers)))
+        if kind in ("keyword", "mapping") and not callables:
+            raise self.fail(f"{key}.callable", f"a {kind} registration needs a callable")
+        handler = self.argspec(data.get("handler"), f"{key}.handler")
+        if handler is None and kind in ("method", "function"):
+            handler = ArgSpec(index=0) if kind == "method" else None
+        item = None
+        if data.get("item") is not None:
+            raw = self.mapping(data["item"], f"{key}.item", ("point", "handler"))
+            if not all(isinstance(raw.get(k), int) for k in ("point", "handler")):
+                raise self.fail(f"{key}.item", "expected integer `point` and `handler` positions")
+            item = (raw["point"], raw["handler"])
+        return Registration(
+            owner=self.strings(data.get("owner"), f"{key}.owner"),
+            item=item,
+            kind=kind,
+            name=self.string(data[kind], f"{key}.{kind}"),
+            callables=callables,
+            point=self.argspec(data.get("point"), f"{key}.point"),
+            handler=handler,
+            receiver=self.argspec(data.get("receiver"), f"{key}.receiver"),
+            fixed_point=data.get("fixed_point"),
+            many=bool(data.get("many", False)),
+        )
+
+    def emission(self, data: Any, key: str) -> Emission:
+        data = self.mapping(data, key, ("method", "function", "point"))
+        kinds = [k for k in ("method", "function") if k in data]
+        if len(kinds) != 1:
+            raise self.fail(key, "give exactly one of: method, function")
+        return Emission(
+            kind=kinds[0],
+            name=self.string(data[kinds[0]], f"{key}.{kinds[0]}"),
+            point=self.argspec(data.get("point"), f"{key}.point"),
+        )
+
+    def policy(self, data: Any, key: str) -> tuple[tuple[tuple[str, str], ...], str]:
+        if data is None:
+            return (), ""
+        data = self.mapping(data, key, (*POLICY_AXES, "evidence"))
+        out: list[tuple[str, str]] = []
+        for axis, choices in POLICY_AXES.items():
+            if axis in data:
+                value = self.string(data[axis], f"{key}.{axis}")
+                if value not in choices:
+                    raise self.fail(f"{key}.{axis}", f"{value!r} is not one of {', '.join(choices)}")
+                out.append((axis, value))
+        return tuple(out), str(data.get("evidence") or "").strip()
+
+    def rule(self, data: Any, key: str, mechanism: str) -> ClassifyRule:
+        data = self.mapping(data, key, ("id", "when", "plane", "because", "confidence"))
+        plane = self.string(data.get("plane"), f"{key}.plane")
+        if plane not in PLANES:
+            raise self.fail(f"{key}.plane", f"{plane!r} is not one of {', '.join(PLANES)}")
+        because = self.string(data.get("because"), f"{key}.because")
+        when: list[tuple[str, Any]] = []
+        if data.get("when") is not None:
+            cond = self.mapping(data["when"], f"{key}.when", WHEN_KEYS)
+            for name in WHEN_KEYS:
+                if name not in cond:
+                    continue
+                value = cond[name]
+                if name.startswith("handler_"):
+                    if not isinstance(value, bool):
+                        raise self.fail(f"{key}.when.{name}", "expected true or false")
+                    when.append((name, value))
+                else:
+                    when.append((name, self.strings(value, f"{key}.when.{name}")))
+        confidence = str(data.get("confidence", "high"))
+        if confidence not in ("high", "medium", "low"):
+            raise self.fail(f"{key}.confidence", "expected high, medium or low")
+        index = key.rsplit("[", 1)[-1].rstrip("]")
+        return ClassifyRule(
+            id=str(data.get("id") or f"{mechanism}.{index}"),
+            plane=plane,
+            because=because,
+            when=tuple(when),
+            confidence=confidence,
+        )
