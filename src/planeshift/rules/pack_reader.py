@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..types import PLANES
 from .packs import (
     ArgSpec,
     ClassifyRule,
@@ -13,7 +14,6 @@ from .packs import (
     Mechanism,
     Pack,
     PackError,
-    PLANES,
     POLICY_AXES,
     Registration,
     REGISTRATION_KINDS,

@@ -17,6 +17,13 @@ from typing import Any
 
 import yaml
 
+from ..types import PLANES
+
+__all__ = [  # PLANES is re-exported: the planes a pack may classify into
+    "PLANES", "REGISTRATION_KINDS", "POLICY_AXES", "WHEN_KEYS", "PackError", "ArgSpec",
+    "Registration", "Emission", "ConfigSource", "ClassifyRule", "Mechanism", "Pack",
+    "builtin_pack_path", "builtin_pack_names", "load_pack", "parse_pack", "compose_yaml",
+]
 
 REGISTRATION_KINDS = ("method", "function", "decorator", "keyword", "append", "assign", "mapping")
 POLICY_AXES: dict[str, tuple[str, ...]] = {
