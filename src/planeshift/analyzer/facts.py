@@ -90,7 +90,7 @@ class Site:
 
 @dataclass(frozen=True, slots=True)
 class ConfigHook:
-    """An external-hook entry found in a configuration file (JSON / YAML / TOML)."""
+    """An external-hook command found in a settings file (YAML or JSON)."""
 
     line: int
     event: str
