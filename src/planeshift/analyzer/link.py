@@ -241,22 +241,15 @@ class Linker:
             local = any(c in self.index.classes for c in classes[mech.id])
             inferred: set[str] = set()
             if local and mech.id not in blind and any(e.point for e in mech.emissions):
-                members = self._enum_members(mech)
+                members = self.matcher.enum_members(mech)
+                names = None if members is None else {name for name, _ in members}
                 inferred = {
                     node[2] for node in graph.nodes
                     if node[0] == "point" and node[1] == mech.id and graph.out_degree(node) == 0
-                    and (members is None or node[2] in members)  # a slot's fixed point is no emit key
+                    and (names is None or node[2] in names)  # a slot's fixed point is no emit key
                 }
             out[mech.id] = declared | inferred
         return out
-
-    def _enum_members(self, mech: Mechanism) -> set[str] | None:
-        """Member names of the mechanism's point enum when its source is in the tree."""
-        for cls in self.matcher.ids(mech.points) if mech.points else ():
-            facts = self.index.classes.get(cls)
-            if facts is not None:
-                return {name for name, _ in facts.enum_members}
-        return None
 
     def _summary(self, mech, classes, registrations, emissions, policy, notes, dormant):
         mine = [r for r in registrations if r.mechanism == mech.id]

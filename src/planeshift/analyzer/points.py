@@ -96,20 +96,23 @@ class PointResolver:
                 return None, f"point `{text or '?'}` may be any {v[1].rsplit('.', 1)[-1]}", False
             elif v[0] == "inst":
                 found.add(f"{v[1].rsplit('.', 1)[-1]}(...)")
-            elif v[0] in ("dyn", "unknown"):
-                return None, f"point {text or '?'} is dynamic ({v[1]})", False
             else:
                 return None, f"point `{text or '?'}` is not a constant", False
         if len(found) != 1:
             return None, f"point `{text}` may be any of {', '.join(sorted(found))}", False
         return found.pop(), None, member
 
+    def enum_members(self, mech: Mechanism) -> tuple[tuple[str, object], ...] | None:
+        """(name, value) of the mechanism's point enum when its source is in the tree, else None."""
+        found = [
+            self.ev.index.classes[cls]
+            for cls in (self.ids(mech.points) if mech.points else ())
+            if cls in self.ev.index.classes
+        ]
+        return tuple(m for facts in found for m in facts.enum_members) if found else None
+
     def _enum_name_for(self, value: str, mech: Mechanism) -> str | None:
-        for cls in self.ids(mech.points):
-            facts = self.ev.index.classes.get(cls)
-            if facts is None:
-                continue
-            for name, literal in facts.enum_members:
-                if literal == value or name == value:
-                    return name
+        for name, literal in self.enum_members(mech) or ():
+            if literal == value or name == value:
+                return name
         return None
