@@ -118,8 +118,8 @@ class Linker:
             new_lists = set()
             candidates = [c for f in self._files_with_sites() for c in self.matcher.registrations(f)]
             fresh: list[tuple[Mechanism, RegSpec]] = []
-            for cand in candidates:
-                spec = derive(cand, self.matcher)
+            specs = [derive(cand, self.matcher) for cand in candidates]
+            for cand, spec in zip(candidates, specs):
                 if spec is not None and spec not in known:
                     known.add(spec)
                     fresh.append((cand.mechanism, spec))
@@ -134,8 +134,7 @@ class Linker:
             self._reextract(words, set())
         used = {c.spec for c in candidates}
         kept: list[Candidate] = []
-        for cand in candidates:
-            spec = derive(cand, self.matcher)
+        for cand, spec in zip(candidates, specs):  # the last round's forwarders
             if spec is None:
                 kept.append(cand)
             elif spec not in used:
