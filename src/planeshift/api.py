@@ -43,7 +43,7 @@ def load_packs(config: Config) -> tuple[Pack, ...]:
 
 
 def vocabulary(packs: tuple[Pack, ...]) -> Vocabulary:
-    """The words a file must contain for the LibCST site pass to be worth running on it."""
+    """The words a file must contain for its sites to be worth recording (the prefilter)."""
     calls: set[str] = set()
     keywords: set[str] = set()
     list_attrs: set[str] = set()
