@@ -110,7 +110,7 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
         return again.facts
 
     linked = Linker(extracted.facts, packs, vocab, reextract).link()
-    errors = [FileError(f.path, f.error) for f in linked.files if f.error is not None]
+    errors = [FileError(f.path, f.error) for f in linked.summaries if f.error is not None]
     result = ScanResult(
         root=config.root.as_posix(),
         registrations=tuple(linked.registrations),
@@ -118,7 +118,7 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
         mechanisms=tuple(linked.mechanisms),
         errors=tuple(sorted([*errors, *read_errors], key=lambda e: e.file)),
         files_scanned=len(files),
-        files_with_sites=sum(1 for f in linked.files if f.has_sites),
+        files_with_sites=sum(1 for f in linked.summaries if f.has_sites),
         packs=tuple(p.name for p in packs),
     )
     result = replace(result, findings=tuple(run_checks(result, linked)))

@@ -52,35 +52,42 @@ class Evaluator:
         self.index = index
         self.known_classes = set(known_classes)  # external names that are classes (packs)
         self.factories: dict[str, str] = {}  # external factory -> class it returns
-        self._memo: dict[tuple, Values] = {}
+        # memoised results keep what they read (index.deps), so a frame that reuses one
+        # records the same entries as the frame that computed it
+        self._memo: dict[tuple, tuple[Values, frozenset]] = {}
         self._active: set[tuple] = set()
-        self._mro: dict[str, tuple[str, ...]] = {}
+        self._mro: dict[str, tuple[tuple[str, ...], frozenset]] = {}
 
     # -- entry points -------------------------------------------------------------------------
     def eval(self, ref: Ref, module: str, scope: str, depth: int = 0) -> Values:
         key = (ref, module, scope)
+        deps = self.index.deps
         if key in self._memo:
-            return self._memo[key]
+            result, read = self._memo[key]
+            deps.add(read)
+            return result
         if key in self._active or depth > MAX_DEPTH:
             return unknown("recursive or too deep")
         self._active.add(key)
+        deps.push()
         try:
             result = self._eval(ref, module, scope, depth + 1)
         finally:
             self._active.discard(key)
-        self._memo[key] = result
+            read = deps.pop()
+        self._memo[key] = (result, read)
         return result
 
     def lookup(self, name: str, module: str, scope: str, depth: int = 0) -> Values:
         index = self.index
         for key in index.scope_chain(module, scope):
-            refs = index.bindings.get(key, {}).get(name)
+            refs = index.binding(key, name)
             if refs:
                 out: set[Value] = set()
                 for ref in refs:
                     out |= self._binding(ref, name, key[0], key[1], depth + 1)
                 return frozenset(out)
-        star = index.bindings.get((module, ""), {}).get("*", [])
+        star = index.binding((module, ""), "*") or []
         for ref in star:
             target = ref[1]
             if target in index.modules:
@@ -201,7 +208,7 @@ class Evaluator:
         if ref[0] != "name":
             return None
         for key in self.index.scope_chain(module, scope):
-            refs = self.index.bindings.get(key, {}).get(ref[1])
+            refs = self.index.binding(key, ref[1])
             if refs:
                 if len(refs) != 1:
                     return None
@@ -295,11 +302,11 @@ class Evaluator:
 
     def module_attr(self, module: str, name: str, depth: int) -> Values:
         submodule = f"{module}.{name}"
-        if (module, "") in self.index.bindings and name in self.index.bindings[(module, "")]:
+        if self.index.binding((module, ""), name):
             return self.lookup(name, module, "", depth + 1)
         if submodule in self.index.modules:
             return frozenset({("mod", submodule)})
-        star = self.index.bindings.get((module, ""), {}).get("*")
+        star = self.index.binding((module, ""), "*")
         if star:
             return self.lookup(name, module, "", depth + 1)
         return unknown(f"{module} has no name {name!r}")
@@ -322,20 +329,28 @@ class Evaluator:
 
     def mro(self, cls: str) -> tuple[str, ...]:
         """The class and its ancestors, depth-first in base order (good enough for lookups)."""
+        deps = self.index.deps
         if cls in self._mro:
-            return self._mro[cls]
-        self._mro[cls] = (cls,)  # guards cycles
-        order = [cls]
-        facts = self.index.classes.get(cls)
-        if facts is not None:
-            module = self.index.class_module[cls]
-            outer = facts.qualname.rsplit(".", 1)[0] if "." in facts.qualname else ""
-            for base in facts.bases:
-                for value in self.eval(base, module, outer):
-                    if value[0] in ("cls", "ext"):
-                        order.extend(c for c in self.mro(value[1]) if c not in order)
-        self._mro[cls] = tuple(order)
-        return self._mro[cls]
+            order, read = self._mro[cls]
+            deps.add(read)
+            return order
+        self._mro[cls] = ((cls,), frozenset())  # guards cycles
+        deps.push()
+        try:
+            found = [cls]
+            facts = self.index.classes.get(cls)
+            if facts is not None:
+                module = self.index.class_module[cls]
+                outer = facts.qualname.rsplit(".", 1)[0] if "." in facts.qualname else ""
+                for base in facts.bases:
+                    for value in self.eval(base, module, outer):
+                        if value[0] in ("cls", "ext"):
+                            found.extend(c for c in self.mro(value[1]) if c not in found)
+        finally:
+            read = deps.pop()
+        order = tuple(found)
+        self._mro[cls] = (order, read)
+        return order
 
     def _class_attr(self, cls: str, name: str, depth: int, instance: bool) -> Values:
         for klass in self.mro(cls):
@@ -345,7 +360,7 @@ class Evaluator:
             module = self.index.class_module[klass]
             if name in dict(facts.enum_members) and not instance:
                 return frozenset({("member", klass, name)})
-            refs = self.index.bindings.get((module, facts.qualname), {}).get(name)
+            refs = self.index.binding((module, facts.qualname), name)
             if refs:
                 return self._class_binding(klass, module, facts.qualname, name, refs, depth, instance)
             if instance:

@@ -17,15 +17,41 @@ from ..rules.classify import classify
 from ..rules.packs import Mechanism, Pack, Registration as RegSpec
 from ..rules.policy import infer_from_loops, merge
 from ..types import Emission, MechanismSummary, Registration
+from .emissions import RawEmission
 from .facts import FileFacts
 from .infer import Evaluator
 from .forward import derive
 from .match import Candidate, Matcher
-from .names import ProjectIndex
+from .names import DepKey, ProjectIndex
 from .sites import Vocabulary
+from .summary import FileSummary, list_aliases, summarize
 
 if TYPE_CHECKING:
     import networkx as nx
+
+
+@dataclass
+class Unit:
+    """One file's share of the link: its classified registrations (each with the forwarder spec
+    it derives, if any), its emissions, and every index entry producing them read."""
+
+    path: str
+    entries: list[tuple[Registration, RegSpec | None]]
+    used: frozenset[RegSpec]  # derived forwarder specs its registrations came through
+    emissions: list[RawEmission]
+    reads: frozenset[DepKey]
+
+
+@dataclass
+class Dispatchers:
+    """Each mechanism's dispatcher classes (subclasses included) and its dispatch policy, with
+    what finding each read: a later scan reuses them while no edit reaches those reads."""
+
+    classes: dict[str, list[str]]
+    class_reads: frozenset[DepKey]
+    policies: dict[str, dict[str, str]]
+    notes: dict[str, list[str]]
+    policy_reads: frozenset[DepKey]
 
 
 @dataclass
@@ -35,9 +61,16 @@ class Linked:
     mechanisms: list[MechanismSummary]
     index: ProjectIndex
     evaluator: Evaluator
-    policies: dict[str, dict[str, str]] = field(default_factory=dict)
+    dispatchers: Dispatchers
+    units: dict[str, Unit]
+    summaries: list[FileSummary]
+    derived: dict[str, list[RegSpec]]
+    vocab: Vocabulary  # the packs' words and every derived API's
     dormant: dict[str, set[str]] = field(default_factory=dict)
-    files: list[FileFacts] = field(default_factory=list)
+
+    @property
+    def policies(self) -> dict[str, dict[str, str]]:
+        return self.dispatchers.policies
 
 
 Reextract = Callable[[list[str], Vocabulary], list[FileFacts]]
@@ -45,19 +78,23 @@ MAX_ROUNDS = 4  # façade over façade over façade is the deepest chain seen in
 
 
 class Linker:
+    """Links a whole project (``link``); ``incremental.py`` drives the same steps over a lazy
+    index for the units an edit reaches."""
+
     def __init__(
         self,
         files: Iterable[FileFacts],
         packs: tuple[Pack, ...],
         vocab: Vocabulary | None = None,
         reextract: Reextract | None = None,
+        index: ProjectIndex | None = None,
     ) -> None:
         self.files = {f.path: f for f in files}
         self.packs = packs
         self.vocab = vocab or Vocabulary()
         self.reextract = reextract
         self.mechanisms = [m for p in packs for m in p.mechanisms]
-        self.index = ProjectIndex(self.files.values())
+        self.index = index if index is not None else ProjectIndex(self.files.values())
         known = {n for m in self.mechanisms for n in (*m.dispatchers, *m.aliases)}
         self.evaluator = Evaluator(self.index, known_classes=known)
         for mech in self.mechanisms:
@@ -66,7 +103,7 @@ class Linker:
         self.matcher = Matcher(packs, self.evaluator)
         self.derived: dict[str, list[RegSpec]] = {m.id: [] for m in self.mechanisms}
 
-    # -- graphs -------------------------------------------------------------------------------
+    # -- dispatchers and policies -------------------------------------------------------------
     def inheritance(self) -> nx.DiGraph:
         """subclass -> base edges over every project class (bases may be external names)."""
         import networkx as nx  # only a scan that is not answered from the result cache pays it
@@ -87,42 +124,90 @@ class Linker:
             found |= nx.ancestors(graph, root)  # every class with a path to the dispatcher
         return sorted(found)
 
+    def is_dispatcher_class(self, cls: str, mech: Mechanism) -> bool:
+        """``cls`` is in ``dispatcher_classes`` (for a class defined in the project)."""
+        roots = self.matcher.dispatcher_ids(mech)
+        return any(c in roots for c in self.evaluator.mro(cls))
+
+    def dispatchers(self) -> Dispatchers:
+        deps = self.index.deps
+        deps.push()
+        graph = self.inheritance()
+        classes = {mech.id: self.dispatcher_classes(graph, mech) for mech in self.mechanisms}
+        class_reads = deps.pop()
+        return Dispatchers(classes, class_reads, *self.policies(classes))
+
+    def policies(self, classes: dict[str, list[str]]):
+        """Each mechanism's policy: the pack's, checked against the dispatcher's own loops."""
+        deps = self.index.deps
+        deps.push()
+        policies: dict[str, dict[str, str]] = {}
+        policy_notes: dict[str, list[str]] = {}
+        for mech in self.mechanisms:
+            inferred, evidence = infer_from_loops(self._loops(classes[mech.id]))
+            policies[mech.id], notes = merge(mech.policy_map, inferred)
+            source = [f"declared in pack {mech.pack}: {mech.policy_evidence}"] if mech.policy else []
+            policy_notes[mech.id] = source + evidence + notes
+        return policies, policy_notes, deps.pop()
+
     # -- derived registration forms -----------------------------------------------------------
-    def _list_properties(self) -> set[str]:
+    def add_list_aliases(self, summaries: list[FileSummary]) -> set[str]:
         """Properties returning a pack's callback list become names of that list too."""
-        words: set[str] = set()
-        specs = [(m, s) for m in self.mechanisms for s in m.registrations if s.kind == "append"]
-        names = {s.name: [(m, s)] for m, s in specs}
-        for _ in range(2):  # a property over a property
-            for qn, func in self.index.functions.items():
-                if func.kind != "property" or func.name in names:
-                    continue
-                hits = [r[2] for r in func.return_values if r[0] == "attr" and r[2] in names]
-                for target in hits:
-                    for mech, spec in names[target]:
-                        self.matcher.add(mech, spec, list_alias=func.name)
-                    names[func.name] = names[target]
-                    words.add(func.name)
-        return words
+        specs: dict[str, list[tuple[Mechanism, RegSpec]]] = {}
+        for mech in self.mechanisms:
+            for spec in mech.registrations:
+                if spec.kind == "append":
+                    specs[spec.name] = [(mech, spec)]  # as before: the last form of a name wins
+        aliases = list_aliases(summaries, set(specs))
+        for prop, target in aliases:
+            for mech, spec in specs[target]:
+                self.matcher.add(mech, spec, list_alias=prop)
+        return {prop for prop, _ in aliases}
 
-    def _candidates(self) -> list[Candidate]:
-        """Match every file; derive forwarders and re-match until no new form appears.
+    def add_derived(self, derived: dict[str, list[RegSpec]]) -> None:
+        by_id = {m.id: m for m in self.mechanisms}
+        for mech_id, specs in derived.items():
+            for spec in specs:
+                self.matcher.add(by_id[mech_id], spec)
+                self.derived[mech_id].append(spec)
 
-        A forwarder's own site is replaced by its callers' sites; a forwarder nobody in the
-        tree calls keeps its own site (flagged), so a registration API is never silently lost.
-        """
-        new_lists = self._list_properties()
+    def evaluate(self, facts: FileFacts) -> tuple[list[Candidate], list[RegSpec | None], frozenset]:
+        """One file's candidate registrations and the forwarder each derives, with the reads."""
+        deps = self.index.deps
+        deps.push()
+        try:
+            candidates = list(self.matcher.registrations(facts))
+            specs = [derive(cand, self.matcher) for cand in candidates]
+        finally:
+            reads = deps.pop()
+        return candidates, specs, reads
+
+    def unit(self, facts: FileFacts, evaluated, policies: dict[str, dict[str, str]]) -> Unit:
+        candidates, specs, reads = evaluated
+        deps = self.index.deps
+        deps.push()
+        try:
+            emissions = list(self.matcher.emissions(facts))
+        finally:
+            reads |= deps.pop()
+        entries = [(classify(c, policies[c.mechanism.id]), spec) for c, spec in zip(candidates, specs)]
+        used = frozenset(c.spec for c in candidates if c.spec.forwards)
+        return Unit(facts.path, entries, used, emissions, reads)
+
+    def _rounds(self, summaries: list[FileSummary]) -> dict[str, tuple]:
+        """Evaluate every file; derive forwarders and evaluate again until no new form appears."""
+        new_lists = self.add_list_aliases(summaries)
         known: set[RegSpec] = set()
         for _ in range(MAX_ROUNDS):
             self._reextract(set(), new_lists)
             new_lists = set()
-            candidates = [c for f in self._files_with_sites() for c in self.matcher.registrations(f)]
+            evaluated = {f.path: self.evaluate(f) for f in self._files_with_sites()}
             fresh: list[tuple[Mechanism, RegSpec]] = []
-            specs = [derive(cand, self.matcher) for cand in candidates]
-            for cand, spec in zip(candidates, specs):
-                if spec is not None and spec not in known:
-                    known.add(spec)
-                    fresh.append((cand.mechanism, spec))
+            for candidates, specs, _ in evaluated.values():
+                for cand, spec in zip(candidates, specs):
+                    if spec is not None and spec not in known:
+                        known.add(spec)
+                        fresh.append((cand.mechanism, spec))
             if not fresh:
                 break
             words: set[str] = set()
@@ -132,18 +217,7 @@ class Linker:
                 if not self._sites_already_collected(spec):
                     words.add(_call_word(spec.name))
             self._reextract(words, set())
-        used = {c.spec for c in candidates}
-        kept: list[Candidate] = []
-        for cand, spec in zip(candidates, specs):  # the last round's forwarders
-            if spec is None:
-                kept.append(cand)
-            elif spec not in used:
-                cand.flags.append("forwarder_without_callers")
-                cand.evidence.append(
-                    f"{spec.name} forwards its parameters here and nothing in the scanned tree "
-                    "calls it, so this site stands for its future callers")
-                kept.append(cand)
-        return kept
+        return evaluated
 
     def _sites_already_collected(self, spec: RegSpec) -> bool:
         """A forwarder whose arguments can only be passed by keyword, with keywords the first
@@ -166,48 +240,57 @@ class Linker:
         self.vocab = replace(
             self.vocab, calls=self.vocab.calls | calls, list_attrs=self.vocab.list_attrs | lists
         )
-        paths = [
-            path for path, f in self.files.items()
-            if f.error is None and f.module
-            and ((f.called_funcs | f.called_attrs) & calls or f.loaded_attrs & lists)
-        ]
+        paths = [p for p, f in self.files.items() if needs_reextract(f, calls, lists)]
         for facts in self.reextract(paths, self.vocab):
             self.files[facts.path] = facts
 
     # -- the run ------------------------------------------------------------------------------
     def link(self) -> Linked:
-        graph = self.inheritance()
-        policies: dict[str, dict[str, str]] = {}
-        policy_notes: dict[str, list[str]] = {}
-        classes: dict[str, list[str]] = {}
-        for mech in self.mechanisms:
-            classes[mech.id] = self.dispatcher_classes(graph, mech)
-            inferred, evidence = infer_from_loops(self._loops(classes[mech.id]))
-            policies[mech.id], notes = merge(mech.policy_map, inferred)
-            source = [f"declared in pack {mech.pack}: {mech.policy_evidence}"] if mech.policy else []
-            policy_notes[mech.id] = source + evidence + notes
+        """The whole project, from scratch."""
+        summaries = [summarize(f) for f in self.files.values()]
+        found = self.dispatchers()
+        evaluated = self._rounds(summaries)
+        units = {
+            path: self.unit(self.files[path], evaluated[path], found.policies)
+            for path in sorted(evaluated)
+        }
+        return self.assemble(units, found, summaries)
 
-        registrations = _dedupe(
-            [classify(c, policies[c.mechanism.id]) for c in self._candidates()]
-        )
-        raw_emissions = [e for f in self._files_with_sites() for e in self.matcher.emissions(f)]
+    def assemble(self, units: dict[str, Unit], found: Dispatchers,
+                 summaries: list[FileSummary]) -> Linked:
+        """Registrations, emissions, dormant points and summaries from every file's unit."""
+        used = frozenset().union(*(u.used for u in units.values()))
+        kept: list[Registration] = []
+        for path in sorted(units):
+            for reg, spec in units[path].entries:
+                if spec is None:
+                    kept.append(reg)
+                elif spec not in used:  # a forwarder's own site stands in for absent callers
+                    kept.append(replace(
+                        reg, flags=(*reg.flags, "forwarder_without_callers"),
+                        evidence=(*reg.evidence, f"{spec.name} forwards its parameters here and "
+                                  "nothing in the scanned tree calls it, so this site stands for "
+                                  "its future callers")))
+        registrations = _dedupe(kept)
+        raw_emissions = [e for path in sorted(units) for e in units[path].emissions]
         emissions = [
             Emission(e.file, e.line, e.col, e.mechanism.id, e.api, e.point, e.scope)
             for e in raw_emissions
         ]
+        classes = found.classes
         dormant = self._dormant(registrations, raw_emissions, classes)
         registrations = [
             replace(r, flags=(*r.flags, "dormant_point"))
             if r.point and set(r.point.split("+")) <= dormant.get(r.mechanism, set()) else r
             for r in registrations
         ]
-        summaries = [
-            self._summary(mech, classes[mech.id], registrations, emissions, policies[mech.id],
-                          policy_notes[mech.id], dormant.get(mech.id, set()))
+        mechanisms = [
+            self._summary(mech, classes[mech.id], registrations, emissions,
+                          found.policies[mech.id], found.notes[mech.id], dormant.get(mech.id, set()))
             for mech in self.mechanisms
         ]
-        return Linked(registrations, emissions, summaries, self.index, self.evaluator,
-                      policies, dormant, list(self.files.values()))
+        return Linked(registrations, emissions, mechanisms, self.index, self.evaluator, found,
+                      units, summaries, self.derived, self.vocab, dormant)
 
     def _loops(self, classes: list[str]):
         for cls in classes:
@@ -220,20 +303,18 @@ class Linker:
 
     def _dormant(self, registrations, raw_emissions, classes) -> dict[str, set[str]]:
         """Points registered on but never emitted (only where the dispatcher's project is scanned)."""
-        import networkx as nx
-
-        graph = nx.DiGraph()
-        for i, reg in enumerate(registrations):
-            for part in (reg.point or "").split("+"):
-                if part:
-                    graph.add_edge(("reg", i), ("point", reg.mechanism, part))
+        registered: dict[str, set[str]] = {}
+        emitted: dict[str, set[str]] = {}
+        for reg in registrations:
+            registered.setdefault(reg.mechanism, set()).update(
+                part for part in (reg.point or "").split("+") if part)
         blind: set[str] = set()
-        for j, em in enumerate(raw_emissions):
+        for em in raw_emissions:
             owner = self.index.enclosing_class(em.module, em.scope) or ""
             if em.dynamic and owner not in classes[em.mechanism.id]:
                 blind.add(em.mechanism.id)  # a dynamic emission may fire any point
             if em.point:
-                graph.add_edge(("point", em.mechanism.id, em.point), ("emit", j))
+                emitted.setdefault(em.mechanism.id, set()).add(em.point)
         out: dict[str, set[str]] = {}
         for mech in self.mechanisms:
             declared = set(mech.dormant_points)
@@ -243,9 +324,8 @@ class Linker:
                 members = self.matcher.enum_members(mech)
                 names = None if members is None else {name for name, _ in members}
                 inferred = {
-                    node[2] for node in graph.nodes
-                    if node[0] == "point" and node[1] == mech.id and graph.out_degree(node) == 0
-                    and (names is None or node[2] in names)  # a slot's fixed point is no emit key
+                    point for point in registered.get(mech.id, set()) - emitted.get(mech.id, set())
+                    if names is None or point in names  # a slot's fixed point is no emit key
                 }
             out[mech.id] = declared | inferred
         return out
@@ -274,6 +354,12 @@ class Linker:
             dormant_points=tuple(sorted(dormant)),
             emitted_points=tuple(emitted),
         )
+
+
+def needs_reextract(facts: FileFacts, calls: set[str], lists: set[str]) -> bool:
+    """The file calls a derived API or loads a derived list name: collect its sites again."""
+    return bool(facts.error is None and facts.module and (
+        (facts.called_funcs | facts.called_attrs) & calls or facts.loaded_attrs & lists))
 
 
 def _call_word(qualname: str) -> str:

@@ -81,8 +81,8 @@ class Matcher(PointResolver, EmissionMatcher):
                     self.emit_by_method[em.name].append((mech, em))
                 else:
                     self.emit_by_callee.append((mech, em))
-        self._ids: dict[tuple[str, ...], frozenset[str]] = {}
-        self._bodies: frozenset[str] | None = None
+        self._ids: dict[tuple[str, ...], tuple[frozenset[str], frozenset]] = {}  # with reads
+        self._bodies: tuple[frozenset[str], frozenset] | None = None  # with reads
 
     def add(self, mech: Mechanism, spec: RegSpec, list_alias: str | None = None) -> None:
         """Index a registration form (pack-given, or derived by the linker)."""
@@ -100,14 +100,22 @@ class Matcher(PointResolver, EmissionMatcher):
     # -- identities ---------------------------------------------------------------------------
     def ids(self, names: tuple[str, ...]) -> frozenset[str]:
         """Canonical identities of qualified names: the names themselves and what they resolve to."""
+        deps = self.ev.index.deps
         if names not in self._ids:
+            deps.push()
             out = set(names)
-            for name in names:
-                for value in self.ev.qualified(name):
-                    if value[0] in ("cls", "func", "ext"):
-                        out.add(value[1])
-            self._ids[names] = frozenset(out)
-        return self._ids[names]
+            try:
+                for name in names:
+                    for value in self.ev.qualified(name):
+                        if value[0] in ("cls", "func", "ext"):
+                            out.add(value[1])
+            finally:
+                read = deps.pop()
+            self._ids[names] = (frozenset(out), read)
+            return self._ids[names][0]
+        ids, read = self._ids[names]
+        deps.add(read)
+        return ids
 
     def dispatcher_ids(self, mech: Mechanism) -> frozenset[str]:
         return self.ids(mech.dispatchers + mech.aliases)
@@ -147,13 +155,20 @@ class Matcher(PointResolver, EmissionMatcher):
     def api_bodies(self) -> frozenset[str]:
         """Qualnames of pack-declared registration functions and decorators: sites inside their
         own bodies are the API's plumbing (``def hook(p): def wrap(fn): bus.on(p, fn)``)."""
+        deps = self.ev.index.deps
         if self._bodies is None:
             names = tuple(
                 spec.name for _, spec in self.by_callee
                 if spec.kind in ("function", "decorator") and not spec.forwards
             )
-            self._bodies = frozenset(n for n in self.ids(names) if n in self.ev.index.functions)
-        return self._bodies
+            deps.push()
+            try:
+                found = frozenset(n for n in self.ids(names) if n in self.ev.index.functions)
+            finally:
+                self._bodies = (found, deps.pop())
+            return found
+        deps.add(self._bodies[1])
+        return self._bodies[0]
 
     def registrations(self, facts: FileFacts) -> Iterator[Candidate]:
         bodies = self.api_bodies()

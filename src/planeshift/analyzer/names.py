@@ -8,55 +8,175 @@ tables such as lionagi's ``_LAZY_MAP``.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any
 
 from .facts import Binding, Class, FileFacts, Function, Ref
 
 ScopeKey = tuple[str, str]  # (module, scope qualname); qualname "" is the module itself
+DepKey = tuple  # (table, key) or ("bindings", scope key, name): one thing a lookup read
+Loader = Callable[[str], FileFacts]  # module name -> its facts (a lazy index)
+TABLES = ("modules", "functions", "function_module", "classes", "class_module", "scope_kind",
+          "methods_of")
+
+
+class Deps:
+    """What the linker read, frame by frame: each unit of linking (a file's sites, the dispatcher
+    policies) records the index entries its lookups touched, memoised results included, so a
+    later scan can tell which units an edit reaches (see ``incremental.py``)."""
+
+    def __init__(self) -> None:
+        self.stack: list[set[DepKey]] = []
+
+    def push(self) -> None:
+        self.stack.append(set())
+
+    def pop(self) -> frozenset[DepKey]:
+        """Close the innermost frame; what it read was read by the enclosing frame too."""
+        read = self.stack.pop()
+        if self.stack:
+            self.stack[-1] |= read
+        return frozenset(read)
+
+    def add(self, read: frozenset[DepKey]) -> None:
+        """A memoised result was reused: its reads count for the current frame."""
+        if self.stack:
+            self.stack[-1] |= read
+
+
+class _Table(dict):
+    """One table of the index: every key looked up is recorded in the open frame and, in a lazy
+    index, the module that may hold the key is loaded first. Iterating loads everything."""
+
+    __slots__ = ("name", "owner")
+
+    def __init__(self, name: str, owner: ProjectIndex) -> None:
+        super().__init__()
+        self.name, self.owner = name, owner
+
+    def __getitem__(self, key: Any) -> Any:
+        self.owner.touch(self.name, key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self.owner.touch(self.name, key)
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        self.owner.touch(self.name, key)
+        return dict.__contains__(self, key)
+
+    def __iter__(self):
+        self.owner.load_all()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self.owner.load_all()
+        return dict.__len__(self)
+
+    def keys(self):
+        self.owner.load_all()
+        return dict.keys(self)
+
+    def values(self):
+        self.owner.load_all()
+        return dict.values(self)
+
+    def items(self):
+        self.owner.load_all()
+        return dict.items(self)
 
 
 class ProjectIndex:
-    """Everything the linker looks names up in, built once from all files' facts."""
+    """Everything the linker looks names up in: built from all files' facts, or, given a
+    *loader* and the project's module names, filled module by module as lookups reach them."""
 
-    def __init__(self, files: Iterable[FileFacts]) -> None:
+    def __init__(self, files: Iterable[FileFacts] = (), loader: Loader | None = None,
+                 module_names: Iterable[str] = ()) -> None:
         self.files: dict[str, FileFacts] = {}
-        self.modules: dict[str, FileFacts] = {}
-        self.functions: dict[str, Function] = {}  # "module.qualname" -> function
-        self.function_module: dict[str, str] = {}
-        self.classes: dict[str, Class] = {}
-        self.class_module: dict[str, str] = {}
-        self.scope_kind: dict[ScopeKey, str] = {}
-        self.methods_of: dict[str, list[str]] = defaultdict(list)  # class -> its functions
+        self.modules: dict[str, FileFacts] = _Table("modules", self)
+        self.functions: dict[str, Function] = _Table("functions", self)  # "module.qualname"
+        self.function_module: dict[str, str] = _Table("function_module", self)
+        self.classes: dict[str, Class] = _Table("classes", self)
+        self.class_module: dict[str, str] = _Table("class_module", self)
+        self.scope_kind: dict[ScopeKey, str] = _Table("scope_kind", self)
+        self.methods_of: dict[str, list[str]] = _Table("methods_of", self)  # class -> functions
         self.bindings = _Scopes()
+        self.deps = Deps()
+        self._loader = loader
+        self._pending = set(module_names) if loader is not None else set()
+        self._seen: set[Any] = set()
         for facts in files:
-            self.files[facts.path] = facts
-            if facts.module and facts.module not in self.modules:
-                self.modules[facts.module] = facts
-                self._add(facts)
+            self.add_file(facts)
+
+    def add_file(self, facts: FileFacts) -> None:
+        self.files[facts.path] = facts
+        if facts.module and not dict.__contains__(self.modules, facts.module):
+            dict.__setitem__(self.modules, facts.module, facts)
+            self._add(facts)
 
     def _add(self, facts: FileFacts) -> None:
         module = facts.module
-        self.scope_kind[(module, "")] = "module"
+        put = dict.__setitem__
+        put(self.scope_kind, (module, ""), "module")
         lazy = tuple((name, ("lazy", target, attr)) for name, target, attr in facts.lazy_exports)
         self.bindings.add((module, ""), facts.bindings + lazy)
         for cls in facts.classes:
             qn = f"{module}.{cls.qualname}"
-            self.classes[qn] = cls
-            self.class_module[qn] = module
-            self.scope_kind[(module, cls.qualname)] = "class"
+            put(self.classes, qn, cls)
+            put(self.class_module, qn, module)
+            put(self.scope_kind, (module, cls.qualname), "class")
             self.bindings.add((module, cls.qualname), cls.bindings)
         for func in facts.functions:
             qn = f"{module}.{func.qualname}"
             # a redefinition (overloads, conditional defs) keeps the last body, as Python does;
             # a property's setter shares its name but not its meaning
-            if func.kind != "setter" or qn not in self.functions:
-                self.functions[qn] = func
-            self.function_module[qn] = module
-            self.scope_kind[(module, func.qualname)] = "function"
+            if func.kind != "setter" or not dict.__contains__(self.functions, qn):
+                put(self.functions, qn, func)
+            put(self.function_module, qn, module)
+            put(self.scope_kind, (module, func.qualname), "function")
             if "." in func.qualname:
                 owner = f"{module}.{func.qualname.rsplit('.', 1)[0]}"
-                self.methods_of[owner].append(qn)
+                dict.setdefault(self.methods_of, owner, []).append(qn)
             self.bindings.add((module, func.qualname), func.bindings)
+
+    # -- recording and lazy loading -----------------------------------------------------------
+    def touch(self, table: str, key: Any) -> None:
+        if self._pending:
+            self._ensure(table, key)
+        if self.deps.stack:
+            self.deps.stack[-1].add((table, key))
+
+    def _ensure(self, table: str, key: Any) -> None:
+        """Load every not-yet-loaded module that could define *key*."""
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        if table == "scope_kind" or table == "bindings":
+            self._load(key[0])
+            return
+        parts = key.split(".")
+        for cut in range(len(parts), 0, -1):  # a module itself, or any module prefixing a name
+            self._load(".".join(parts[:cut]))
+
+    def _load(self, module: str) -> None:
+        if module in self._pending:
+            self._pending.discard(module)
+            assert self._loader is not None
+            self.add_file(self._loader(module))
+
+    def load_all(self) -> None:
+        for module in sorted(self._pending):
+            self._load(module)
+
+    def binding(self, key: ScopeKey, name: str) -> list[Ref] | None:
+        """The refs *name* is bound to in scope *key* (None when it is not bound there)."""
+        if self._pending:
+            self._load(key[0])
+        if self.deps.stack:
+            self.deps.stack[-1].add(("bindings", key, name))
+        return self.bindings.get(key).get(name)
 
     # -- scopes -------------------------------------------------------------------------------
     def scope_chain(self, module: str, scope: str) -> list[ScopeKey]:
@@ -149,3 +269,31 @@ class _Scopes:
 
     def __contains__(self, key: object) -> bool:
         return key in self._raw
+
+    def scopes(self) -> list[ScopeKey]:
+        return list(self._raw)
+
+
+def entries(facts: FileFacts) -> dict[DepKey, Any]:
+    """Every index entry one file contributes, keyed as lookups record them, with the value a
+    lookup could observe: two versions of a file differ exactly in the entries whose values differ.
+
+    Definition lines are left out (no lookup into another file reports them) and so are local
+    names, which are entries of their own; a line-shifting edit above a class does not make
+    every user of the class look changed.
+    """
+    index = ProjectIndex([facts])
+    out: dict[DepKey, Any] = {}
+    for table in TABLES:
+        for key, value in dict.items(getattr(index, table)):
+            if table == "modules":
+                value = (value.path, value.is_package)
+            elif table in ("functions", "classes"):
+                value = replace(value, line=0, bindings=())
+            elif table == "methods_of":
+                value = tuple(value)
+            out[(table, key)] = value
+    for key in index.bindings.scopes():
+        for name, refs in index.bindings.get(key).items():
+            out[("bindings", key, name)] = tuple(refs)
+    return out

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ...types import Finding
 from .base import Invalid, Rule, register
-
-# on_error, on_failure, on_exception, error_hook(s), _error_hooks, error_handler(s), ...
-ERROR_HOOK = re.compile(r"^_*(on_(error|failure|exception)s?|(error|failure|exception)_(hooks?|handlers?|callbacks?))$")
 
 
 @register
@@ -80,32 +76,11 @@ class UnwiredErrorHook(Rule):
     ]
 
     def check(self, result, linked) -> Iterator[Finding]:
-        invoked = self._invoked(linked)
-        index = linked.index
-        for cls_qn, cls in index.classes.items():
-            module = index.class_module[cls_qn]
-            path = index.modules[module].path
-            stored: dict[str, int] = {}
-            for name, _ in cls.bindings:  # class-level fields
-                if ERROR_HOOK.match(name) and (module, f"{cls.qualname}.{name}") not in index.scope_kind:
-                    stored.setdefault(name, cls.line)
-            for qn in index.methods_of.get(cls_qn, ()):
-                for name, line in index.functions[qn].store_lines:
-                    if ERROR_HOOK.match(name):
-                        stored[name] = min(line, stored.get(name, line))
-            for attr, line in sorted(stored.items(), key=lambda kv: kv[1]):
+        invoked: set[str] = set()
+        for summary in linked.summaries:
+            invoked |= summary.invoked
+        for summary in linked.summaries:
+            for owner, attr, line in summary.error_stores:
                 if attr not in invoked:
-                    yield Finding(self.code, self.kind, path, line, 0, self.severity,
-                                  self.message.format(owner=cls.name, attr=attr))
-
-    @staticmethod
-    def _invoked(linked) -> set[str]:
-        """Attribute names some code calls, loops over calling each entry, or fetches by name."""
-        names: set[str] = set()
-        for facts in linked.files:
-            names |= facts.called_attrs
-            for func in facts.functions:
-                if func.loop is not None:
-                    for text in func.loop.iterates:
-                        names.update(re.findall(r"\w+", text))
-        return names
+                    yield Finding(self.code, self.kind, summary.path, line, 0, self.severity,
+                                  self.message.format(owner=owner, attr=attr))

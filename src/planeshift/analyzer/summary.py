@@ -1,0 +1,85 @@
+"""Per-file summaries: the few whole-project questions the linker asks, answered file by file.
+
+Each summary depends on its own file's facts only, so an incremental scan keeps the summaries of
+unchanged files and answers the whole-project questions (which properties alias a callback
+list, which error-hook fields nothing invokes) without decoding every file again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .facts import FileFacts
+
+# on_error, on_failure, on_exception, error_hook(s), _error_hooks, error_handler(s), ...
+ERROR_HOOK = re.compile(
+    r"^_*(on_(error|failure|exception)s?|(error|failure|exception)_(hooks?|handlers?|callbacks?))$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FileSummary:
+    path: str
+    module: str
+    has_sites: bool
+    error: str | None
+    # property name -> attribute names it returns (`return self._callbacks`)
+    properties: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # attribute names the file calls, loops over calling, or names in a loop it dispatches from
+    invoked: frozenset[str] = frozenset()
+    # (class name, attribute, line) of error-hook fields the file's classes store
+    error_stores: tuple[tuple[str, str, int], ...] = ()
+
+
+def summarize(facts: FileFacts) -> FileSummary:
+    properties = tuple(
+        (func.name, attrs) for func in facts.functions if func.kind == "property"
+        for attrs in [tuple(r[2] for r in func.return_values if r[0] == "attr")] if attrs
+    )
+    invoked = set(facts.called_attrs)
+    for func in facts.functions:
+        if func.loop is not None:
+            for text in func.loop.iterates:
+                invoked.update(re.findall(r"\w+", text))
+    return FileSummary(facts.path, facts.module, facts.has_sites, facts.error, properties,
+                       frozenset(invoked), _error_stores(facts))
+
+
+def _error_stores(facts: FileFacts) -> tuple[tuple[str, str, int], ...]:
+    """Error-hook fields per class: class-level fields (not nested defs) and `self.x` stores in
+    its methods, at the first line that stores each."""
+    scopes = {f.qualname for f in facts.functions} | {c.qualname for c in facts.classes}
+    methods: dict[str, list] = {}
+    for func in facts.functions:
+        if "." in func.qualname:
+            methods.setdefault(func.qualname.rsplit(".", 1)[0], []).append(func)
+    out: list[tuple[str, str, int]] = []
+    for cls in facts.classes:
+        stored: dict[str, int] = {}
+        for name, _ in cls.bindings:
+            if ERROR_HOOK.match(name) and f"{cls.qualname}.{name}" not in scopes:
+                stored.setdefault(name, cls.line)
+        for func in methods.get(cls.qualname, ()):
+            for name, line in func.store_lines:
+                if ERROR_HOOK.match(name):
+                    stored[name] = min(line, stored.get(name, line))
+        out.extend((cls.name, attr, line) for attr, line in sorted(stored.items(), key=lambda kv: kv[1]))
+    return tuple(out)
+
+
+def list_aliases(summaries: list[FileSummary], lists: set[str]) -> list[tuple[str, str]]:
+    """(property, list attribute) pairs: a property returning a pack's callback list (or such a
+    property) is another name for that list. Two passes: a property over a property."""
+    names = {name: name for name in lists}  # alias -> the pack's list attribute it names
+    out: list[tuple[str, str]] = []
+    for _ in range(2):
+        for summary in summaries:
+            for prop, attrs in summary.properties:
+                if prop in names:
+                    continue
+                for attr in attrs:
+                    if attr in names:
+                        out.append((prop, names[attr]))
+                        names[prop] = names[attr]
+    return out
