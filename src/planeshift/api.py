@@ -11,7 +11,8 @@ from .analyzer.discover import discover
 from .analyzer.facts import FileFacts
 from .analyzer.link import Linker
 from .analyzer.cache import ResultCache
-from .analyzer.pool import cache_folder, extract_all, read_sources
+from .analyzer.incremental import FullLink, Snapshot, SnapshotStore, relink
+from .analyzer.pool import cache_folder, extract_all, fact_cache, read_sources
 from .analyzer.sites import Vocabulary
 from .config import Config, ConfigError
 from .rules.checks import run_checks
@@ -91,7 +92,14 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     if cached is not None:
         return replace(cached, stats=_stats(started, "result", len(sources), 0, []))
 
-    extracted = extract_all(sources, vocab, config, progress, warm_up=_import_link_stack)
+    snapshots = snapshot = None
+    if results is not None:
+        snapshots = SnapshotStore(cache_folder(config), ResultCache.key(
+            config.root.as_posix(), repr(packs), vocab.fingerprint()))
+        snapshot = snapshots.load(packs)
+    known = {key: digest for key, digest in snapshot.files.values()} if snapshot else None
+    extracted = extract_all(sources, vocab, config, progress, warm_up=_import_link_stack,
+                            known=known)
     facts_key = ResultCache.key(
         config.root.as_posix(), repr(packs),
         *sorted(f"{s.file.rel}:{d}" for s, d in zip(sources, extracted.digests())),
@@ -109,7 +117,22 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
         extracted.cache_hits += again.cache_hits
         return again.facts
 
-    linked = Linker(extracted.facts, packs, vocab, reextract).link()
+    linked, layer, warnings = None, "facts" if extracted.cache_hits else "cold", []
+    full_link_reason = "no earlier link of this tree" if snapshot is None else ""
+    if snapshot is not None:
+        try:
+            linked = relink(snapshot, sources, extracted, packs, vocab, reextract,
+                            fact_cache(config, vocab).get)
+            layer = "incremental"
+        except FullLink as why:
+            full_link_reason = str(why)
+    if linked is None:
+        linked = Linker(extracted.facts, packs, vocab, reextract).link()
+    if snapshots is not None:
+        warning = snapshots.save(Snapshot.of(snapshots.key, linked, sources,
+                                             extracted.digests(), vocab))
+        if warning:
+            warnings.append(warning)
     errors = [FileError(f.path, f.error) for f in linked.summaries if f.error is not None]
     result = ScanResult(
         root=config.root.as_posix(),
@@ -122,23 +145,25 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
         packs=tuple(p.name for p in packs),
     )
     result = replace(result, findings=tuple(run_checks(result, linked)))
-    warnings = list(extracted.warnings)
+    warnings = [*extracted.warnings, *warnings]
     if results is not None:
         warning = results.put([result_key, facts_key], result)
         if warning:
             warnings.append(warning)
-    layer = "facts" if extracted.cache_hits else "cold"
-    return replace(result, stats=_stats(started, layer, extracted.cache_hits, extracted.jobs,
-                                        warnings))
+    stats = _stats(started, layer, extracted.cache_hits, extracted.jobs, warnings)
+    if full_link_reason and results is not None:
+        stats["full_link"] = full_link_reason  # why the last link could not be reused
+    return replace(result, stats=stats)
 
 
 def _import_link_stack() -> None:
-    import networkx  # noqa: F401  (the inheritance and point graphs; 0.2 s to import)
+    import networkx  # noqa: F401  (the inheritance graph of a full link; 0.2 s to import)
 
 
 def _stats(started: float, cache: str, hits: int, jobs: int, warnings: list[str]) -> dict:
     """cache: "result" (unchanged tree), "result-facts" (changed files, unchanged facts),
-    "facts" (per-file facts reused, linked again) or "cold"."""
+    "incremental" (the edit relinked over the last link), "facts" (per-file facts reused,
+    linked in full) or "cold"."""
     return {"seconds": round(time.perf_counter() - started, 3), "cache": cache,
             "cache_hits": hits, "jobs": jobs, "warnings": warnings}
 

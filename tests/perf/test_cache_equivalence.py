@@ -7,129 +7,22 @@ reports, less their ``stats``, must be identical.
 
 from __future__ import annotations
 
-import json
 import marshal
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from analyzer.helpers import DEMO_FILES, DEMO_PACK, write_tree
+from analyzer.helpers import write_tree
+from perf.fixture_tree import BROKEN, N_MODULES, fixture_files, report, run
 
 from planeshift.analyzer.pool import POOL_THRESHOLD
-from planeshift.api import scan
-from planeshift.config import Config
-from planeshift.reports.json_report import render_json
-from planeshift.types import ScanResult
-
-N_MODULES = 40
-
-# Each template is one module shape; @I is the module's number, @P the previous module's, so
-# handlers cross module boundaries and the link step has names to resolve.
-TEMPLATES = (
-    '''
-    from demo.bus import EventBus, Point
-    from app.mod_@P import handle_@P
-
-    async def handle_@I(**payload):
-        return payload
-
-    def setup_@I(bus: EventBus) -> None:
-        bus.on(Point.BEFORE, handle_@I)
-        bus.subscribe(handler=handle_@P)
-    ''',
-    '''
-    from demo.bus import EventBus, Point, hook
-
-    @hook(Point.AFTER)
-    def handle_@I(**payload):
-        return None
-
-    class Service@I:
-        def __init__(self) -> None:
-            self.bus = EventBus()
-            self.bus.intercept(self.check)
-            self.bus.gate = self.allow
-
-        def check(self, **payload):
-            raise PermissionError("denied")
-
-        def allow(self, payload):
-            return True
-    ''',
-    '''
-    import asyncio
-    import functools
-
-    from demo.bus import EventBus, Point
-
-    async def _record(event):
-        await asyncio.sleep(0)
-
-    def handle_@I(event):
-        return _record(event)
-
-    bus_@I = EventBus(
-        on_event=[handle_@I, functools.partial(_record), lambda e: _record(e)],
-        hooks={Point.AFTER: handle_@I},
-    )
-    ''',
-    '''
-    from demo.bus import Deferred, EventBus, Point
-    from app import mod_@P
-
-    class Later@I(Deferred):
-        def add(self, fn) -> None:
-            self._queued.append((Point.AFTER, fn))
-
-    bus = EventBus()
-    alias = bus.on
-
-    @bus.on(Point.AFTER)
-    async def handle_@I(**payload):
-        return None
-
-    alias(Point.NEVER_EMITTED, mod_@P.handle_@P)
-    ''',
-    '''
-    def handle_@I(value):
-        return value * @I
-    ''',
-)
-BROKEN = {
-    "app/broken_def.py": "def broken(:\n    pass\n",
-    "app/broken_call.py": "from demo.bus import EventBus\nEventBus().on(\n",
-}
-
-
-def fixture_files() -> dict[str, str]:
-    files = dict(DEMO_FILES)
-    for i in range(N_MODULES):
-        source = TEMPLATES[i % len(TEMPLATES)]
-        previous = str((i - 1) % N_MODULES)
-        files[f"app/mod_{i}.py"] = source.replace("@I", str(i)).replace("@P", previous)
-    files.update(BROKEN)
-    return files
-
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("tree")
     write_tree(root, fixture_files())
     return root
-
-
-def run(root: Path, cache: Path | None = None, jobs: int = 2) -> ScanResult:
-    config = Config(root=root, packs=(DEMO_PACK,), builtin_packs=(), use_cache=cache is not None,
-                    cache_dir=cache, jobs=jobs)
-    return scan(config)
-
-
-def report(result: ScanResult) -> dict[str, Any]:
-    """The JSON report without ``stats``, whose timings and cache counters vary by design."""
-    data = json.loads(render_json(result))
-    del data["stats"]
-    return data
 
 
 @pytest.fixture(scope="module")
@@ -163,6 +56,13 @@ def test_cold_warm_and_facts_only_caches_give_the_same_report(
     assert report(warm) == baseline
 
     shutil.rmtree(cache / "results")
+    relinked = run(tree, cache)  # nothing changed since the last link: every unit is reused
+    assert relinked.stats["cache"] == "incremental"
+    assert relinked.stats["cache_hits"] == baseline["summary"]["files_scanned"]
+    assert report(relinked) == baseline
+
+    shutil.rmtree(cache / "results")
+    shutil.rmtree(cache / "link")
     facts = run(tree, cache)
     assert facts.stats["cache"] == "facts"
     assert facts.stats["cache_hits"] == baseline["summary"]["files_scanned"]
@@ -191,6 +91,7 @@ def test_corrupt_fact_entries_are_ignored_and_rebuilt(tree: Path, baseline: dict
     entries[2].write_bytes(marshal.dumps((5, ["wrong", "shape"])))  # decodes, wrong row
     entries[3].write_bytes(b"")  # empty
     shutil.rmtree(cache / "results")  # else the result cache answers before facts are read
+    shutil.rmtree(cache / "link")  # else the last link answers without reading any facts
 
     rebuilt = run(tree, cache)
     assert rebuilt.stats["cache"] == "facts"
@@ -198,6 +99,7 @@ def test_corrupt_fact_entries_are_ignored_and_rebuilt(tree: Path, baseline: dict
     assert report(rebuilt) == baseline
 
     shutil.rmtree(cache / "results")
+    shutil.rmtree(cache / "link")
     again = run(tree, cache)
     assert again.stats["cache_hits"] == len(entries), "the corrupt entries were not rewritten"
     assert report(again) == baseline
@@ -211,7 +113,7 @@ def test_corrupt_result_entry_is_ignored(tree: Path, baseline: dict, tmp_path: P
     for entry in entries:
         entry.write_bytes(entry.read_bytes()[: len(entry.read_bytes()) // 2])
     result = run(tree, cache)
-    assert result.stats["cache"] == "facts"
+    assert result.stats["cache"] == "incremental"
     assert report(result) == baseline
     assert run(tree, cache).stats["cache"] == "result"
 
@@ -240,7 +142,8 @@ def test_comment_only_edit_is_answered_from_the_facts_keyed_result(tree: Path, b
     edited = run(copy, cache)
     assert edited.stats["cache"] == "result-facts"
     assert report(edited)["registrations"] == report(run(copy, None))["registrations"]
-    target.write_text(target.read_text().replace("def ", "\n\ndef ", 1))  # lines move: relink
+    target = copy / "app" / "mod_2.py"  # (mod_3 defines a forwarder: moving it relinks in full)
+    target.write_text("\n\n" + target.read_text())  # every line moves: a relink
     moved = run(copy, cache)
-    assert moved.stats["cache"] == "facts"
+    assert moved.stats["cache"] == "incremental"
     assert report(moved) == report(run(copy, None))

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..rules.packs import ArgSpec, Registration as RegSpec
 from ..types import Emission, FileError, Finding, Handler, MechanismSummary, Registration, ScanResult
 from .facts import Arg, Class, ConfigHook, FileFacts, Function, LoopFacts, Param, Site
+from .summary import FileSummary
 
 FORMAT = 7
 
@@ -148,14 +150,27 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
         "errors": (FileError, MANY),
     },
     Registration: {"handler": (Handler, ONE)},
+    RegSpec: {"point": (ArgSpec, OPTIONAL), "handler": (ArgSpec, OPTIONAL),
+              "receiver": (ArgSpec, OPTIONAL), "fixed_handler": (Handler, OPTIONAL)},
 }
 _FIELDS: dict[type, tuple[str, ...]] = {
     cls: tuple(f.name for f in fields(cls))
     for cls in (
         FileFacts, Function, Class, Param, Site, Arg, LoopFacts, ConfigHook, ScanResult,
-        Registration, Handler, Emission, MechanismSummary, Finding, FileError,
+        Registration, Handler, Emission, MechanismSummary, Finding, FileError, RegSpec, ArgSpec,
+        FileSummary,
     )
 }
+
+
+def encode(obj: Any) -> list[Any]:
+    """A dataclass of the codec as marshal-able rows (nested dataclasses become rows too)."""
+    return _encode(obj)
+
+
+def decode(cls: type, row: list[Any]) -> Any:
+    """The inverse of :func:`encode`; a row of the wrong shape raises ValueError."""
+    return _decode(cls, row)
 
 
 def _encode(obj: Any) -> list[Any]:

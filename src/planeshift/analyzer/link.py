@@ -66,6 +66,7 @@ class Linked:
     summaries: list[FileSummary]
     derived: dict[str, list[RegSpec]]
     vocab: Vocabulary  # the packs' words and every derived API's
+    aliases: frozenset[str]  # properties that name a pack's callback list
     dormant: dict[str, set[str]] = field(default_factory=dict)
 
     @property
@@ -102,6 +103,7 @@ class Linker:
                 self.evaluator.factories[factory] = mech.dispatchers[0]
         self.matcher = Matcher(packs, self.evaluator)
         self.derived: dict[str, list[RegSpec]] = {m.id: [] for m in self.mechanisms}
+        self.aliases: frozenset[str] = frozenset()
 
     # -- dispatchers and policies -------------------------------------------------------------
     def inheritance(self) -> nx.DiGraph:
@@ -151,7 +153,7 @@ class Linker:
         return policies, policy_notes, deps.pop()
 
     # -- derived registration forms -----------------------------------------------------------
-    def add_list_aliases(self, summaries: list[FileSummary]) -> set[str]:
+    def add_list_aliases(self, summaries: list[FileSummary]) -> frozenset[str]:
         """Properties returning a pack's callback list become names of that list too."""
         specs: dict[str, list[tuple[Mechanism, RegSpec]]] = {}
         for mech in self.mechanisms:
@@ -162,7 +164,8 @@ class Linker:
         for prop, target in aliases:
             for mech, spec in specs[target]:
                 self.matcher.add(mech, spec, list_alias=prop)
-        return {prop for prop, _ in aliases}
+        self.aliases = frozenset(prop for prop, _ in aliases)
+        return self.aliases
 
     def add_derived(self, derived: dict[str, list[RegSpec]]) -> None:
         by_id = {m.id: m for m in self.mechanisms}
@@ -290,7 +293,7 @@ class Linker:
             for mech in self.mechanisms
         ]
         return Linked(registrations, emissions, mechanisms, self.index, self.evaluator, found,
-                      units, summaries, self.derived, self.vocab, dormant)
+                      units, summaries, self.derived, self.vocab, self.aliases, dormant)
 
     def _loops(self, classes: list[str]):
         for cls in classes:

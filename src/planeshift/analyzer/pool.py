@@ -7,10 +7,8 @@ batches run in-process, where starting workers would cost more than it saves.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,26 +36,57 @@ class Source:
 @dataclass
 class Extracted:
     """Every file's facts as cache bytes, decoded only when the linker needs them: a scan whose
-    facts are all unchanged is answered from the result cache without decoding any."""
+    facts are all unchanged is answered from the result cache without decoding any. A file whose
+    content key the last link already knew keeps its digest from then and its bytes stay in the
+    cache until a lookup reaches it."""
 
     sources: Sequence[Source]
-    blobs: list[bytes]
+    blobs: list[bytes | None]
     vocab: Vocabulary
     cache: FactCache | None = None
     cache_hits: int = 0
     jobs: int = 1
     warnings: list[str] = field(default_factory=list)
+    known: dict[str, str] = field(default_factory=dict)  # content key -> facts digest
     _facts: list[FileFacts] | None = None
+    _one: dict[int, FileFacts] = field(default_factory=dict)
+    _digests: list[str] | None = None
 
     def digests(self) -> list[str]:
         """A digest of each file's facts (not its bytes): a comment-only edit leaves it unchanged."""
-        return [hashlib.sha256(b).hexdigest()[:24] for b in self.blobs]
+        if self._digests is None:
+            self._digests = [
+                self.known[src.key] if blob is None else hashlib.sha256(blob).hexdigest()[:24]
+                for src, blob in zip(self.sources, self.blobs)
+            ]
+        return self._digests
 
     @property
     def facts(self) -> list[FileFacts]:
         if self._facts is None:
-            self._facts = [self._decode(src, blob) for src, blob in zip(self.sources, self.blobs)]
+            self._facts = [self.facts_at(i) for i in range(len(self.sources))]
         return self._facts
+
+    def facts_at(self, i: int) -> FileFacts:
+        """One file's facts, decoded alone (an incremental link reads only what it reaches)."""
+        if self._facts is not None:
+            return self._facts[i]
+        if i not in self._one:
+            self._one[i] = self._decode(self.sources[i], self._blob(i))
+        return self._one[i]
+
+    def _blob(self, i: int) -> bytes:
+        blob = self.blobs[i]
+        if blob is None:
+            src = self.sources[i]
+            blob = self.cache.get_bytes(src.key) if self.cache is not None else None
+            if blob is None:  # the entry went missing since the last scan: extract again
+                self.cache_hits -= 1
+                blob = _work_encoded(_item(src, self.vocab))
+                if self.cache is not None:
+                    self.cache.put_bytes(src.key, blob)
+            self.blobs[i] = blob
+        return blob
 
     def _decode(self, src: Source, blob: bytes) -> FileFacts:
         try:
@@ -65,10 +94,14 @@ class Extracted:
         except (ValueError, KeyError, TypeError, IndexError, EOFError):
             # a corrupt or foreign cache entry: extract again and overwrite it
             self.cache_hits -= 1
-            facts = _work((src.data, src.file.rel, src.file.module, src.file.is_package, self.vocab))
+            facts = _work(_item(src, self.vocab))
             if self.cache is not None:
                 self.cache.put(src.key, facts)
             return facts
+
+
+def _item(src: Source, vocab: Vocabulary) -> tuple[bytes, str, str, bool, Vocabulary]:
+    return src.data, src.file.rel, src.file.module, src.file.is_package, vocab
 
 
 def read_sources(files: Sequence[SourceFile]) -> tuple[list[Source], list[FileError]]:
@@ -124,36 +157,49 @@ def job_count(config: Config) -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def fact_cache(config: Config, vocab: Vocabulary) -> FactCache:
+    return FactCache(cache_folder(config), salt(vocab.fingerprint()))
+
+
 def extract_all(
     sources: Sequence[Source],
     vocab: Vocabulary,
     config: Config,
     progress: Callable[[int, int], None] | None = None,
     warm_up: Callable[[], None] | None = None,
+    known: dict[str, str] | None = None,
 ) -> Extracted:
-    cache = FactCache(cache_folder(config), salt(vocab.fingerprint())) if config.use_cache else None
+    """Facts for every source: cached, extracted in a process pool, or (for content keys in
+    *known*, with their facts digests) left in the cache until needed."""
+    cache = fact_cache(config, vocab) if config.use_cache else None
+    known = known if cache is not None and known else {}
     blobs: dict[int, bytes] = {}
     misses: list[int] = []
+    lazy = 0
     for i, src in enumerate(sources):
+        if src.key in known:
+            lazy += 1
+            continue
         cached = cache.get_bytes(src.key) if cache is not None else None
         if cached is not None:
             blobs[i] = cached
         else:
             misses.append(i)
-    out = Extracted(sources=sources, blobs=[], vocab=vocab, cache=cache, cache_hits=len(blobs))
-    total, done = len(sources), len(blobs)
+    out = Extracted(sources=sources, blobs=[], vocab=vocab, cache=cache,
+                    cache_hits=len(blobs) + lazy, known=known)
+    total, done = len(sources), len(blobs) + lazy
     if progress:
         progress(done, total)
-    items = [
-        (s.data, s.file.rel, s.file.module, s.file.is_package, vocab)
-        for s in (sources[i] for i in misses)
-    ]
+    items = [_item(sources[i], vocab) for i in misses]
     out.jobs = min(job_count(config), len(misses)) if len(misses) >= POOL_THRESHOLD else 1
     decoded: dict[int, FileFacts] = {}
     if out.jobs > 1:
         # largest files first, in small chunks: the last worker to finish is not the one that
         # happened to draw the three biggest modules
         order = sorted(range(len(misses)), key=lambda k: -len(items[k][0]))
+        import multiprocessing  # here: 20 ms of imports a scan answered from the cache skips
+        from concurrent.futures import ProcessPoolExecutor
+
         context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
         with ProcessPoolExecutor(max_workers=out.jobs, mp_context=context) as pool:
             jobs = [(items[k], cache, sources[misses[k]].key) for k in order]
@@ -179,7 +225,7 @@ def extract_all(
                 progress(done, total)
     if cache is not None and cache.warning:
         out.warnings.append(cache.warning)
-    out.blobs = [blobs[i] for i in range(len(sources))]
+    out.blobs = [blobs.get(i) for i in range(len(sources))]
     if decoded and len(decoded) == len(sources):
         out._facts = [decoded[i] for i in range(len(sources))]
     return out

@@ -1,0 +1,256 @@
+"""Incremental linking: after an edit, relink only what the edit can reach.
+
+A full link leaves a *snapshot*: each file's facts digest and summary, each file's unit (its
+classified registrations and emissions, and every index entry producing them read), the
+dispatcher classes and policies with their reads, and the forwarders derived. The next scan
+diffs the changed files' old and new facts entry by entry (``names.entries``), keeps every unit
+whose reads miss the changed entries, and evaluates the rest over a lazy index that decodes a
+module only when a lookup reaches it.
+
+It falls back to a full link (raises FullLink, with the reason) whenever reuse could differ from linking afresh:
+the edit changes which classes are dispatchers, a dispatch policy, the forwarders derived, the
+properties that alias a callback list, a module name shared by two files, or more than a fifth
+of the files; or the old facts are no longer in the cache. ``tests/perf`` checks the
+incremental report against a full link after many kinds of edits.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..rules.packs import Pack, Registration as RegSpec
+from ..types import Registration
+from .cache import FORMAT, decode, encode
+from .emissions import RawEmission
+from .facts import FileFacts
+from .link import Dispatchers, Linked, Linker, Reextract, Unit, needs_reextract
+from .names import ProjectIndex, entries
+from .pool import Extracted, Source
+from .sites import Vocabulary
+from .summary import FileSummary, summarize
+
+MAX_CHANGED_SHARE = 0.2  # beyond this many changed files a full link is as quick
+_MISSING = object()
+
+
+@dataclass
+class Snapshot:
+    key: str  # the scan root, packs and vocabulary it was linked under
+    files: dict[str, tuple[str, str]]  # path -> (fact-cache entry key, facts digest)
+    summaries: dict[str, FileSummary]
+    units: dict[str, Unit]
+    dispatchers: Dispatchers
+    derived: dict[str, list[RegSpec]]
+    words: tuple[frozenset[str], frozenset[str]]  # derived call names and list names
+    aliases: frozenset[str]
+
+    @classmethod
+    def of(cls, key: str, linked: Linked, sources: list[Source], digests: list[str],
+           base: Vocabulary) -> Snapshot:
+        return cls(
+            key,
+            {s.file.rel: (s.key, d) for s, d in zip(sources, digests)},
+            {s.path: s for s in linked.summaries},
+            linked.units,
+            linked.dispatchers,
+            linked.derived,
+            (linked.vocab.calls - base.calls, linked.vocab.list_attrs - base.list_attrs),
+            linked.aliases,
+        )
+
+
+class SnapshotStore:
+    """The latest snapshot in ``<cache>/link/``; written atomically, a bad one is ignored."""
+
+    def __init__(self, folder: Path, key: str) -> None:
+        self.folder = folder / "link"
+        self.key = key
+
+    def load(self, packs: tuple[Pack, ...]) -> Snapshot | None:
+        try:
+            row = marshal.loads((self.folder / f"{self.key}.snap").read_bytes())
+            return _decode_snapshot(row, packs) if row[0] == FORMAT and row[1] == self.key else None
+        except (OSError, ValueError, TypeError, EOFError, IndexError, KeyError):
+            return None  # absent, corrupt or from another version: the scan links in full
+
+    def save(self, snap: Snapshot) -> str | None:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            blob = marshal.dumps(_encode_snapshot(snap))
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".snap")
+            with os.fdopen(fd, "wb") as out:
+                out.write(blob)
+            os.replace(tmp, self.folder / f"{self.key}.snap")
+            for old in self.folder.glob("*.snap"):
+                if old.stem != self.key:
+                    old.unlink(missing_ok=True)  # one configuration's latest link is enough
+        except OSError as exc:
+            return f"link snapshot not written to {self.folder}: {exc.strerror or exc}"
+        return None
+
+
+class FullLink(Exception):
+    """Reuse could differ from linking afresh; the message says why (reported in stats)."""
+
+
+def relink(
+    snap: Snapshot,
+    sources: list[Source],
+    extracted: Extracted,
+    packs: tuple[Pack, ...],
+    vocab: Vocabulary,
+    reextract: Reextract,
+    old_facts: Callable[[str], FileFacts | None],
+) -> Linked | None:
+    """The link of the current tree, reusing *snap* where the edit cannot reach; raises
+    :class:`FullLink` when only a full link can be trusted."""
+    paths = [s.file.rel for s in sources]
+    position = {p: i for i, p in enumerate(paths)}
+    digests = extracted.digests()
+    changed = {p for p, d in zip(paths, digests) if snap.files.get(p, ("", ""))[1] != d}
+    removed = {p for p in snap.files if p not in position}
+    if len(changed) + len(removed) > MAX_CHANGED_SHARE * max(len(paths), 1):
+        raise FullLink(f"{len(changed) + len(removed)} files changed")
+
+    def current(path: str) -> FileFacts:
+        return extracted.facts_at(position[path])
+
+    touched = set()
+    for path in changed | removed:
+        before = old_facts(snap.files[path][0]) if path in snap.files else None
+        if path in snap.files and before is None:
+            raise FullLink(f"the last facts of {path} left the cache")
+        after = current(path) if path in position else None
+        old = entries(before) if before is not None else {}
+        new = entries(after) if after is not None else {}
+        touched |= {k for k in old.keys() | new.keys()
+                    if old.get(k, _MISSING) != new.get(k, _MISSING)}
+
+    owners: dict[str, str] = {}
+    counts = Counter(s.file.module for s in sources if s.file.module)
+    for s in sources:
+        if s.file.module:
+            owners.setdefault(s.file.module, s.file.rel)
+    for path in changed | removed:
+        module = (current(path).module if path in position else snap.summaries[path].module)
+        if counts[module] > 1 or (path in removed and module in owners):
+            raise FullLink(f"module {module} is defined by more than one file")
+
+    index = ProjectIndex(loader=lambda m: current(owners[m]), module_names=owners)
+    linker = Linker([], packs, vocab, reextract, index=index)
+    summaries = [summarize(current(p)) if p in changed else snap.summaries[p] for p in paths]
+    if linker.add_list_aliases(summaries) != snap.aliases:
+        raise FullLink("the properties naming a callback list changed")
+    linker.add_derived(snap.derived)
+    calls, lists = snap.words
+    linker.vocab = replace(vocab, calls=vocab.calls | calls, list_attrs=vocab.list_attrs | lists)
+
+    found = snap.dispatchers
+    if found.class_reads & touched:
+        raise FullLink(f"class ancestry changed ({_example(found.class_reads & touched)})")
+    if not _same_dispatchers(linker, found, touched):
+        raise FullLink("a new class is a dispatcher")
+    if found.policy_reads & touched:
+        policies, notes, reads = linker.policies(found.classes)
+        if policies != found.policies:
+            raise FullLink("a dispatch policy changed")
+        found = replace(found, notes=notes, policy_reads=reads)  # (their lines may move)
+
+    units = {p: u for p, u in snap.units.items()
+             if p in position and p not in changed and not u.reads & touched}
+    redo = sorted((changed | set(snap.units)) - set(units) - removed)
+    for path in redo:
+        facts = current(path)
+        if needs_reextract(facts, calls, lists):
+            facts = reextract([path], linker.vocab)[0]
+        if not (facts.sites or facts.config_hooks):
+            if path in snap.units and _specs(snap.units[path].entries):
+                raise FullLink(f"a forwarder in {path} went")
+            continue
+        evaluated = linker.evaluate(facts)
+        before = _specs(snap.units[path].entries) if path in snap.units else set()
+        if {s for s in evaluated[1] if s is not None} != before:
+            raise FullLink(f"a forwarder in {path} appeared, changed or went")
+        units[path] = linker.unit(facts, evaluated, found.policies)
+    return linker.assemble(units, found, summaries)
+
+
+def _example(keys: set) -> str:
+    table, *rest = sorted(keys, key=repr)[0]
+    return f"{table} {' '.join(map(str, rest))}"
+
+
+def _specs(entries: list[tuple[Registration, RegSpec | None]]) -> set[RegSpec]:
+    return {spec for _, spec in entries if spec is not None}
+
+
+def _same_dispatchers(linker: Linker, found: Dispatchers, touched: set) -> bool:
+    """Classes the edit adds are dispatchers exactly when they were before (not at all).
+
+    A class that existed before had its entry read when every class's ancestry was drawn, so
+    an edit changing or removing it already failed the ``class_reads`` test."""
+    added = [key[1] for key in touched if key[0] == "classes" and key[1] in linker.index.classes]
+    return not any(
+        cls not in found.classes[mech.id] and linker.is_dispatcher_class(cls, mech)
+        for mech in linker.mechanisms for cls in added
+    )
+
+
+# -- codec --------------------------------------------------------------------------------------
+
+
+def _encode_snapshot(snap: Snapshot) -> tuple:
+    table: dict = {}  # every read key once; a unit's reads are indices into it (5x smaller)
+
+    def reads(keys: frozenset) -> tuple[int, ...]:
+        return tuple(table.setdefault(k, len(table)) for k in keys)
+
+    units = [
+        (u.path, [(encode(r), None if s is None else encode(s)) for r, s in u.entries],
+         [encode(s) for s in u.used],
+         [(e.file, e.line, e.col, e.scope, e.module, e.mechanism.id, e.api, e.point, e.dynamic)
+          for e in u.emissions],
+         reads(u.reads))
+        for u in snap.units.values()
+    ]
+    d = snap.dispatchers
+    disp = (d.classes, reads(d.class_reads), d.policies, d.notes, reads(d.policy_reads))
+    return (
+        FORMAT, snap.key, snap.files, [encode(s) for s in snap.summaries.values()], units, disp,
+        {mech: [encode(s) for s in specs] for mech, specs in snap.derived.items()},
+        snap.words, snap.aliases, tuple(table),
+    )
+
+
+def _decode_snapshot(row: tuple, packs: tuple[Pack, ...]) -> Snapshot:
+    _, key, files, summaries, units, disp, derived, words, aliases, table = row
+    mechanisms = {m.id: m for p in packs for m in p.mechanisms}
+    spec = lambda r: decode(RegSpec, r)  # noqa: E731
+    reads = lambda ids: frozenset(table[i] for i in ids)  # noqa: E731
+    classes, class_reads, policies, notes, policy_reads = disp
+    return Snapshot(
+        key,
+        dict(files),
+        {s.path: s for s in (decode(FileSummary, r) for r in summaries)},
+        {
+            path: Unit(
+                path,
+                [(decode(Registration, r), None if s is None else spec(s)) for r, s in entries],
+                frozenset(spec(s) for s in used),
+                [RawEmission(f, line, col, scope, module, mechanisms[m], api, point, dyn)
+                 for f, line, col, scope, module, m, api, point, dyn in emissions],
+                reads(ids),
+            )
+            for path, entries, used, emissions, ids in units
+        },
+        Dispatchers(classes, reads(class_reads), policies, notes, reads(policy_reads)),
+        {mech: [spec(s) for s in specs] for mech, specs in derived.items()},
+        (frozenset(words[0]), frozenset(words[1])),
+        frozenset(aliases),
+    )
