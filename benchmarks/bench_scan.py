@@ -115,7 +115,7 @@ def step(timings: dict[str, list[bu.Timed]], name: str, r: int,
 
 def check_cache_states(timings: dict[str, list[bu.Timed]]) -> None:
     """Warn when a variant did not measure what its name says (the cache layer it hit)."""
-    expected = {"cold": "cold", "warm": "result", "incremental": "facts",
+    expected = {"cold": "cold", "warm": "result", "incremental": "incremental",
                 "comment-edit": "result-facts"}
     for name, cache in expected.items():
         seen = {t.stats.get("cache") for t in timings[name]}
@@ -206,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     if not tree.is_dir():
         raise SystemExit(f"{tree}: not a folder")
     info = bu.machine()
+    print(bu.compile_package(), file=sys.stderr)
     print(f"tree {tree}; {args.runs} rounds; {info['cpus']} CPUs; Python {info['python']}",
           file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="planeshift-bench-") as tmp:
