@@ -12,7 +12,7 @@ from .analyzer.facts import FileFacts
 from .analyzer.link import Linker
 from .analyzer.cache import ResultCache
 from .analyzer.incremental import FullLink, Snapshot, SnapshotStore, relink
-from .analyzer.pool import cache_folder, extract_all, fact_cache, read_sources
+from .analyzer.pool import StatIndex, cache_folder, extract_all, fact_cache, read_sources
 from .analyzer.sites import Vocabulary
 from .config import Config, ConfigError
 from .rules.checks import run_checks
@@ -83,7 +83,10 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     packs = load_packs(config)
     vocab = vocabulary(packs)
     files = discover(config.root, config.exclude, config.gitignore, settings_patterns(packs))
-    sources, read_errors = read_sources(files)
+    stat_index = StatIndex(cache_folder(config)) if config.use_cache else None
+    sources, read_errors = read_sources(files, stat_index)
+    if stat_index is not None:
+        stat_index.save()
     results = ResultCache(cache_folder(config)) if config.use_cache else None
     result_key = ResultCache.key(
         config.root.as_posix(), repr(packs), *sorted(f"{s.file.rel}:{s.key}" for s in sources)

@@ -8,6 +8,7 @@ reports, less their ``stats``, must be identical.
 from __future__ import annotations
 
 import marshal
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 from analyzer.helpers import write_tree
 from perf.fixture_tree import BROKEN, N_MODULES, fixture_files, report, run
 
-from planeshift.analyzer.pool import POOL_THRESHOLD
+from planeshift.analyzer.pool import POOL_THRESHOLD, StatIndex
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -147,3 +148,35 @@ def test_comment_only_edit_is_answered_from_the_facts_keyed_result(tree: Path, b
     moved = run(copy, cache)
     assert moved.stats["cache"] == "incremental"
     assert report(moved) == report(run(copy, None))
+
+
+def test_stat_index_skips_unchanged_files_and_never_a_rewritten_one(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file whose stat is unchanged is not read again; a rewrite that keeps the size and puts
+    the old mtime back still changes ctime, so it is read (and the report follows it)."""
+    monkeypatch.setattr(StatIndex, "RACY_NS", 0)  # vouch for files written a moment ago
+    copy, cache = tmp_path / "tree", tmp_path / "cache"
+    shutil.copytree(tree, copy)
+    run(copy, cache)
+    index = StatIndex(cache)
+    assert len(index.entries) == len(list(copy.rglob("*.py")))
+
+    target = copy / "app" / "mod_0.py"
+    before = target.stat()
+    source = target.read_text()
+    assert "async def handle_0" in source
+    target.write_text(source.replace("async def handle_0", "def handle_0      "))  # same size
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert target.stat().st_size == before.st_size
+    assert target.stat().st_mtime_ns == before.st_mtime_ns
+    edited = run(copy, cache)
+    assert report(edited) == report(run(copy, None))
+    handler = [r for r in edited.registrations if r.handler.expr == "handle_0"]
+    assert handler and all(r.handler.declared_async is False for r in handler)
+
+
+def test_files_just_written_are_not_vouched_for(tree: Path, tmp_path: Path) -> None:
+    copy, cache = tmp_path / "tree", tmp_path / "cache"
+    shutil.copytree(tree, copy)  # every file is seconds old at most
+    run(copy, cache)
+    assert StatIndex(cache).entries == {}

@@ -7,14 +7,17 @@ batches run in-process, where starting workers would cost more than it saves.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
+import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import Config
 from ..types import FileError
-from .cache import FactCache, dumps, entry_key, loads, salt
+from .cache import FORMAT, FactCache, dumps, entry_key, loads, salt
 from .configs import extract_config
 from .discover import SourceFile
 from .extract import extract_source
@@ -24,13 +27,23 @@ from .sites import Vocabulary
 POOL_THRESHOLD = 8  # fewer misses than this are extracted in-process (a fork costs ~50 ms)
 
 
-@dataclass(frozen=True, slots=True)
 class Source:
-    """A discovered file with its bytes and content key."""
+    """A discovered file with its content key; its bytes are read when first needed (a file the
+    stat index vouches for is not read at all unless its facts must be extracted again)."""
 
-    file: SourceFile
-    data: bytes
-    key: str
+    __slots__ = ("file", "key", "_data")
+
+    def __init__(self, file: SourceFile, data: bytes | None, key: str) -> None:
+        self.file, self.key, self._data = file, key, data
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None:
+            try:
+                self._data = Path(self.file.path).read_bytes()
+            except OSError:  # gone since it was discovered: nothing to extract
+                self._data = b""
+        return self._data
 
 
 @dataclass
@@ -104,17 +117,69 @@ def _item(src: Source, vocab: Vocabulary) -> tuple[bytes, str, str, bool, Vocabu
     return src.data, src.file.rel, src.file.module, src.file.is_package, vocab
 
 
-def read_sources(files: Sequence[SourceFile]) -> tuple[list[Source], list[FileError]]:
-    """Read and hash every file; an unreadable one becomes an error, not an exception."""
+class StatIndex:
+    """``rel -> (inode, size, mtime_ns, ctime_ns, module, is_package, content key)``, kept in the
+    cache folder: a file whose stat is unchanged is neither read nor hashed again (git's index
+    does the same). A file modified less than two seconds before it was read is not vouched for,
+    since a second write within the file system's timestamp granularity could leave its stat
+    unchanged; ctime and the inode change whenever a tool rewrites or replaces a file."""
+
+    RACY_NS = 2_000_000_000
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "stat-index"
+        self.entries: dict[str, tuple] = {}
+        self.dirty = False
+        try:
+            version, entries = marshal.loads(self.path.read_bytes())
+            if version == FORMAT and isinstance(entries, dict):
+                self.entries = entries
+        except (OSError, ValueError, TypeError, EOFError):
+            pass  # absent or corrupt: every file is read and hashed, and the index rewritten
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-", suffix=".stat")
+            with os.fdopen(fd, "wb") as out:
+                out.write(marshal.dumps((FORMAT, self.entries)))
+            os.replace(tmp, self.path)
+        except OSError:
+            pass  # the fact cache reports an unwritable folder; this index only saves time
+
+
+def read_sources(files: Sequence[SourceFile],
+                 index: StatIndex | None = None) -> tuple[list[Source], list[FileError]]:
+    """Every file's content key (reading and hashing it unless *index* vouches for it); an
+    unreadable file becomes an error, not an exception."""
     out: list[Source] = []
     errors: list[FileError] = []
+    now = time.time_ns()
     for src in files:
         try:
+            st = os.stat(src.path)
+            known = index.entries.get(src.rel) if index is not None else None
+            sig = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, src.module,
+                   src.is_package)
+            if known is not None and known[:6] == sig:
+                out.append(Source(src, None, known[6]))
+                continue
             data = Path(src.path).read_bytes()
         except OSError as exc:
             errors.append(FileError(src.rel, f"cannot read: {exc.strerror or exc}"))
             continue
-        out.append(Source(src, data, entry_key(data, src.rel, src.module, src.is_package)))
+        key = entry_key(data, src.rel, src.module, src.is_package)
+        out.append(Source(src, data, key))
+        if index is not None and now - max(st.st_mtime_ns, st.st_ctime_ns) > StatIndex.RACY_NS:
+            index.entries[src.rel] = (*sig, key)
+            index.dirty = True
+    if index is not None:
+        present = {s.rel for s in files}
+        for rel in [r for r in index.entries if r not in present]:
+            del index.entries[rel]
+            index.dirty = True
     return out, errors
 
 
