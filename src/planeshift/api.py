@@ -25,14 +25,15 @@ Progress = Callable[[int, int], None]
 def load_packs(config: Config) -> tuple[Pack, ...]:
     """Built-in packs (all, or those the config names) and then the user's packs."""
     names = builtin_pack_names() if config.builtin_packs is None else list(config.builtin_packs)
+    cache = cache_folder(config) if config.use_cache else None
     available = set(builtin_pack_names())
     packs: list[Pack] = []
     for name in names:
         if name not in available:
             raise ConfigError(config.source or "<flags>", "builtin-packs",
                               f"no built-in pack {name!r} (have: {', '.join(sorted(available))})")
-        packs.append(load_pack(builtin_pack_path(name)))
-    packs.extend(load_pack(p) for p in config.packs)
+        packs.append(load_pack(builtin_pack_path(name), cache))
+    packs.extend(load_pack(p, cache) for p in config.packs)
     seen: dict[str, str] = {}
     for pack in packs:
         for mech in pack.mechanisms:

@@ -198,3 +198,30 @@ def test_missing_file_is_a_pack_error(tmp_path: Path) -> None:
         load_pack(tmp_path / "nope.yaml")
     assert info.value.key == "<file>"
     assert "nope.yaml" in str(info.value)
+
+
+def test_cached_pack_data_gives_the_same_pack_and_the_same_errors(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    path = write(tmp_path, VALID)
+    fresh = load_pack(path, cache)
+    (entry,) = (cache / "packs").glob("*.data")
+    assert load_pack(path, cache) == fresh == load_pack(path)
+
+    entry.write_bytes(b"\x00not marshal")  # a corrupt entry is parsed again and rewritten
+    assert load_pack(path, cache) == fresh
+    assert entry.read_bytes() != b"\x00not marshal"
+
+    bad = write(tmp_path, VALID.replace("plane: subscriber", "plane: bystander"), "bad.yaml")
+    errors = []
+    for _ in range(2):  # the second time from the cached data: validation still runs
+        with pytest.raises(PackError) as info:
+            load_pack(bad, cache)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1] and "bystander" in errors[0]
+
+
+def test_yaml_marshal_cannot_hold_is_parsed_every_time(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    path = write(tmp_path, VALID.replace("pack: mini", "pack: mini\ndescription: 2026-11-30"))
+    assert load_pack(path, cache) == load_pack(path, cache) == load_pack(path)
+    assert not list(cache.glob("packs/*.data"))  # a YAML date: marshal cannot hold it

@@ -9,13 +9,19 @@ the file and the key.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import marshal
+import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 from ..types import PLANES
 
@@ -47,20 +53,26 @@ WHEN_KEYS = (
 )
 
 
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10x faster
+@functools.cache
+def _loaders() -> tuple[type, type]:
+    """(safe loader, pack loader), built on first use: yaml costs ~40 ms to import and parse,
+    which a scan whose pack text is in the cache never pays."""
+    import yaml
 
+    safe = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10x faster
 
-class _PackLoader(_SafeLoader):  # type: ignore[misc,valid-type]
-    """SafeLoader where only true/false are booleans: `method: on` names HookBus.on, not True."""
+    class PackLoader(safe):  # type: ignore[misc,valid-type]
+        """SafeLoader where only true/false are booleans: `method: on` names HookBus.on, not True."""
 
-
-_PackLoader.yaml_implicit_resolvers = {
-    first: [(tag, regex) for tag, regex in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_PackLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
+    PackLoader.yaml_implicit_resolvers = {
+        first: [(tag, regex) for tag, regex in resolvers if tag != "tag:yaml.org,2002:bool"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    PackLoader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+        list("tTfF"),
+    )
+    return safe, PackLoader
 
 
 class PackError(ValueError):
@@ -170,7 +182,7 @@ def builtin_pack_names() -> list[str]:
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
 
 
-def load_pack(path: str | Path) -> Pack:
+def load_pack(path: str | Path, cache_dir: Path | None = None) -> Pack:
     path = Path(path)
     label = str(path)
     try:
@@ -179,19 +191,53 @@ def load_pack(path: str | Path) -> Pack:
         raise PackError(label, "<file>", f"cannot read: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise PackError(label, "<file>", f"not UTF-8: {exc}") from exc
-    return parse_pack(text, label)
+    return parse_pack(text, label, cache_dir)
 
 
-def parse_pack(text: str, label: str = "<string>") -> Pack:
+def parse_pack(text: str, label: str = "<string>", cache_dir: Path | None = None) -> Pack:
+    """Validate a pack. With *cache_dir*, the YAML's plain data is kept there as marshal, keyed
+    by the text's hash (a changed pack is parsed again; validation always runs)."""
+    entry = None
+    if cache_dir is not None:
+        entry = cache_dir / "packs" / f"{hashlib.sha256(text.encode()).hexdigest()}.data"
+        try:
+            data = marshal.loads(entry.read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
+            data = _MISSING
+    if entry is None or data is _MISSING:
+        data = _parse_yaml(text, label)
+        if entry is not None:
+            _store(entry, data)
+    from .pack_reader import PackReader  # the validating reader needs the model defined here
+
+    return PackReader(label).pack(data)
+
+
+_MISSING = object()
+
+
+def _parse_yaml(text: str, label: str) -> Any:
+    import yaml
+
     try:
-        data = yaml.load(text, Loader=_PackLoader)  # noqa: S506 — a SafeLoader subclass
+        return yaml.load(text, Loader=_loaders()[1])  # noqa: S506 — a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else "<yaml>"
         raise PackError(label, where, f"invalid YAML: {getattr(exc, 'problem', exc)}") from exc
-    from .pack_reader import PackReader  # the validating reader needs the model defined here
 
-    return PackReader(label).pack(data)
+
+def _store(entry: Path, data: Any) -> None:
+    """Write the parsed data atomically; data marshal cannot hold (a YAML date) is not cached."""
+    try:
+        blob = marshal.dumps(data)
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as out:
+            out.write(blob)
+        os.replace(tmp, entry)
+    except (OSError, ValueError):
+        pass  # the cache only saves time
 
 
 def compose_yaml(text: str) -> yaml.Node | None:
@@ -199,8 +245,10 @@ def compose_yaml(text: str) -> yaml.Node | None:
 
     Raises ValueError with the line of the problem; used for hook settings files.
     """
+    import yaml
+
     try:
-        return yaml.compose(text, Loader=_SafeLoader)
+        return yaml.compose(text, Loader=_loaders()[0])
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
