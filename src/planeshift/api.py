@@ -7,16 +7,28 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from .analyzer.cache import ResultCache
 from .analyzer.discover import discover
 from .analyzer.facts import FileFacts
-from .analyzer.link import Linker
-from .analyzer.cache import ResultCache
 from .analyzer.incremental import FullLink, Snapshot, SnapshotStore, relink
-from .analyzer.pool import StatIndex, cache_folder, extract_all, fact_cache, read_sources
+from .analyzer.link import Linker
+from .analyzer.pool import (
+    StatIndex,
+    cache_folder,
+    extract_all,
+    fact_cache,
+    read_sources,
+)
 from .analyzer.sites import Vocabulary
 from .config import Config, ConfigError
 from .rules.checks import run_checks
-from .rules.packs import Pack, PackError, builtin_pack_names, builtin_pack_path, load_pack
+from .rules.packs import (
+    Pack,
+    PackError,
+    builtin_pack_names,
+    builtin_pack_path,
+    load_pack,
+)
 from .types import FileError, ScanResult
 
 Progress = Callable[[int, int], None]

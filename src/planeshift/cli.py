@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -13,6 +12,7 @@ from typing import NoReturn
 import click
 
 from . import __version__
+from .atomic import write_atomic
 from .cli_kernels import kernels
 from .config import Config, ConfigError, load_config
 from .rules.packs import PackError, builtin_pack_names, builtin_pack_path, load_pack
@@ -115,7 +115,9 @@ def _config(
     exclude: tuple[str, ...], no_gitignore: bool, no_cache: bool, cache_dir: Path | None,
     jobs: int | None,
 ) -> Config:
-    from . import api  # the analyzer stack costs most of a second: --help and packs skip it
+    from . import (
+        api,  # the analyzer stack costs most of a second: --help and packs skip it
+    )
 
     root = api.resolve_root(path)
     return load_config(root, config_file).with_flags(
@@ -171,16 +173,8 @@ def _check_output(output: Path | None) -> None:
 
 
 def _write_atomic(output: Path, text: str) -> None:
-    folder = output.parent if str(output.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.chmod(tmp, _file_mode(output))  # mkstemp makes 0600; a report is an ordinary file
-        os.replace(tmp, output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # an existing report keeps its permissions; a new one is an ordinary file
+    write_atomic(output, text.encode("utf-8"), mode=_file_mode(output))
 
 
 def _file_mode(output: Path) -> int:

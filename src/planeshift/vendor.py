@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import ast
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import planeshift
+
+from .atomic import write_atomic
 
 __all__ = ["LIONAGI_TARGET", "MARKER", "VendorError", "infer_package", "kernel_sources", "vendor_kernels"]
 
@@ -108,14 +108,4 @@ def vendor_kernels(into: Path, package: str | None = None, *, force: bool = Fals
 
 
 def _atomic_write(dest: Path, text: str) -> None:
-    # Same-directory temp file + os.replace: a reader sees the old file or the new one, never half.
-    fd, temp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, dest)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_atomic(dest, text.encode("utf-8"), fsync=True)

@@ -10,15 +10,23 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
-import tempfile
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..rules.packs import ArgSpec, Registration as RegSpec
-from ..types import Emission, FileError, Finding, Handler, MechanismSummary, Registration, ScanResult
+from ..atomic import write_atomic
+from ..rules.packs import ArgSpec
+from ..rules.packs import Registration as RegSpec
+from ..types import (
+    Emission,
+    FileError,
+    Finding,
+    Handler,
+    MechanismSummary,
+    Registration,
+    ScanResult,
+)
 from .facts import Arg, Class, ConfigHook, FileFacts, Function, LoopFacts, Param, Site
 from .summary import FileSummary
 
@@ -72,10 +80,7 @@ class FactCache:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             _ensure_gitignore(self.folder.parent)
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".facts")
-            with os.fdopen(fd, "wb") as out:
-                out.write(blob)
-            os.replace(tmp, folder / f"{key}.facts")
+            write_atomic(folder / f"{key}.facts", blob)
         except OSError as exc:
             self._writable = False
             self.warning = f"cache disabled, cannot write {self.folder}: {exc.strerror or exc}"
@@ -114,10 +119,7 @@ class ResultCache:
                 old.unlink(missing_ok=True)  # the latest state of the tree is enough
             blob = marshal.dumps((FORMAT, _encode(result)))
             for key in keys:
-                fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".result")
-                with os.fdopen(fd, "wb") as out:
-                    out.write(blob)
-                os.replace(tmp, self.folder / f"{key}.result")
+                write_atomic(self.folder / f"{key}.result", blob)
         except OSError as exc:
             return f"result cache not written to {self.folder}: {exc.strerror or exc}"
         return None

@@ -17,14 +17,14 @@ incremental report against a full link after many kinds of edits.
 from __future__ import annotations
 
 import marshal
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..rules.packs import Pack, Registration as RegSpec
+from ..atomic import write_atomic
+from ..rules.packs import Pack
+from ..rules.packs import Registration as RegSpec
 from ..types import Registration
 from .cache import FORMAT, decode, encode
 from .emissions import RawEmission
@@ -83,10 +83,7 @@ class SnapshotStore:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             blob = marshal.dumps(_encode_snapshot(snap))
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".snap")
-            with os.fdopen(fd, "wb") as out:
-                out.write(blob)
-            os.replace(tmp, self.folder / f"{self.key}.snap")
+            write_atomic(self.folder / f"{self.key}.snap", blob)
             for old in self.folder.glob("*.snap"):
                 if old.stem != self.key:
                     old.unlink(missing_ok=True)  # one configuration's latest link is enough

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..rules.classify import classify
-from ..rules.packs import Mechanism, Pack, Registration as RegSpec
+from ..rules.packs import Mechanism, Pack
+from ..rules.packs import Registration as RegSpec
 from ..rules.policy import infer_from_loops, merge
 from ..types import Emission, MechanismSummary, Registration
 from .emissions import RawEmission
 from .facts import FileFacts
-from .infer import Evaluator
 from .forward import derive
+from .infer import Evaluator
 from .match import Candidate, Matcher
 from .names import DepKey, ProjectIndex
 from .sites import Vocabulary

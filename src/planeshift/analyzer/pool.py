@@ -9,12 +9,12 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..atomic import write_atomic
 from ..config import Config
 from ..types import FileError
 from .cache import FORMAT, FactCache, dumps, entry_key, loads, salt
@@ -142,10 +142,7 @@ class StatIndex:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-", suffix=".stat")
-            with os.fdopen(fd, "wb") as out:
-                out.write(marshal.dumps((FORMAT, self.entries)))
-            os.replace(tmp, self.path)
+            write_atomic(self.path, marshal.dumps((FORMAT, self.entries)))
         except OSError:
             pass  # the fact cache reports an unwritable folder; this index only saves time
 

@@ -12,17 +12,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import marshal
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import yaml
 
+from ..atomic import write_atomic
 from ..types import PLANES
 
 __all__ = [  # PLANES is re-exported: the planes a pack may classify into
@@ -173,13 +171,15 @@ class Pack:
 # -- loading ------------------------------------------------------------------------------------
 
 
+_BUILTIN = Path(__file__).resolve().parent / "packs"  # (importlib.resources imports tempfile)
+
+
 def builtin_pack_path(name: str) -> Path:
-    return Path(str(resources.files("planeshift.rules") / "packs" / f"{name}.yaml"))
+    return _BUILTIN / f"{name}.yaml"
 
 
 def builtin_pack_names() -> list[str]:
-    folder = resources.files("planeshift.rules") / "packs"
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
+    return sorted(p.name[:-5] for p in _BUILTIN.iterdir() if p.name.endswith(".yaml"))
 
 
 def load_pack(path: str | Path, cache_dir: Path | None = None) -> Pack:
@@ -208,7 +208,9 @@ def parse_pack(text: str, label: str = "<string>", cache_dir: Path | None = None
         data = _parse_yaml(text, label)
         if entry is not None:
             _store(entry, data)
-    from .pack_reader import PackReader  # the validating reader needs the model defined here
+    from .pack_reader import (
+        PackReader,  # the validating reader needs the model defined here
+    )
 
     return PackReader(label).pack(data)
 
@@ -232,10 +234,7 @@ def _store(entry: Path, data: Any) -> None:
     try:
         blob = marshal.dumps(data)
         entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
-        with os.fdopen(fd, "wb") as out:
-            out.write(blob)
-        os.replace(tmp, entry)
+        write_atomic(entry, blob)
     except (OSError, ValueError):
         pass  # the cache only saves time
 
