@@ -30,7 +30,7 @@ from ..types import (
 from .facts import Arg, Class, ConfigHook, FileFacts, Function, LoopFacts, Param, Site
 from .summary import FileSummary
 
-FORMAT = 7
+FORMAT = 8
 
 
 def salt(*parts: str) -> str:
@@ -177,6 +177,8 @@ def decode(cls: type, row: list[Any]) -> Any:
 
 def _encode(obj: Any) -> list[Any]:
     cls = type(obj)
+    if isinstance(obj, Function):
+        return _encode_function(obj)
     nested = _NESTED.get(cls, {})
     row: list[Any] = []
     for name in _FIELDS[cls]:
@@ -192,6 +194,8 @@ def _encode(obj: Any) -> list[Any]:
 
 
 def _decode(cls: type, row: list[Any]) -> Any:
+    if cls is Function:
+        return _decode_function(row)
     if len(row) != len(_FIELDS[cls]):
         raise ValueError("cache row has the wrong shape")
     nested = _NESTED.get(cls)
@@ -206,6 +210,57 @@ def _decode(cls: type, row: list[Any]) -> Any:
             elif values[i] is not None:
                 values[i] = _decode(inner, values[i])
     return cls(*values)
+
+
+# A function's body facts (parameters, local names, returned expressions, `self` stores) are
+# three quarters of a file's facts and a link reads few of them: they stay marshal bytes inside
+# the row until an attribute is first read.
+_HEAD = ("qualname", "name", "line", "is_async", "kind", "is_generator", "store_lines", "loop")
+_BODY = ("params", "returns", "return_values", "decorators", "bindings", "self_stores")
+assert sorted(_HEAD + _BODY) == sorted(_FIELDS[Function])
+
+
+class LazyFunction(Function):
+    """A :class:`Function` decoded from the cache, its body fields decoded on first read."""
+
+    __slots__ = ("_body",)
+
+    def __getattr__(self, name: str) -> Any:  # only called for a slot not yet set
+        if name not in _BODY:
+            raise AttributeError(name)
+        params, returns, return_values, decorators, bindings, self_stores = marshal.loads(
+            object.__getattribute__(self, "_body"))
+        put = object.__setattr__
+        put(self, "params", tuple(_decode(Param, p) for p in params))
+        put(self, "returns", returns)
+        put(self, "return_values", return_values)
+        put(self, "decorators", decorators)
+        put(self, "bindings", bindings)
+        put(self, "self_stores", self_stores)
+        return object.__getattribute__(self, name)
+
+
+def _encode_function(func: Function) -> list[Any]:
+    body = marshal.dumps((
+        [_encode(p) for p in func.params], func.returns, func.return_values, func.decorators,
+        func.bindings, func.self_stores,
+    ))
+    loop = None if func.loop is None else _encode(func.loop)
+    return [func.qualname, func.name, func.line, func.is_async, func.kind, func.is_generator,
+            func.store_lines, loop, body]
+
+
+def _decode_function(row: list[Any]) -> LazyFunction:
+    if len(row) != len(_HEAD) + 1 or not isinstance(row[-1], bytes):
+        raise ValueError("cache row has the wrong shape")
+    func = object.__new__(LazyFunction)
+    put = object.__setattr__
+    for name, value in zip(_HEAD, row):
+        put(func, name, value)
+    if row[7] is not None:
+        put(func, "loop", _decode(LoopFacts, row[7]))
+    put(func, "_body", row[8])
+    return func
 
 
 def dumps(facts: FileFacts) -> bytes:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 from .facts import Binding, Class, FileFacts, Function, Ref
@@ -139,7 +139,7 @@ class ProjectIndex:
             if "." in func.qualname:
                 owner = f"{module}.{func.qualname.rsplit('.', 1)[0]}"
                 dict.setdefault(self.methods_of, owner, []).append(qn)
-            self.bindings.add((module, func.qualname), func.bindings)
+            self.bindings.add((module, func.qualname), func)  # its names are read when reached
 
     # -- recording and lazy loading -----------------------------------------------------------
     def touch(self, table: str, key: Any) -> None:
@@ -242,10 +242,11 @@ class _Scopes:
     than all the lookups."""
 
     def __init__(self) -> None:
-        self._raw: dict[ScopeKey, list[tuple[Binding, ...]]] = defaultdict(list)
+        self._raw: dict[ScopeKey, list[tuple[Binding, ...] | Function]] = defaultdict(list)
         self._grouped: dict[ScopeKey, dict[str, list[Ref]]] = {}
 
-    def add(self, key: ScopeKey, bindings: tuple[Binding, ...]) -> None:
+    def add(self, key: ScopeKey, bindings: tuple[Binding, ...] | Function) -> None:
+        """A scope's names, or the function whose local names they are (read when reached)."""
         self._raw[key].append(bindings)  # a redefined function merges its bodies' names
         self._grouped.pop(key, None)
 
@@ -256,7 +257,8 @@ class _Scopes:
             if raw is None:
                 return default if default is not None else {}
             grouped = defaultdict(list)
-            for bindings in raw:
+            for source in raw:
+                bindings = source if isinstance(source, tuple) else source.bindings
                 for name, ref in bindings:
                     grouped[name].append(ref)
             grouped = self._grouped[key] = dict(grouped)
@@ -288,7 +290,10 @@ def entries(facts: FileFacts) -> dict[DepKey, Any]:
         for key, value in dict.items(getattr(index, table)):
             if table == "modules":
                 value = (value.path, value.is_package)
-            elif table in ("functions", "classes"):
+            elif table == "functions":  # field by field: a cached function is a LazyFunction
+                value = tuple(getattr(value, f.name) for f in fields(Function)
+                              if f.name not in ("line", "bindings"))
+            elif table == "classes":
                 value = replace(value, line=0, bindings=())
             elif table == "methods_of":
                 value = tuple(value)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from importlib import resources
 from typing import Any
 
 from ..types import PLANES, ScanResult
@@ -66,5 +65,7 @@ def mechanism_ids(result: ScanResult) -> list[str]:
 
 def load_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) that every report this module writes satisfies."""
+    from importlib import resources  # here: it imports tempfile, which a scan does not need
+
     text = (resources.files("planeshift") / "schema" / "report.schema.json").read_text("utf-8")
     return json.loads(text)
