@@ -56,6 +56,7 @@ class Evaluator:
         # records the same entries as the frame that computed it
         self._memo: dict[tuple, tuple[Values, frozenset]] = {}
         self._active: set[tuple] = set()
+        self._cutoffs = 0  # results cut short by the cycle guard or the depth limit so far
         self._mro: dict[str, tuple[tuple[str, ...], frozenset]] = {}
 
     # -- entry points -------------------------------------------------------------------------
@@ -67,15 +68,21 @@ class Evaluator:
             deps.add(read)
             return result
         if key in self._active or depth > MAX_DEPTH:
+            self._cutoffs += 1
             return unknown("recursive or too deep")
         self._active.add(key)
         deps.push()
+        cutoffs = self._cutoffs
         try:
             result = self._eval(ref, module, scope, depth + 1)
         finally:
             self._active.discard(key)
             read = deps.pop()
-        self._memo[key] = (result, read)
+        if self._cutoffs == cutoffs:
+            # a result cut short by a cycle or the depth limit depends on where the evaluation
+            # entered, so it is not memoised: results never depend on evaluation order, which
+            # an incremental link (evaluating fewer units, in another order) relies on
+            self._memo[key] = (result, read)
         return result
 
     def lookup(self, name: str, module: str, scope: str, depth: int = 0) -> Values:
