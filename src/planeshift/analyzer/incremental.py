@@ -30,7 +30,7 @@ from .cache import FORMAT, decode, encode
 from .emissions import RawEmission
 from .facts import FileFacts
 from .link import Dispatchers, Linked, Linker, Reextract, Unit, needs_reextract
-from .names import ProjectIndex, entries
+from .names import DepKey, ProjectIndex, entries
 from .pool import Extracted, Source
 from .sites import Vocabulary
 from .summary import FileSummary, summarize
@@ -104,40 +104,22 @@ def relink(
     vocab: Vocabulary,
     reextract: Reextract,
     old_facts: Callable[[str], FileFacts | None],
-) -> Linked | None:
+) -> Linked:
     """The link of the current tree, reusing *snap* where the edit cannot reach; raises
     :class:`FullLink` when only a full link can be trusted."""
     paths = [s.file.rel for s in sources]
     position = {p: i for i, p in enumerate(paths)}
-    digests = extracted.digests()
-    changed = {p for p, d in zip(paths, digests) if snap.files.get(p, ("", ""))[1] != d}
-    removed = {p for p in snap.files if p not in position}
-    if len(changed) + len(removed) > MAX_CHANGED_SHARE * max(len(paths), 1):
-        raise FullLink(f"{len(changed) + len(removed)} files changed")
 
     def current(path: str) -> FileFacts:
         return extracted.facts_at(position[path])
 
-    touched = set()
-    for path in changed | removed:
-        before = old_facts(snap.files[path][0]) if path in snap.files else None
-        if path in snap.files and before is None:
-            raise FullLink(f"the last facts of {path} left the cache")
-        after = current(path) if path in position else None
-        old = entries(before) if before is not None else {}
-        new = entries(after) if after is not None else {}
-        touched |= {k for k in old.keys() | new.keys()
-                    if old.get(k, _MISSING) != new.get(k, _MISSING)}
-
-    owners: dict[str, str] = {}
-    counts = Counter(s.file.module for s in sources if s.file.module)
-    for s in sources:
-        if s.file.module:
-            owners.setdefault(s.file.module, s.file.rel)
-    for path in changed | removed:
-        module = (current(path).module if path in position else snap.summaries[path].module)
-        if counts[module] > 1 or (path in removed and module in owners):
-            raise FullLink(f"module {module} is defined by more than one file")
+    changed = {p for p, d in zip(paths, extracted.digests()) if snap.files.get(p, ("", ""))[1] != d}
+    removed = {p for p in snap.files if p not in position}
+    if len(changed) + len(removed) > MAX_CHANGED_SHARE * max(len(paths), 1):
+        raise FullLink(f"{len(changed) + len(removed)} files changed")
+    touched = _touched(snap, changed | removed, lambda p: current(p) if p in position else None,
+                       old_facts)
+    owners = _owners(sources, snap, changed | removed, current, position)
 
     index = ProjectIndex(loader=lambda m: current(owners[m]), module_names=owners)
     linker = Linker([], packs, vocab, reextract, index=index)
@@ -147,35 +129,73 @@ def relink(
     linker.add_derived(snap.derived)
     calls, lists = snap.words
     linker.vocab = replace(vocab, calls=vocab.calls | calls, list_attrs=vocab.list_attrs | lists)
+    found = _dispatchers(linker, snap.dispatchers, touched)
 
-    found = snap.dispatchers
+    units = {p: u for p, u in snap.units.items()
+             if p in position and p not in changed and not u.reads & touched}
+    for path in sorted((changed | set(snap.units)) - set(units) - removed):
+        facts = current(path)
+        if needs_reextract(facts, calls, lists):
+            facts = reextract([path], linker.vocab)[0]
+        before = _specs(snap.units[path].entries) if path in snap.units else set()
+        if not (facts.sites or facts.config_hooks):
+            if before:
+                raise FullLink(f"a forwarder in {path} went")
+            continue
+        evaluated = linker.evaluate(facts)
+        if {s for s in evaluated[1] if s is not None} != before:
+            raise FullLink(f"a forwarder in {path} appeared, changed or moved")
+        units[path] = linker.unit(facts, evaluated, found.policies)
+    return linker.assemble(units, found, summaries)
+
+
+def _touched(snap: Snapshot, paths: set[str], now: Callable[[str], FileFacts | None],
+             old_facts: Callable[[str], FileFacts | None]) -> set[DepKey]:
+    """The index entries whose value the edit changed (added and removed ones included)."""
+    touched: set[DepKey] = set()
+    for path in paths:
+        before = old_facts(snap.files[path][0]) if path in snap.files else None
+        if path in snap.files and before is None:
+            raise FullLink(f"the last facts of {path} left the cache")
+        after = now(path)
+        old = entries(before) if before is not None else {}
+        new = entries(after) if after is not None else {}
+        touched |= {k for k in old.keys() | new.keys()
+                    if old.get(k, _MISSING) != new.get(k, _MISSING)}
+    return touched
+
+
+def _owners(sources: list[Source], snap: Snapshot, paths: set[str], current, position) -> dict:
+    """Module name -> the file that defines it (the first, as a full link has it); an edit
+    touching a module name two files share changes which file it means, so it links in full."""
+    owners: dict[str, str] = {}
+    counts = Counter(s.file.module for s in sources if s.file.module)
+    for s in sources:
+        if s.file.module:
+            owners.setdefault(s.file.module, s.file.rel)
+    for path in paths:
+        module = current(path).module if path in position else snap.summaries[path].module
+        if counts[module] > 1 or (path not in position and module in owners):
+            raise FullLink(f"module {module} is defined by more than one file")
+    return owners
+
+
+def _dispatchers(linker: Linker, found: Dispatchers, touched: set[DepKey]) -> Dispatchers:
+    """The last link's dispatcher classes and policies, while the edit leaves them as they were."""
     if found.class_reads & touched:
         raise FullLink(f"class ancestry changed ({_example(found.class_reads & touched)})")
-    if not _same_dispatchers(linker, found, touched):
+    # a class that existed before had its entry read when every class's ancestry was drawn,
+    # so only a class the edit adds can be a dispatcher it was not before
+    added = [key[1] for key in touched if key[0] == "classes" and key[1] in linker.index.classes]
+    if any(cls not in found.classes[mech.id] and linker.is_dispatcher_class(cls, mech)
+           for mech in linker.mechanisms for cls in added):
         raise FullLink("a new class is a dispatcher")
     if found.policy_reads & touched:
         policies, notes, reads = linker.policies(found.classes)
         if policies != found.policies:
             raise FullLink("a dispatch policy changed")
         found = replace(found, notes=notes, policy_reads=reads)  # (their lines may move)
-
-    units = {p: u for p, u in snap.units.items()
-             if p in position and p not in changed and not u.reads & touched}
-    redo = sorted((changed | set(snap.units)) - set(units) - removed)
-    for path in redo:
-        facts = current(path)
-        if needs_reextract(facts, calls, lists):
-            facts = reextract([path], linker.vocab)[0]
-        if not (facts.sites or facts.config_hooks):
-            if path in snap.units and _specs(snap.units[path].entries):
-                raise FullLink(f"a forwarder in {path} went")
-            continue
-        evaluated = linker.evaluate(facts)
-        before = _specs(snap.units[path].entries) if path in snap.units else set()
-        if {s for s in evaluated[1] if s is not None} != before:
-            raise FullLink(f"a forwarder in {path} appeared, changed or went")
-        units[path] = linker.unit(facts, evaluated, found.policies)
-    return linker.assemble(units, found, summaries)
+    return found
 
 
 def _example(keys: set) -> str:
@@ -185,18 +205,6 @@ def _example(keys: set) -> str:
 
 def _specs(entries: list[tuple[Registration, RegSpec | None]]) -> set[RegSpec]:
     return {spec for _, spec in entries if spec is not None}
-
-
-def _same_dispatchers(linker: Linker, found: Dispatchers, touched: set) -> bool:
-    """Classes the edit adds are dispatchers exactly when they were before (not at all).
-
-    A class that existed before had its entry read when every class's ancestry was drawn, so
-    an edit changing or removing it already failed the ``class_reads`` test."""
-    added = [key[1] for key in touched if key[0] == "classes" and key[1] in linker.index.classes]
-    return not any(
-        cls not in found.classes[mech.id] and linker.is_dispatcher_class(cls, mech)
-        for mech in linker.mechanisms for cls in added
-    )
 
 
 # -- codec --------------------------------------------------------------------------------------
