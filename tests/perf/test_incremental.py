@@ -89,6 +89,8 @@ CASES: dict[str, tuple[Edit, str | None]] = {
         append("app/mod_8.py", "\nfrom demo.bus import EventBus, Point\n_BUS = EventBus()\n\n"
                                "def register(fn):\n    _BUS.on(Point.AFTER, fn)\n\n"
                                "register(handle_8)\n"), None),
+    "lines moved above a forwarder (its form stays the same)": (
+        substitute("app/mod_3.py", "from demo.bus", "\n\n\nfrom demo.bus"), "incremental"),
     "a class renamed": (substitute("app/mod_1.py", "class Service1", "class Renamed1"), None),
     "a method body of the bus edited": (
         substitute("demo/bus.py", "        self._subscribers.append(handler)\n",

@@ -408,7 +408,7 @@ class Matcher(PointResolver, EmissionMatcher):
     def _callee_registration(self, facts, site, mech, spec, target: str) -> Iterator[Candidate]:
         evidence = [f"{site.text} resolves to {target}"]
         if spec.forwards:
-            evidence.append(f"forwards to the registration at {spec.forwards}")
+            evidence.append(f"{spec.name} forwards its parameters to a registration")
         if spec.kind == "decorator":
             handler = self.decorated(facts, site)
             point, note, _ = self.point_of(facts, site, mech, spec)

@@ -104,7 +104,9 @@ class Registration:
     owner: tuple[str, ...] = ()  # append / assign: the class holding the list or slot
     item: tuple[int, int] | None = None  # append: (point, handler) positions in an appended tuple
     fixed_handler: Any = None  # derived forwarders: the handler the forwarder always registers
-    forwards: str = ""  # derived forwarders: "file:line" of the registration it forwards to
+    # derived forwarders: "file:line" of the registration it forwards to; not part of the form's
+    # identity, so moving the forwarder's lines leaves it the same form
+    forwards: str = field(default="", compare=False)
     default_point: str | None = None  # derived forwarders: the point when the caller omits it
 
     @property
