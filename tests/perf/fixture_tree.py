@@ -74,6 +74,8 @@ TEMPLATES = (
     class Later@I(Deferred):
         def add(self, fn) -> None:
             self._queued.append((Point.AFTER, fn))
+            if not self._queued:  # the same form twice: shown at its first line
+                self._queued.append((Point.AFTER, fn))
 
     bus = EventBus()
     alias = bus.on

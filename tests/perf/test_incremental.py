@@ -91,6 +91,8 @@ CASES: dict[str, tuple[Edit, str | None]] = {
                                "register(handle_8)\n"), None),
     "lines moved above a forwarder (its form stays the same)": (
         substitute("app/mod_3.py", "from demo.bus", "\n\n\nfrom demo.bus"), "incremental"),
+    "a module whose forwarder derives one form at two lines edited": (
+        substitute("app/mod_3.py", "async def handle_3", "def handle_3"), "incremental"),
     "a class renamed": (substitute("app/mod_1.py", "class Service1", "class Renamed1"), None),
     "a method body of the bus edited": (
         substitute("demo/bus.py", "        self._subscribers.append(handler)\n",

@@ -133,7 +133,6 @@ def relink(
 
     units = {p: u for p, u in snap.units.items()
              if p in position and p not in changed and not u.reads & touched}
-    moved: dict[RegSpec, RegSpec] = {}
     for path in sorted((changed | set(snap.units)) - set(units) - removed):
         facts = current(path)
         if needs_reextract(facts, calls, lists):
@@ -147,11 +146,6 @@ def relink(
         if {s for s in evaluated[1] if s is not None} != before:
             raise FullLink(f"a forwarder in {path} appeared, changed or went")
         units[path] = linker.unit(facts, evaluated, found.policies)
-        for spec in evaluated[1]:
-            if spec is not None:  # the same form, its forwarded-to line perhaps moved
-                moved[spec] = spec
-    linker.derived = {mech: [moved.get(s, s) for s in specs]
-                      for mech, specs in linker.derived.items()}
     return linker.assemble(units, found, summaries)
 
 

@@ -105,6 +105,7 @@ class Linker:
         self.matcher = Matcher(packs, self.evaluator)
         self.derived: dict[str, list[RegSpec]] = {m.id: [] for m in self.mechanisms}
         self.aliases: frozenset[str] = frozenset()
+        self.labels: dict[RegSpec, str] = {}  # derived form -> where it is shown to forward to
 
     # -- dispatchers and policies -------------------------------------------------------------
     def inheritance(self) -> nx.DiGraph:
@@ -264,6 +265,14 @@ class Linker:
                  summaries: list[FileSummary]) -> Linked:
         """Registrations, emissions, dormant points and summaries from every file's unit."""
         used = frozenset().union(*(u.used for u in units.values()))
+        # equal forms derived at several sites are shown at the first site in the tree, however
+        # the rounds or an incremental link happened to meet them
+        self.labels = {}
+        for unit in units.values():
+            for _, spec in unit.entries:
+                if spec is not None:
+                    self.labels[spec] = min(self.labels.get(spec, spec.forwards), spec.forwards,
+                                            key=_site_order)
         kept: list[Registration] = []
         for path in sorted(units):
             for reg, spec in units[path].entries:
@@ -347,7 +356,8 @@ class Linker:
             or tuple(f"settings key {c.key} in {', '.join(c.files)}" for c in mech.config),
             registration_apis=tuple(dict.fromkeys(
                 [s.name for s in mech.registrations]
-                + [f"{s.name} (forwards to {s.forwards})" for s in self.derived.get(mech.id, [])]
+                + [f"{s.name} (forwards to {self.labels.get(s, s.forwards)})"
+                   for s in self.derived.get(mech.id, [])]
             )),
             emission_apis=tuple(dict.fromkeys(e.name for e in mech.emissions)),
             registrations=len(mine),
@@ -358,6 +368,12 @@ class Linker:
             dormant_points=tuple(sorted(dormant)),
             emitted_points=tuple(emitted),
         )
+
+
+def _site_order(where: str) -> tuple[str, int]:
+    """"path:line" in tree order (line 10 after line 9)."""
+    path, _, line = where.rpartition(":")
+    return path, int(line) if line.isdigit() else 0
 
 
 def needs_reextract(facts: FileFacts, calls: set[str], lists: set[str]) -> bool:
