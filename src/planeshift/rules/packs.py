@@ -201,7 +201,10 @@ def parse_pack(text: str, label: str = "<string>", cache_dir: Path | None = None
     by the text's hash (a changed pack is parsed again; validation always runs)."""
     entry = None
     if cache_dir is not None:
-        entry = cache_dir / "packs" / f"{hashlib.sha256(text.encode()).hexdigest()}.data"
+        from ..analyzer.cache import code_version  # (a cycle at import time, not at call time)
+
+        key = hashlib.sha256(f"{code_version()}\0{text}".encode()).hexdigest()
+        entry = cache_dir / "packs" / f"{key}.data"
         try:
             data = marshal.loads(entry.read_bytes())
         except (OSError, ValueError, EOFError, TypeError):
