@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from .analyzer.cache import ResultCache
+from .analyzer.cache import ResultCache, prune_other_code
 from .analyzer.discover import discover
 from .analyzer.facts import FileFacts
 from .analyzer.incremental import FullLink, Snapshot, SnapshotStore, relink
@@ -145,6 +145,7 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     if linked is None:
         linked = Linker(extracted.facts, packs, vocab, reextract).link()
     if snapshots is not None:
+        prune_other_code(cache_folder(config))
         warning = snapshots.save(Snapshot.of(snapshots.key, linked, sources,
                                              extracted.digests(), vocab))
         if warning:

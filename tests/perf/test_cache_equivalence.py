@@ -17,6 +17,7 @@ import pytest
 from analyzer.helpers import write_tree
 from perf.fixture_tree import BROKEN, N_MODULES, fixture_files, report, run
 
+from planeshift.analyzer.cache import code_tag
 from planeshift.analyzer.pool import POOL_THRESHOLD, StatIndex
 
 @pytest.fixture(scope="module")
@@ -180,3 +181,15 @@ def test_files_just_written_are_not_vouched_for(tree: Path, tmp_path: Path) -> N
     shutil.copytree(tree, copy)  # every file is seconds old at most
     run(copy, cache)
     assert StatIndex(cache).entries == {}
+
+
+def test_fact_namespaces_of_other_code_are_pruned(tree: Path, baseline: dict,
+                                                  tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    stale = cache / "facts-0badc0de-0123456789abcdef" / "ab"
+    stale.mkdir(parents=True)
+    (stale / "entry.facts").write_bytes(b"written by another planeshift")
+    result = run(tree, cache)
+    assert report(result) == baseline
+    namespaces = [p.name for p in cache.glob("facts-*")]
+    assert namespaces and all(n.startswith(f"facts-{code_tag()}-") for n in namespaces)

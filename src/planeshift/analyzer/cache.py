@@ -1,9 +1,10 @@
 """Content-hash cache of per-file facts (marshal rows; never pickle: the cache lives in the scanned tree).
 
-An entry is keyed by the file's bytes, its path and module name, and a salt made of the
-planeshift version and the packs' vocabulary, so changing either starts a fresh namespace.
-Writes go to a temporary file and are renamed into place, so concurrent runs never see half an
-entry; an entry that does not load is ignored and rebuilt.
+An entry is keyed by the file's bytes, its path and module name, inside a namespace named by
+planeshift's code (its version and a digest of its modules) and the packs' vocabulary, so
+changing either starts a fresh namespace; namespaces other code wrote are pruned. Writes go to a
+temporary file and are renamed into place, so concurrent runs never see half an entry; an entry
+that does not load is ignored and rebuilt.
 """
 
 from __future__ import annotations
@@ -47,12 +48,33 @@ def code_version() -> str:
     return f"{__version__}+{digest.hexdigest()[:12]}"
 
 
+@functools.cache
+def code_tag() -> str:
+    """Eight hex digits naming the cache format and planeshift's code (see code_version)."""
+    return hashlib.sha256(f"{FORMAT}|{code_version()}".encode()).hexdigest()[:8]
+
+
 def salt(*parts: str) -> str:
-    digest = hashlib.sha256(f"{FORMAT}|{code_version()}|".encode())
+    """A fact-cache namespace: the code's tag, then a digest of *parts* (the vocabulary)."""
+    digest = hashlib.sha256()
     for part in parts:
         digest.update(part.encode())
         digest.update(b"\0")
-    return digest.hexdigest()[:16]
+    return f"{code_tag()}-{digest.hexdigest()[:16]}"
+
+
+def prune_other_code(folder: Path) -> None:
+    """Remove fact namespaces older code wrote: nothing this code runs can read them, and each
+    upgrade would otherwise leave a copy of every file's facts behind."""
+    try:
+        stale = [p for p in folder.glob("facts-*") if not p.name.startswith(f"facts-{code_tag()}-")]
+    except OSError:
+        return
+    if stale:
+        import shutil  # here: a scan that finds nothing to prune does not pay the import
+
+        for namespace in stale:
+            shutil.rmtree(namespace, ignore_errors=True)
 
 
 def entry_key(data: bytes, rel: str, module: str, is_package: bool) -> str:
