@@ -11,8 +11,10 @@ from .analyzer.cache import ResultCache, prune_other_code
 from .analyzer.discover import discover
 from .analyzer.facts import FileFacts
 from .analyzer.incremental import FullLink, Snapshot, SnapshotStore, relink
-from .analyzer.link import Linker
+from .analyzer.link import Linked, Linker
 from .analyzer.pool import (
+    Extracted,
+    Source,
     StatIndex,
     cache_folder,
     extract_all,
@@ -126,24 +128,8 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
             results.put([result_key, facts_key], cached)
         return replace(cached, stats=_stats(started, "result-facts", extracted.cache_hits,
                                             extracted.jobs, extracted.warnings))
-    by_path = {s.file.rel: s for s in sources}
-
-    def reextract(paths: list[str], wider: Vocabulary) -> list[FileFacts]:
-        again = extract_all([by_path[p] for p in paths], wider, config)
-        extracted.cache_hits += again.cache_hits
-        return again.facts
-
-    linked, layer, warnings = None, "facts" if extracted.cache_hits else "cold", []
-    full_link_reason = "no earlier link of this tree" if snapshot is None else ""
-    if snapshot is not None:
-        try:
-            linked = relink(snapshot, sources, extracted, packs, vocab, reextract,
-                            fact_cache(config, vocab).get)
-            layer = "incremental"
-        except FullLink as why:
-            full_link_reason = str(why)
-    if linked is None:
-        linked = Linker(extracted.facts, packs, vocab, reextract).link()
+    linked, layer, full_link_reason = _link(config, packs, vocab, sources, extracted, snapshot)
+    warnings: list[str] = []
     if snapshots is not None:
         prune_other_code(cache_folder(config))
         warning = snapshots.save(Snapshot.of(snapshots.key, linked, sources,
@@ -171,6 +157,29 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     if full_link_reason and results is not None:
         stats["full_link"] = full_link_reason  # why the last link could not be reused
     return replace(result, stats=stats)
+
+
+def _link(config: Config, packs: tuple[Pack, ...], vocab: Vocabulary, sources: list[Source],
+          extracted: Extracted, snapshot: Snapshot | None) -> tuple[Linked, str, str]:
+    """Relink over the last link when it can be trusted, else link in full; returns the link,
+    the cache layer that answered, and why the last link was not reused ("" when it was)."""
+    by_path = {s.file.rel: s for s in sources}
+
+    def reextract(paths: list[str], wider: Vocabulary) -> list[FileFacts]:
+        again = extract_all([by_path[p] for p in paths], wider, config)
+        extracted.cache_hits += again.cache_hits
+        return again.facts
+
+    reason = "no earlier link of this tree"
+    if snapshot is not None:
+        try:
+            linked = relink(snapshot, sources, extracted, packs, vocab, reextract,
+                            fact_cache(config, vocab).get)
+            return linked, "incremental", ""
+        except FullLink as why:
+            reason = str(why)
+    linked = Linker(extracted.facts, packs, vocab, reextract).link()
+    return linked, "facts" if extracted.cache_hits else "cold", reason
 
 
 def _import_link_stack() -> None:
