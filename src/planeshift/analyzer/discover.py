@@ -164,13 +164,17 @@ class _ModuleNamer:
         return self._pkg[folder]
 
     def name(self, path: Path) -> tuple[str, bool]:
-        package = self.package(path.parent)
-        if path.name == "__init__.py":
-            return package or "", True
-        stem = path.stem
-        if not stem.isidentifier():
-            return "", False
-        return (f"{package}.{stem}" if package else stem), False
+        return _module_name(self.package(path.parent), path.name)
+
+
+def _module_name(package: str | None, filename: str) -> tuple[str, bool]:
+    """(module name, is a package's __init__) of *filename* in a folder that is *package*."""
+    if filename == "__init__.py":
+        return package or "", True
+    stem = filename[:-3] if filename.endswith(".py") else filename
+    if not stem.isidentifier():
+        return "", False
+    return (f"{package}.{stem}" if package else stem), False
 
 
 def discover(
@@ -194,10 +198,19 @@ def discover(
     wanted = IgnoreRules()
     wanted.add_lines(list(settings), "")
     found: list[SourceFile] = []
+    packages: dict[str, str | None] = {}  # folder (relative) -> its package name, if it is one
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
         rel_dir = here.relative_to(root).as_posix()
         rel_dir = "" if rel_dir == "." else rel_dir
+        if not rel_dir:
+            package = namer.package(here)  # the root itself may sit inside a package
+        else:  # below the root the walk's own listing says which folders are packages
+            parent_rel, _, name = rel_dir.rpartition("/")
+            parent = packages.get(parent_rel)
+            is_package = "__init__.py" in files and name.isidentifier()
+            package = (f"{parent}.{name}" if parent else name) if is_package else None
+        packages[rel_dir] = package
         if use_gitignore and ".gitignore" in files:
             rules.add_file(here / ".gitignore", rel_dir)
         keep = []
@@ -215,7 +228,7 @@ def discover(
                 continue
             if excludes.ignored(rel, False) or rules.ignored(rel, False):
                 continue
-            module, is_pkg = namer.name(here / name)
+            module, is_pkg = _module_name(package, name)
             found.append(SourceFile(here / name, rel, module, is_pkg))
     return sorted(found, key=lambda f: f.rel)
 
