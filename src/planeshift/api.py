@@ -132,8 +132,9 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     warnings: list[str] = []
     if snapshots is not None:
         prune_other_code(cache_folder(config))
+        table = snapshot.table if snapshot is not None and layer == "incremental" else ()
         warning = snapshots.save(Snapshot.of(snapshots.key, linked, sources,
-                                             extracted.digests(), vocab))
+                                             extracted.digests(), vocab, table))
         if warning:
             warnings.append(warning)
     errors = [FileError(f.path, f.error) for f in linked.summaries if f.error is not None]

@@ -49,10 +49,11 @@ class Snapshot:
     derived: dict[str, list[RegSpec]]
     words: tuple[frozenset[str], frozenset[str]]  # derived call names and list names
     aliases: frozenset[str]
+    table: tuple[DepKey, ...] = ()  # the read keys units index (reused units keep their rows)
 
     @classmethod
     def of(cls, key: str, linked: Linked, sources: list[Source], digests: list[str],
-           base: Vocabulary) -> Snapshot:
+           base: Vocabulary, table: tuple[DepKey, ...] = ()) -> Snapshot:
         return cls(
             key,
             {s.file.rel: (s.key, d) for s, d in zip(sources, digests)},
@@ -62,6 +63,7 @@ class Snapshot:
             linked.derived,
             (linked.vocab.calls - base.calls, linked.vocab.list_attrs - base.list_attrs),
             linked.aliases,
+            table,
         )
 
 
@@ -210,13 +212,20 @@ def _specs(entries: list[tuple[Registration, RegSpec | None]]) -> set[RegSpec]:
 # -- codec --------------------------------------------------------------------------------------
 
 
+MAX_TABLE = 100_000  # read keys kept across incremental links before the table starts afresh
+
+
 def _encode_snapshot(snap: Snapshot) -> tuple:
-    table: dict = {}  # every read key once; a unit's reads are indices into it (5x smaller)
+    # every read key once; a unit's reads are indices into it (5x smaller). An incremental link
+    # extends the last table, so the units it reused are written back without re-encoding.
+    old = snap.table if len(snap.table) < MAX_TABLE else ()
+    table: dict = {k: i for i, k in enumerate(old)}
 
     def reads(keys: frozenset) -> tuple[int, ...]:
         return tuple(table.setdefault(k, len(table)) for k in keys)
 
     units = [
+        u.encoded[0] if u.encoded is not None and u.encoded[1] is old and old else
         (u.path, [(encode(r), None if s is None else encode(s)) for r, s in u.entries],
          [encode(s) for s in u.used],
          [(e.file, e.line, e.col, e.scope, e.module, e.mechanism.id, e.api, e.point, e.dynamic)
@@ -251,11 +260,13 @@ def _decode_snapshot(row: tuple, packs: tuple[Pack, ...]) -> Snapshot:
                 [RawEmission(f, line, col, scope, module, mechanisms[m], api, point, dyn)
                  for f, line, col, scope, module, m, api, point, dyn in emissions],
                 reads(ids),
+                (row, table),
             )
-            for path, entries, used, emissions, ids in units
+            for row in units for path, entries, used, emissions, ids in [row]
         },
         Dispatchers(classes, reads(class_reads), policies, notes, reads(policy_reads)),
         {mech: [spec(s) for s in specs] for mech, specs in derived.items()},
         (frozenset(words[0]), frozenset(words[1])),
         frozenset(aliases),
+        table,
     )

@@ -41,6 +41,9 @@ class Unit:
     used: frozenset[RegSpec]  # derived forwarder specs its registrations came through
     emissions: list[RawEmission]
     reads: frozenset[DepKey]
+    # the snapshot row this unit was decoded from, and the key table its reads index: a unit an
+    # incremental link reuses is written back as it was read
+    encoded: tuple | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
