@@ -81,7 +81,10 @@ CASES: dict[str, tuple[Edit, str | None]] = {
                                   "                await result\n", ""), None),
     "a new point": (
         substitute("demo/bus.py", '    AFTER = "after"\n',
-                   '    AFTER = "after"\n    LATER = "later"\n'), None),
+                   '    AFTER = "after"\n    LATER = "later"\n'), "incremental"),
+    "a class decorated": (
+        substitute("app/mod_1.py", "class Service1", "@staticmethod\nclass Service1"),
+        "incremental"),
     "a subclass of the bus": (
         append("app/mod_2.py", "\nclass LoudBus(EventBus):\n    pass\n\n"
                                "LoudBus().on(Point.AFTER, handle_2)\n"), None),

@@ -186,9 +186,9 @@ def _dispatchers(linker: Linker, found: Dispatchers, touched: set[DepKey]) -> Di
     """The last link's dispatcher classes and policies, while the edit leaves them as they were."""
     if found.class_reads & touched:
         raise FullLink(f"class ancestry changed ({_example(found.class_reads & touched)})")
-    # a class that existed before had its entry read when every class's ancestry was drawn,
+    # a class that existed before had its bases read when every class's ancestry was drawn,
     # so only a class the edit adds can be a dispatcher it was not before
-    added = [key[1] for key in touched if key[0] == "classes" and key[1] in linker.index.classes]
+    added = [key[1] for key in touched if key[0] == "bases" and key[1] in linker.index.classes]
     if any(cls not in found.classes[mech.id] and linker.is_dispatcher_class(cls, mech)
            for mech in linker.mechanisms for cls in added):
         raise FullLink("a new class is a dispatcher")

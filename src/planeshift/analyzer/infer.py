@@ -345,11 +345,12 @@ class Evaluator:
         deps.push()
         try:
             found = [cls]
-            facts = self.index.classes.get(cls)
+            facts = self.index.class_bases(cls)
             if facts is not None:
+                qualname, bases = facts
                 module = self.index.class_module[cls]
-                outer = facts.qualname.rsplit(".", 1)[0] if "." in facts.qualname else ""
-                for base in facts.bases:
+                outer = qualname.rsplit(".", 1)[0] if "." in qualname else ""
+                for base in bases:
                     for value in self.eval(base, module, outer):
                         if value[0] in ("cls", "ext"):
                             found.extend(c for c in self.mro(value[1]) if c not in found)

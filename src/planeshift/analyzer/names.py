@@ -170,6 +170,17 @@ class ProjectIndex:
         for module in sorted(self._pending):
             self._load(module)
 
+    def class_bases(self, qn: str) -> tuple[str, tuple[Ref, ...]] | None:
+        """(qualname in its module, base refs) of a project class, for its ancestry: recorded
+        apart from the class's other facts, so decorating a class or adding an enum member does
+        not count as changing every ancestry drawn through it."""
+        if self._pending:
+            self._ensure("classes", qn)
+        if self.deps.stack:
+            self.deps.stack[-1].add(("bases", qn))
+        cls = dict.get(self.classes, qn)
+        return None if cls is None else (cls.qualname, cls.bases)
+
     def binding(self, key: ScopeKey, name: str) -> list[Ref] | None:
         """The refs *name* is bound to in scope *key* (None when it is not bound there)."""
         if self._pending:
@@ -294,6 +305,7 @@ def entries(facts: FileFacts) -> dict[DepKey, Any]:
                 value = tuple(getattr(value, f.name) for f in fields(Function)
                               if f.name not in ("line", "bindings"))
             elif table == "classes":
+                out[("bases", key)] = (value.qualname, value.bases)
                 value = replace(value, line=0, bindings=())
             elif table == "methods_of":
                 value = tuple(value)
