@@ -1,7 +1,8 @@
 """Extract every file's facts: read and hash, then the cache, then a process pool over the misses.
 
-Workers receive bytes and return plain facts; nothing else crosses the process boundary. Small
-batches run in-process, where starting workers would cost more than it saves.
+Workers receive bytes and return plain facts; nothing else crosses the process boundary. A few
+misses (an edit) are shared with one forked helper instead, since starting a pool costs more
+than it saves; a single miss runs in-process.
 """
 
 from __future__ import annotations
