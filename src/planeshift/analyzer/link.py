@@ -63,19 +63,12 @@ class Linked:
     registrations: list[Registration]
     emissions: list[Emission]
     mechanisms: list[MechanismSummary]
-    index: ProjectIndex
-    evaluator: Evaluator
     dispatchers: Dispatchers
     units: dict[str, Unit]
     summaries: list[FileSummary]
     derived: dict[str, list[RegSpec]]
     vocab: Vocabulary  # the packs' words and every derived API's
     aliases: frozenset[str]  # properties that name a pack's callback list
-    dormant: dict[str, set[str]] = field(default_factory=dict)
-
-    @property
-    def policies(self) -> dict[str, dict[str, str]]:
-        return self.dispatchers.policies
 
 
 Reextract = Callable[[list[str], Vocabulary], list[FileFacts]]
@@ -108,7 +101,6 @@ class Linker:
         self.matcher = Matcher(packs, self.evaluator)
         self.derived: dict[str, list[RegSpec]] = {m.id: [] for m in self.mechanisms}
         self.aliases: frozenset[str] = frozenset()
-        self.labels: dict[RegSpec, str] = {}  # derived form -> where it is shown to forward to
 
     # -- dispatchers and policies -------------------------------------------------------------
     def inheritance(self) -> nx.DiGraph:
@@ -268,14 +260,6 @@ class Linker:
                  summaries: list[FileSummary]) -> Linked:
         """Registrations, emissions, dormant points and summaries from every file's unit."""
         used = frozenset().union(*(u.used for u in units.values()))
-        # equal forms derived at several sites are shown at the first site in the tree, however
-        # the rounds or an incremental link happened to meet them
-        self.labels = {}
-        for unit in units.values():
-            for _, spec in unit.entries:
-                if spec is not None:
-                    self.labels[spec] = min(self.labels.get(spec, spec.forwards), spec.forwards,
-                                            key=_site_order)
         kept: list[Registration] = []
         for path in sorted(units):
             for reg, spec in units[path].entries:
@@ -300,13 +284,28 @@ class Linker:
             if r.point and set(r.point.split("+")) <= dormant.get(r.mechanism, set()) else r
             for r in registrations
         ]
+        forwarders = self._forwarder_apis(units)
         mechanisms = [
             self._summary(mech, classes[mech.id], registrations, emissions,
-                          found.policies[mech.id], found.notes[mech.id], dormant.get(mech.id, set()))
+                          found.policies[mech.id], found.notes[mech.id], dormant.get(mech.id, set()),
+                          forwarders[mech.id])
             for mech in self.mechanisms
         ]
-        return Linked(registrations, emissions, mechanisms, self.index, self.evaluator, found,
-                      units, summaries, self.derived, self.vocab, self.aliases, dormant)
+        return Linked(registrations, emissions, mechanisms, found, units, summaries, self.derived,
+                      self.vocab, self.aliases)
+
+    def _forwarder_apis(self, units: dict[str, Unit]) -> dict[str, list[str]]:
+        """Each mechanism's derived forms as "X (forwards to file:line)". A form derived at
+        several sites is shown at the first in the tree, however the rounds or an incremental
+        link happened to meet them."""
+        first: dict[RegSpec, str] = {}
+        for unit in units.values():
+            for _, spec in unit.entries:
+                if spec is not None:
+                    first[spec] = min(first.get(spec, spec.forwards), spec.forwards,
+                                      key=_site_order)
+        return {mech: [f"{s.name} (forwards to {first.get(s, s.forwards)})" for s in specs]
+                for mech, specs in self.derived.items()}
 
     def _loops(self, classes: list[str]):
         for cls in classes:
@@ -346,7 +345,8 @@ class Linker:
             out[mech.id] = declared | inferred
         return out
 
-    def _summary(self, mech, classes, registrations, emissions, policy, notes, dormant):
+    def _summary(self, mech, classes, registrations, emissions, policy, notes, dormant,
+                 forwarders):
         mine = [r for r in registrations if r.mechanism == mech.id]
         planes = Counter(r.plane for r in mine)
         emitted = sorted({e.point for e in emissions if e.mechanism == mech.id and e.point})
@@ -357,11 +357,8 @@ class Linker:
             dispatcher=tuple(dict.fromkeys([*mech.dispatchers, *classes]))
             or tuple(e.name for e in mech.emissions if e.kind == "function")
             or tuple(f"settings key {c.key} in {', '.join(c.files)}" for c in mech.config),
-            registration_apis=tuple(dict.fromkeys(
-                [s.name for s in mech.registrations]
-                + [f"{s.name} (forwards to {self.labels.get(s, s.forwards)})"
-                   for s in self.derived.get(mech.id, [])]
-            )),
+            registration_apis=tuple(dict.fromkeys([s.name for s in mech.registrations]
+                                                  + forwarders)),
             emission_apis=tuple(dict.fromkeys(e.name for e in mech.emissions)),
             registrations=len(mine),
             planes=tuple(sorted(planes.items())),

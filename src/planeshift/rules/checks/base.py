@@ -32,6 +32,9 @@ class Rule:
     INVALID: ClassVar[list[Invalid]] = []
 
     def check(self, result: ScanResult, linked: Linked) -> Iterator[Finding]:
+        """Findings for one scan. Whole-project facts come from ``linked.summaries`` (one per
+        file): a rule needing another adds it to ``analyzer/summary.py``, so an incremental scan
+        keeps it for the files it does not read again."""
         raise NotImplementedError
 
 
