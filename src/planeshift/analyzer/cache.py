@@ -141,7 +141,7 @@ class ResultCache:
             version, row = marshal.loads((self.folder / f"{key}.result").read_bytes())
             if version != FORMAT:
                 return None
-            return _decode(ScanResult, row)
+            return decode(ScanResult, row)
         except (OSError, ValueError, TypeError, EOFError, IndexError):
             return None  # absent or corrupt: the scan runs and rewrites it
 
@@ -153,7 +153,7 @@ class ResultCache:
             _ensure_gitignore(self.folder.parent)
             for old in self.folder.glob("*.result"):
                 old.unlink(missing_ok=True)  # the latest state of the tree is enough
-            blob = marshal.dumps((FORMAT, _encode(result)))
+            blob = marshal.dumps((FORMAT, encode(result)))
             for key in keys:
                 write_atomic(self.folder / f"{key}.result", blob)
         except OSError as exc:
@@ -203,15 +203,6 @@ _FIELDS: dict[type, tuple[str, ...]] = {
 
 def encode(obj: Any) -> list[Any]:
     """A dataclass of the codec as marshal-able rows (nested dataclasses become rows too)."""
-    return _encode(obj)
-
-
-def decode(cls: type, row: list[Any]) -> Any:
-    """The inverse of :func:`encode`; a row of the wrong shape raises ValueError."""
-    return _decode(cls, row)
-
-
-def _encode(obj: Any) -> list[Any]:
     cls = type(obj)
     if isinstance(obj, Function):
         return _encode_function(obj)
@@ -222,14 +213,15 @@ def _encode(obj: Any) -> list[Any]:
         if name in nested:
             kind = nested[name][1]
             if kind == MANY:
-                value = [_encode(v) for v in value]
+                value = [encode(v) for v in value]
             elif value is not None:
-                value = _encode(value)
+                value = encode(value)
         row.append(value)
     return row
 
 
-def _decode(cls: type, row: list[Any]) -> Any:
+def decode(cls: type, row: list[Any]) -> Any:
+    """The inverse of :func:`encode`; a row of the wrong shape raises ValueError."""
     if cls is Function:
         return _decode_function(row)
     if len(row) != len(_FIELDS[cls]):
@@ -242,9 +234,9 @@ def _decode(cls: type, row: list[Any]) -> Any:
         if name in nested:
             inner, kind = nested[name]
             if kind == MANY:
-                values[i] = tuple(_decode(inner, v) for v in values[i])
+                values[i] = tuple(decode(inner, v) for v in values[i])
             elif values[i] is not None:
-                values[i] = _decode(inner, values[i])
+                values[i] = decode(inner, values[i])
     return cls(*values)
 
 
@@ -267,7 +259,7 @@ class LazyFunction(Function):
         params, returns, return_values, decorators, bindings, self_stores = marshal.loads(
             object.__getattribute__(self, "_body"))
         put = object.__setattr__
-        put(self, "params", tuple(_decode(Param, p) for p in params))
+        put(self, "params", tuple(decode(Param, p) for p in params))
         put(self, "returns", returns)
         put(self, "return_values", return_values)
         put(self, "decorators", decorators)
@@ -278,10 +270,10 @@ class LazyFunction(Function):
 
 def _encode_function(func: Function) -> list[Any]:
     body = marshal.dumps((
-        [_encode(p) for p in func.params], func.returns, func.return_values, func.decorators,
+        [encode(p) for p in func.params], func.returns, func.return_values, func.decorators,
         func.bindings, func.self_stores,
     ))
-    loop = None if func.loop is None else _encode(func.loop)
+    loop = None if func.loop is None else encode(func.loop)
     return [func.qualname, func.name, func.line, func.is_async, func.kind, func.is_generator,
             func.store_lines, loop, body]
 
@@ -294,20 +286,20 @@ def _decode_function(row: list[Any]) -> LazyFunction:
     for name, value in zip(_HEAD, row):
         put(func, name, value)
     if row[7] is not None:
-        put(func, "loop", _decode(LoopFacts, row[7]))
+        put(func, "loop", decode(LoopFacts, row[7]))
     put(func, "_body", row[8])
     return func
 
 
 def dumps(facts: FileFacts) -> bytes:
-    return marshal.dumps((FORMAT, _encode(facts)))
+    return marshal.dumps((FORMAT, encode(facts)))
 
 
 def loads(data: bytes) -> FileFacts:
     version, row = marshal.loads(data)
     if version != FORMAT:
         raise ValueError("cache entry from another format")
-    facts = _decode(FileFacts, row)
+    facts = decode(FileFacts, row)
     if not isinstance(facts.path, str):
         raise TypeError("cache entry is not planeshift facts")
     return facts
