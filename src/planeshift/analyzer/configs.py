@@ -13,18 +13,13 @@ JSON is valid YAML, so one safe YAML composer (with line numbers) reads both.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import yaml
 
 from ..rules.packs import compose_yaml
 from .facts import ConfigHook, FileFacts
 
-if TYPE_CHECKING:
-    import yaml
-
 
 def _mapping_get(node: yaml.Node, key: str) -> yaml.Node | None:
-    import yaml  # (already loaded by compose_yaml)
-
     if not isinstance(node, yaml.MappingNode):
         return None
     for k, v in node.value:
@@ -34,8 +29,6 @@ def _mapping_get(node: yaml.Node, key: str) -> yaml.Node | None:
 
 
 def _plain(node: yaml.Node):
-    import yaml  # (already loaded by compose_yaml)
-
     if isinstance(node, yaml.ScalarNode):
         return node.value
     if isinstance(node, yaml.SequenceNode):
@@ -45,8 +38,6 @@ def _plain(node: yaml.Node):
 
 def _commands(group: yaml.Node) -> list[yaml.Node]:
     """Command entries of one matcher group (or a bare entry with a command)."""
-    import yaml  # (already loaded by compose_yaml)
-
     if _mapping_get(group, "command") is not None:
         return [group]
     hooks = _mapping_get(group, "hooks")
@@ -57,8 +48,6 @@ def _commands(group: yaml.Node) -> list[yaml.Node]:
 
 def extract_config(data: bytes, path: str, keys: frozenset[str]) -> FileFacts:
     """Hook registrations in one settings file; a file that does not parse is an error."""
-    import yaml
-
     try:
         text = data.decode("utf-8-sig")
         root = compose_yaml(text)

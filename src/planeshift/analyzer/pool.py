@@ -19,7 +19,6 @@ from ..atomic import write_atomic
 from ..config import Config
 from ..types import FileError
 from .cache import FORMAT, FactCache, dumps, entry_key, loads, salt
-from .configs import extract_config
 from .discover import SourceFile
 from .extract import extract_source, prefilter_for
 from .facts import FileFacts
@@ -191,6 +190,8 @@ def cache_folder(config: Config) -> Path:
 def _work(item: tuple[bytes, str, str, bool, Vocabulary]) -> FileFacts:
     data, rel, module, is_package, vocab = item
     if not rel.endswith(".py"):
+        from .configs import extract_config  # here: it imports yaml, which .py files never need
+
         return extract_config(data, rel, vocab.config_keys)
     return extract_source(data, rel, module, is_package, vocab)
 
