@@ -122,21 +122,12 @@ class OrderedInterceptorChain(Generic[ContextT]):
         for reg in self.plan:
             decision = await self._decide(reg, current)
             records.append(RecordedDecision(name=reg.name, stage=reg.stage, decision=decision))
-            if decision.disposition is D.DENY:
-                # A denial does not adopt a replacement context: the operation will not run with it.
-                return InterceptorReport(
-                    disposition=D.DENY,
-                    context=current,
-                    reason=decision.reason,
-                    evidence=decision.evidence,
-                    decided_by=reg.name,
-                    decisions=tuple(records),
-                )
-            if not isinstance(decision.context, UnsetType):
+            # A denial does not adopt a replacement context: the operation will not run with it.
+            if decision.disposition is not D.DENY and not isinstance(decision.context, UnsetType):
                 current = decision.context
-            if decision.disposition is D.STOP:
+            if decision.disposition in (D.DENY, D.STOP):
                 return InterceptorReport(
-                    disposition=D.STOP,
+                    disposition=decision.disposition,
                     context=current,
                     reason=decision.reason,
                     evidence=decision.evidence,
