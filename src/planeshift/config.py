@@ -10,13 +10,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .types import InputError
+
 KEYS = ("packs", "builtin-packs", "exclude", "gitignore", "cache-dir", "jobs")
 
 
-class ConfigError(ValueError):
-    def __init__(self, path: str, key: str, message: str) -> None:
-        super().__init__(f"{path}: {key}: {message}")
-        self.path, self.key, self.detail = path, key, message
+class ConfigError(InputError):
+    """A bad ``[tool.planeshift]`` table, flag value or path."""
 
 
 @dataclass(frozen=True, slots=True)

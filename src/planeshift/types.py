@@ -5,6 +5,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+
+class InputError(ValueError):
+    """A mistake in a file the user wrote (configuration, rule pack): the message names the file
+    and the key, so it can be fixed without reading a traceback."""
+
+    def __init__(self, path: str, key: str, message: str) -> None:
+        super().__init__(f"{path}: {key}: {message}")
+        self.path, self.key, self.detail = path, key, message
+
 PLANES = (  # ADR-0120 D1 planes a registration is classified into, in the ADR's order
     "interceptor",
     "subscriber",

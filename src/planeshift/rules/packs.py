@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import yaml
 
 from ..atomic import write_atomic
-from ..types import PLANES
+from ..types import PLANES, InputError
 
 __all__ = [  # PLANES is re-exported: the planes a pack may classify into
     "PLANES", "REGISTRATION_KINDS", "POLICY_AXES", "WHEN_KEYS", "PackError", "ArgSpec",
@@ -73,12 +73,8 @@ def _loaders() -> tuple[type, type]:
     return safe, PackLoader
 
 
-class PackError(ValueError):
+class PackError(InputError):
     """A malformed rule pack; the message names the file and the key."""
-
-    def __init__(self, path: str, key: str, message: str) -> None:
-        super().__init__(f"{path}: {key}: {message}")
-        self.path, self.key, self.detail = path, key, message
 
 
 @dataclass(frozen=True, slots=True)
