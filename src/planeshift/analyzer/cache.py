@@ -105,10 +105,6 @@ class FactCache:
         except (ValueError, KeyError, TypeError, IndexError, EOFError):
             return None  # corrupt or foreign entry: rebuilt and overwritten by this run
 
-    def put(self, key: str, facts: FileFacts) -> None:
-        if self._writable:
-            self.put_bytes(key, dumps(facts))
-
     def put_bytes(self, key: str, blob: bytes) -> None:
         if not self._writable:
             return

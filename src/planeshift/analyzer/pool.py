@@ -95,9 +95,7 @@ class Extracted:
             blob = self.cache.get_bytes(src.key) if self.cache is not None else None
             if blob is None:  # the entry went missing since the last scan: extract again
                 self.cache_hits -= 1
-                blob = _work_encoded(_item(src, self.vocab))
-                if self.cache is not None:
-                    self.cache.put_bytes(src.key, blob)
+                blob = _extract_stored(_item(src, self.vocab), src.key, self.cache)
             self.blobs[i] = blob
         return blob
 
@@ -107,10 +105,7 @@ class Extracted:
         except (ValueError, KeyError, TypeError, IndexError, EOFError):
             # a corrupt or foreign cache entry: extract again and overwrite it
             self.cache_hits -= 1
-            facts = _work(_item(src, self.vocab))
-            if self.cache is not None:
-                self.cache.put(src.key, facts)
-            return facts
+            return loads(_extract_stored(_item(src, self.vocab), src.key, self.cache))
 
 
 def _item(src: Source, vocab: Vocabulary) -> tuple[bytes, str, str, bool, Vocabulary]:
@@ -202,14 +197,18 @@ def _work_encoded(item: tuple[bytes, str, str, bool, Vocabulary]) -> bytes:
     return dumps(_work(item))
 
 
-def _work_cached(job: tuple[tuple, FactCache | None, str]) -> tuple[bytes, str | None]:
-    """In a worker: extract, then write the cache entry here, in parallel, not in the parent."""
-    item, cache, key = job
+def _extract_stored(item: tuple, key: str, cache: FactCache | None) -> bytes:
+    """Extract one file and write its cache entry, in whichever process extracted it."""
     blob = _work_encoded(item)
     if cache is not None:
         cache.put_bytes(key, blob)
-        return blob, cache.warning
-    return blob, None
+    return blob
+
+
+def _work_cached(job: tuple[tuple, FactCache | None, str]) -> tuple[bytes, str | None]:
+    """In a pool worker: extract and store here, in parallel, not in the parent."""
+    item, cache, key = job
+    return _extract_stored(item, key, cache), cache.warning if cache is not None else None
 
 
 def _extract_forked(items: list[tuple], keys: list[str], cache: FactCache | None) -> list[bytes]:
@@ -226,21 +225,14 @@ def _extract_forked(items: list[tuple], keys: list[str], cache: FactCache | None
         status = 1
         try:
             os.close(read_end)
-            produced = [_work_encoded(items[k]) for k in theirs]
-            if cache is not None:
-                for k, blob in zip(theirs, produced):
-                    cache.put_bytes(keys[k], blob)
+            produced = [_extract_stored(items[k], keys[k], cache) for k in theirs]
             with os.fdopen(write_end, "wb") as out:
                 out.write(marshal.dumps(produced))
             status = 0
         finally:
             os._exit(status)  # no atexit handlers, no buffered output of the parent's
     os.close(write_end)
-    out: dict[int, bytes] = {}
-    for k in mine:
-        out[k] = _work_encoded(items[k])
-        if cache is not None:
-            cache.put_bytes(keys[k], out[k])
+    out = {k: _extract_stored(items[k], keys[k], cache) for k in mine}
     with os.fdopen(read_end, "rb") as inp:
         data = inp.read()
     _, status = os.waitpid(pid, 0)
@@ -249,10 +241,8 @@ def _extract_forked(items: list[tuple], keys: list[str], cache: FactCache | None
     except (ValueError, EOFError, TypeError):
         received = None
     if not isinstance(received, list) or len(received) != len(theirs):
-        received = [_work_encoded(items[k]) for k in theirs]  # the child failed: do it here
-        if cache is not None:
-            for k, blob in zip(theirs, received):
-                cache.put_bytes(keys[k], blob)
+        # the child failed: do its share here
+        received = [_extract_stored(items[k], keys[k], cache) for k in theirs]
     out.update(zip(theirs, received))
     return [out[k] for k in range(len(items))]
 
@@ -335,9 +325,7 @@ def extract_all(
     else:
         out.jobs = 1
         for i, item in zip(misses, items):
-            blobs[i] = _work_encoded(item)
-            if cache is not None:
-                cache.put_bytes(sources[i].key, blobs[i])
+            blobs[i] = _extract_stored(item, sources[i].key, cache)
             done += 1
             if progress:
                 progress(done, total)
