@@ -153,7 +153,7 @@ class ProjectIndex:
         if key in self._seen:
             return
         self._seen.add(key)
-        if table == "scope_kind" or table == "bindings":
+        if table == "scope_kind":  # keyed by (module, scope)
             self._load(key[0])
             return
         parts = key.split(".")
@@ -174,10 +174,7 @@ class ProjectIndex:
         """(qualname in its module, base refs) of a project class, for its ancestry: recorded
         apart from the class's other facts, so decorating a class or adding an enum member does
         not count as changing every ancestry drawn through it."""
-        if self._pending:
-            self._ensure("classes", qn)
-        if self.deps.stack:
-            self.deps.stack[-1].add(("bases", qn))
+        self.touch("bases", qn)
         cls = dict.get(self.classes, qn)
         return None if cls is None else (cls.qualname, cls.bases)
 
