@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS_SCRIPT = REPO.parent / "shared" / "corpus" / "get-lionagi.sh"
 FIXIT_VERSION = "2.2.1"
 # A separate venv: fixit 2.2.1 pins click<8.2, and installing it into the project's venv would
 # downgrade the click that planeshift runs on (and that other engineers' tests use).
@@ -43,12 +42,14 @@ class Timed:
 
 
 def fetch_corpus() -> Path:
-    """lionagi 0.36.0's ``lionagi/`` package, fetched (once) into ``<repo>/.corpus``."""
-    out = subprocess.run(
-        ["bash", str(CORPUS_SCRIPT), str(REPO / ".corpus")],
-        cwd=REPO, check=True, capture_output=True, text=True,
-    )
-    return Path(out.stdout.strip().splitlines()[-1]) / "lionagi"
+    """lionagi 0.36.0's ``lionagi/`` package: installed by the test extra, else the pinned sdist
+    fetched (once) into ``<repo>/.corpus`` (see tests/corpus/source.py)."""
+    sys.path.insert(0, str(REPO / "tests" / "corpus"))
+    try:
+        from source import lionagi_package
+    finally:
+        sys.path.pop(0)
+    return lionagi_package()
 
 
 def compile_package() -> str:

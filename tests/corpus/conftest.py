@@ -1,8 +1,7 @@
-"""The lionagi 0.36.0 corpus: fetched once with the shared script into the git-ignored .corpus/."""
+"""The lionagi 0.36.0 corpus: the installed package the test extra pins (see source.py)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,26 +10,20 @@ from planeshift import api
 from planeshift.config import Config
 from planeshift.types import ScanResult
 
-REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO.parent / "shared" / "corpus" / "get-lionagi.sh"
+from .source import CorpusUnavailable, lionagi_package
 
 
 def lionagi_tree() -> Path:
-    """The unpacked sdist (it holds lionagi/); fetched on first use, then reused."""
-    if not SCRIPT.is_file():
-        pytest.fail(f"the corpus script is missing: {SCRIPT} (CI runs with ../shared beside the repo)")
-    done = subprocess.run(
-        ["bash", str(SCRIPT), str(REPO / ".corpus")],
-        capture_output=True, text=True, timeout=600, check=False,
-    )
-    if done.returncode != 0:
-        pytest.fail(f"fetching lionagi 0.36.0 failed:\n{done.stderr[-2000:]}")
-    return Path(done.stdout.strip().splitlines()[-1])
+    """The ``lionagi/`` package folder; a clear failure when it cannot be had."""
+    try:
+        return lionagi_package()
+    except CorpusUnavailable as exc:
+        pytest.fail(f"the lionagi corpus: {exc}", pytrace=False)
 
 
 @pytest.fixture(scope="session")
 def corpus_root() -> Path:
-    return lionagi_tree() / "lionagi"
+    return lionagi_tree()
 
 
 @pytest.fixture(scope="session")
