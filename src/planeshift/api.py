@@ -193,9 +193,3 @@ def _stats(started: float, cache: str, hits: int, jobs: int, warnings: list[str]
     linked in full) or "cold"."""
     return {"seconds": round(time.perf_counter() - started, 3), "cache": cache,
             "cache_hits": hits, "jobs": jobs, "warnings": warnings}
-
-
-def resolve_root(path: Path) -> Path:
-    if not path.exists():
-        raise ConfigError(str(path), "<path>", "no such file or directory")
-    return path.resolve()

@@ -3,23 +3,32 @@
 from __future__ import annotations
 
 import io
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
 import click
 
 from . import __version__
-from .atomic import write_atomic
 from .cli_kernels import kernels
-from .config import Config, ConfigError, load_config
+from .cli_options import (
+    EXIT_OK,
+    EXIT_USAGE,
+    ProjectFlags,
+    check_output,
+    describe,
+    fail,
+    output_option,
+    project_options,
+    resolve_root,
+    write_output,
+)
+from .config import Config, ConfigError
 from .rules.packs import PackError, builtin_pack_names, builtin_pack_path, load_pack
 from .types import ScanResult
 
 FORMATS = ("terminal", "json", "markdown")
-EXIT_OK, EXIT_SKIPPED, EXIT_USAGE = 0, 1, 2
+EXIT_SKIPPED = 1
 
 SCAN_HELP = f"""Inventory the hook, signal and callback registrations under PATH (default: .).
 
@@ -58,36 +67,18 @@ def cli() -> None:
 @click.argument("path", default=".", type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="terminal", show_default=True,
               help="Report format.")
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
-              help="Write the report to FILE (atomically) instead of stdout.")
+@output_option
 @click.option("--details", is_flag=True, help="Terminal format: list every site and skipped file.")
-@click.option("--pack", "packs", multiple=True, type=click.Path(path_type=Path, dir_okay=False),
-              help="An extra rule pack (YAML); repeatable.")
-@click.option("--no-builtin-packs", is_flag=True, help="Use only the packs given with --pack.")
-@click.option("--exclude", multiple=True, metavar="GLOB",
-              help="Skip paths matching a gitignore-style pattern; repeatable.")
-@click.option("--no-gitignore", is_flag=True, help="Scan files that .gitignore excludes.")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the per-file fact cache.")
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
-              help="Where the fact cache lives [default: PATH/.planeshift_cache].")
-@click.option("--jobs", type=click.IntRange(min=0), metavar="N",
-              help="Worker processes; 0 means one per core [default: 0].")
-@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False),
-              help="Read [tool.planeshift] from this pyproject.toml instead of discovering one.")
+@project_options
 @click.pass_context
-def scan(
-    ctx: click.Context, path: Path, fmt: str, output: Path | None, details: bool,
-    packs: tuple[Path, ...], no_builtin_packs: bool, exclude: tuple[str, ...],
-    no_gitignore: bool, no_cache: bool, cache_dir: Path | None, jobs: int | None,
-    config_file: Path | None,
-) -> None:
+def scan(ctx: click.Context, path: Path, fmt: str, output: Path | None, details: bool,
+         project: ProjectFlags) -> None:
     try:
-        config = _config(path, config_file, packs, no_builtin_packs, exclude, no_gitignore,
-                         no_cache, cache_dir, jobs)
-        _check_output(output)
+        config = project.config(resolve_root(path))
+        check_output(output)
         result = _run(config)
     except (ConfigError, PackError) as exc:
-        _fail(ctx, "scan", _describe(exc))
+        fail(ctx, "scan", describe(exc))
     for warning in result.stats.get("warnings", ()):
         click.echo(f"planeshift: warning: {warning}", err=True)
     if not result.packs:
@@ -100,9 +91,9 @@ def scan(
         click.echo(_render(result, fmt, details), nl=False)
     else:
         try:
-            _write_atomic(output, _render(result, fmt, details))
+            write_output(output, _render(result, fmt, details))
         except OSError as exc:
-            _fail(ctx, "scan", f"cannot write {output}: {exc.strerror or exc}")
+            fail(ctx, "scan", f"cannot write {output}: {exc.strerror or exc}")
         click.echo(f"wrote {fmt} report to {output}", err=True)
     if result.errors:
         count = len(result.errors)
@@ -110,29 +101,8 @@ def scan(
         ctx.exit(EXIT_SKIPPED)
 
 
-def _config(
-    path: Path, config_file: Path | None, packs: tuple[Path, ...], no_builtin_packs: bool,
-    exclude: tuple[str, ...], no_gitignore: bool, no_cache: bool, cache_dir: Path | None,
-    jobs: int | None,
-) -> Config:
-    from . import (
-        api,  # the analyzer stack costs most of a second: --help and packs skip it
-    )
-
-    root = api.resolve_root(path)
-    return load_config(root, config_file).with_flags(
-        packs=tuple(p.resolve() for p in packs),
-        exclude=exclude,
-        gitignore=False if no_gitignore else None,
-        use_cache=False if no_cache else None,
-        cache_dir=cache_dir.resolve() if cache_dir else None,
-        jobs=jobs,
-        builtin_packs=() if no_builtin_packs else None,
-    )
-
-
 def _run(config: Config) -> ScanResult:
-    from . import api
+    from . import api  # the analyzer stack costs most of a second: --help and packs skip it
 
     if not sys.stderr.isatty():
         return api.scan(config)
@@ -161,31 +131,6 @@ def _render(result: ScanResult, fmt: str, details: bool) -> str:
     return buffer.getvalue()
 
 
-def _check_output(output: Path | None) -> None:
-    """Fail before a long scan when the report could not be written anyway."""
-    if output is None:
-        return
-    folder = output.parent if str(output.parent) else Path(".")
-    if not folder.is_dir():
-        raise ConfigError(str(output), "--output", f"no such directory: {folder}")
-    if output.is_dir():
-        raise ConfigError(str(output), "--output", "is a directory")
-
-
-def _write_atomic(output: Path, text: str) -> None:
-    # an existing report keeps its permissions; a new one is an ordinary file
-    write_atomic(output, text.encode("utf-8"), mode=_file_mode(output))
-
-
-def _file_mode(output: Path) -> int:
-    try:
-        return output.stat().st_mode & 0o777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
 @cli.command("packs")
 @click.option("--show", metavar="NAME", help="Print the path of built-in pack NAME's YAML file.")
 @click.pass_context
@@ -194,14 +139,14 @@ def packs_command(ctx: click.Context, show: str | None) -> None:
     names = builtin_pack_names()
     if show is not None:
         if show not in names:
-            _fail(ctx, "packs", f"no built-in pack {show!r} (have: {', '.join(names)})")
+            fail(ctx, "packs", f"no built-in pack {show!r} (have: {', '.join(names)})")
         click.echo(str(builtin_pack_path(show)))
         return
     for name in names:
         try:
             pack = load_pack(builtin_pack_path(name))
         except PackError as exc:
-            _fail(ctx, "packs", _describe(exc))
+            fail(ctx, "packs", describe(exc))
         click.echo(f"{pack.name} ({pack.path})")
         if pack.description:
             click.echo(f"  {pack.description}")
@@ -230,20 +175,8 @@ def explain_command(ctx: click.Context, code: str | None) -> None:
     rule = rule_by_code(code)
     if rule is None:
         known = ", ".join(r.code for r in all_rules())
-        _fail(ctx, "explain", f"no rule {code!r} (have: {known})")
+        fail(ctx, "explain", f"no rule {code!r} (have: {known})")
     click.echo(render(rule), nl=False)
-
-
-def _describe(exc: ConfigError | PackError) -> str:
-    """``file: key: message``, without the key when it is a placeholder such as <file>."""
-    if exc.key.startswith("<"):
-        return f"{exc.path}: {exc.detail}"
-    return str(exc)
-
-
-def _fail(ctx: click.Context, command: str, message: str) -> NoReturn:
-    click.echo(f"planeshift {command}: error: {message}", err=True)
-    ctx.exit(EXIT_USAGE)
 
 
 cli.add_command(kernels)
