@@ -7,21 +7,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from .analyzer.cache import ResultCache, prune_other_code
 from .analyzer.discover import discover
-from .analyzer.facts import FileFacts
-from .analyzer.incremental import FullLink, Snapshot, SnapshotStore, relink
-from .analyzer.link import Linked, Linker
-from .analyzer.pool import (
-    Extracted,
-    Source,
-    StatIndex,
-    cache_folder,
-    extract_all,
-    fact_cache,
-    read_sources,
-)
-from .analyzer.sites import Vocabulary
+from .analyzer.extract.facts import FileFacts
+from .analyzer.extract.pool import Extracted, cache_folder, extract_all, fact_cache
+from .analyzer.extract.sites import Vocabulary
+from .analyzer.link.incremental import FullLink, relink
+from .analyzer.link.linker import Linked, Linker
+from .analyzer.store.caches import ResultCache, prune_other_code
+from .analyzer.store.snapshot import Snapshot, SnapshotStore
+from .analyzer.store.sources import Source, StatIndex, read_sources
 from .config import Config, ConfigError
 from .rules.checks import run_checks
 from .rules.packs import (

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import textwrap
 
-from planeshift.analyzer.extract import extract_source
-from planeshift.analyzer.infer import Evaluator
-from planeshift.analyzer.names import ProjectIndex
-from planeshift.analyzer.sites import Vocabulary
+from planeshift.analyzer.extract.file import extract_source
+from planeshift.analyzer.link.evaluate import Evaluator
+from planeshift.analyzer.link.index import ProjectIndex
+from planeshift.analyzer.extract.sites import Vocabulary
 
 CYCLE = textwrap.dedent('''
     class Foo:

@@ -11,7 +11,7 @@ import pytest
 from analyzer.helpers import DEMO_PACK
 from perf.fixture_tree import fixture_files
 
-from planeshift.analyzer import pool
+from planeshift.analyzer.extract import pool
 from planeshift.api import load_packs, vocabulary
 from planeshift.config import Config
 

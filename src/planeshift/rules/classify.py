@@ -10,7 +10,7 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from typing import Any
 
-from ..analyzer.match import Candidate
+from ..analyzer.link.match import Candidate
 from ..types import Registration
 from .packs import ClassifyRule
 

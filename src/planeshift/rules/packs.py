@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import yaml
 
 from ..atomic import write_atomic
+from ..codeversion import code_version
 from ..types import PLANES, InputError
 
 __all__ = [  # PLANES is re-exported: the planes a pack may classify into
@@ -197,8 +198,6 @@ def parse_pack(text: str, label: str = "<string>", cache_dir: Path | None = None
     by the text's hash (a changed pack is parsed again; validation always runs)."""
     entry = None
     if cache_dir is not None:
-        from ..analyzer.cache import code_version  # (a cycle at import time, not at call time)
-
         key = hashlib.sha256(f"{code_version()}\0{text}".encode()).hexdigest()
         entry = cache_dir / "packs" / f"{key}.data"
         try:

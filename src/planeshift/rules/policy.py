@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..analyzer.facts import Function, LoopFacts
+from ..analyzer.extract.facts import Function, LoopFacts
 
 
 def infer_from_loops(loops: Iterable[tuple[str, Function]]) -> tuple[dict[str, str], list[str]]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from .base import REGISTRY, Rule, register
 
 if TYPE_CHECKING:
-    from ...analyzer.link import Linked
+    from ...analyzer.link.linker import Linked
     from ...types import Finding, ScanResult
 
 __all__ = ["REGISTRY", "Rule", "register", "all_rules", "run_checks"]

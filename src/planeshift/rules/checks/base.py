@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from ...analyzer.link import Linked
+    from ...analyzer.link.linker import Linked
     from ...types import Finding, ScanResult
 
 REGISTRY: dict[str, type[Rule]] = {}

@@ -13,19 +13,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..rules.classify import classify
-from ..rules.packs import Mechanism, Pack
-from ..rules.packs import Registration as RegSpec
-from ..rules.policy import infer_from_loops, merge
-from ..types import Emission, MechanismSummary, Registration
+from ...rules.classify import classify
+from ...rules.packs import Mechanism, Pack
+from ...rules.packs import Registration as RegSpec
+from ...rules.policy import infer_from_loops, merge
+from ...types import Emission, MechanismSummary, Registration
 from .emissions import RawEmission
-from .facts import FileFacts
+from ..extract.facts import FileFacts
 from .forward import derive
-from .infer import Evaluator
+from .evaluate import Evaluator
 from .match import Candidate, Matcher
-from .names import DepKey, ProjectIndex
-from .sites import Vocabulary
-from .summary import FileSummary, list_aliases, summarize
+from .index import DepKey, ProjectIndex
+from ..extract.sites import Vocabulary
+from ..extract.summary import FileSummary, list_aliases, summarize
 
 if TYPE_CHECKING:
     import networkx as nx

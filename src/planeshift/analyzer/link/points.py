@@ -7,9 +7,9 @@ or a literal string key; anything decided at run time is reported with the reaso
 
 from __future__ import annotations
 
-from ..rules.packs import ArgSpec, Mechanism
-from .facts import Arg, Site
-from .infer import Evaluator, Values
+from ...rules.packs import ArgSpec, Mechanism
+from ..extract.facts import Arg, Site
+from .evaluate import Evaluator, Values
 
 
 def args_for(site: Site, spec: ArgSpec | None, taken: set[int] | None = None) -> list[Arg]:

@@ -22,76 +22,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..atomic import write_atomic
-from ..rules.packs import Pack
-from ..rules.packs import Registration as RegSpec
-from ..types import Registration
-from .cache import FORMAT, decode, encode
+from ...atomic import write_atomic
+from ...rules.packs import Pack
+from ...rules.packs import Registration as RegSpec
+from ...types import Registration
 from .emissions import RawEmission
-from .facts import FileFacts
-from .link import Dispatchers, Linked, Linker, Reextract, Unit, needs_reextract
-from .names import DepKey, ProjectIndex, entries
-from .pool import Extracted, Source
-from .sites import Vocabulary
-from .summary import FileSummary, summarize
+from ..extract.facts import FileFacts
+from .linker import Dispatchers, Linked, Linker, Reextract, Unit, needs_reextract
+from .index import DepKey, ProjectIndex, entries
+from ..extract.pool import Extracted
+from ..store.snapshot import Snapshot
+from ..store.sources import Source
+from ..extract.sites import Vocabulary
+from ..extract.summary import FileSummary, summarize
 
 MAX_CHANGED_SHARE = 0.2  # beyond this many changed files a full link is as quick
 _MISSING = object()
-
-
-@dataclass
-class Snapshot:
-    key: str  # the scan root, packs and vocabulary it was linked under
-    files: dict[str, tuple[str, str]]  # path -> (fact-cache entry key, facts digest)
-    summaries: dict[str, FileSummary]
-    units: dict[str, Unit]
-    dispatchers: Dispatchers
-    derived: dict[str, list[RegSpec]]
-    words: tuple[frozenset[str], frozenset[str]]  # derived call names and list names
-    aliases: frozenset[str]
-    table: tuple[DepKey, ...] = ()  # the read keys units index (reused units keep their rows)
-
-    @classmethod
-    def of(cls, key: str, linked: Linked, sources: list[Source], digests: list[str],
-           base: Vocabulary, table: tuple[DepKey, ...] = ()) -> Snapshot:
-        return cls(
-            key,
-            {s.file.rel: (s.key, d) for s, d in zip(sources, digests)},
-            {s.path: s for s in linked.summaries},
-            linked.units,
-            linked.dispatchers,
-            linked.derived,
-            (linked.vocab.calls - base.calls, linked.vocab.list_attrs - base.list_attrs),
-            linked.aliases,
-            table,
-        )
-
-
-class SnapshotStore:
-    """The latest snapshot in ``<cache>/link/``; written atomically, a bad one is ignored."""
-
-    def __init__(self, folder: Path, key: str) -> None:
-        self.folder = folder / "link"
-        self.key = key
-
-    def load(self, packs: tuple[Pack, ...]) -> Snapshot | None:
-        try:
-            row = marshal.loads((self.folder / f"{self.key}.snap").read_bytes())
-            return _decode_snapshot(row, packs) if row[0] == FORMAT and row[1] == self.key else None
-        except (OSError, ValueError, TypeError, EOFError, IndexError, KeyError):
-            return None  # absent, corrupt or from another version: the scan links in full
-
-    def save(self, snap: Snapshot) -> str | None:
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            blob = marshal.dumps(_encode_snapshot(snap))
-            write_atomic(self.folder / f"{self.key}.snap", blob)
-            for old in self.folder.glob("*.snap"):
-                if old.stem != self.key:
-                    old.unlink(missing_ok=True)  # one configuration's latest link is enough
-        except OSError as exc:
-            return f"link snapshot not written to {self.folder}: {exc.strerror or exc}"
-        return None
 
 
 class FullLink(Exception):
@@ -209,64 +155,3 @@ def _specs(entries: list[tuple[Registration, RegSpec | None]]) -> set[RegSpec]:
     return {spec for _, spec in entries if spec is not None}
 
 
-# -- codec --------------------------------------------------------------------------------------
-
-
-MAX_TABLE = 100_000  # read keys kept across incremental links before the table starts afresh
-
-
-def _encode_snapshot(snap: Snapshot) -> tuple:
-    # every read key once; a unit's reads are indices into it (5x smaller). An incremental link
-    # extends the last table, so the units it reused are written back without re-encoding.
-    old = snap.table if len(snap.table) < MAX_TABLE else ()
-    table: dict = {k: i for i, k in enumerate(old)}
-
-    def reads(keys: frozenset) -> tuple[int, ...]:
-        return tuple(table.setdefault(k, len(table)) for k in keys)
-
-    units = [
-        u.encoded[0] if u.encoded is not None and u.encoded[1] is old and old else
-        (u.path, [(encode(r), None if s is None else encode(s)) for r, s in u.entries],
-         [encode(s) for s in u.used],
-         [(e.file, e.line, e.col, e.scope, e.module, e.mechanism.id, e.api, e.point, e.dynamic)
-          for e in u.emissions],
-         reads(u.reads))
-        for u in snap.units.values()
-    ]
-    d = snap.dispatchers
-    disp = (d.classes, reads(d.class_reads), d.policies, d.notes, reads(d.policy_reads))
-    return (
-        FORMAT, snap.key, snap.files, [encode(s) for s in snap.summaries.values()], units, disp,
-        {mech: [encode(s) for s in specs] for mech, specs in snap.derived.items()},
-        snap.words, snap.aliases, tuple(table),
-    )
-
-
-def _decode_snapshot(row: tuple, packs: tuple[Pack, ...]) -> Snapshot:
-    _, key, files, summaries, units, disp, derived, words, aliases, table = row
-    mechanisms = {m.id: m for p in packs for m in p.mechanisms}
-    spec = lambda r: decode(RegSpec, r)  # noqa: E731
-    reads = lambda ids: frozenset(table[i] for i in ids)  # noqa: E731
-    classes, class_reads, policies, notes, policy_reads = disp
-    return Snapshot(
-        key,
-        dict(files),
-        {s.path: s for s in (decode(FileSummary, r) for r in summaries)},
-        {
-            path: Unit(
-                path,
-                [(decode(Registration, r), None if s is None else spec(s)) for r, s in entries],
-                frozenset(spec(s) for s in used),
-                [RawEmission(f, line, col, scope, module, mechanisms[m], api, point, dyn)
-                 for f, line, col, scope, module, m, api, point, dyn in emissions],
-                reads(ids),
-                (row, table),
-            )
-            for row in units for path, entries, used, emissions, ids in [row]
-        },
-        Dispatchers(classes, reads(class_reads), policies, notes, reads(policy_reads)),
-        {mech: [spec(s) for s in specs] for mech, specs in derived.items()},
-        (frozenset(words[0]), frozenset(words[1])),
-        frozenset(aliases),
-        table,
-    )

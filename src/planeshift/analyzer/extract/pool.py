@@ -15,35 +15,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..atomic import write_atomic
-from ..config import Config
-from ..types import FileError
-from .cache import FORMAT, FactCache, dumps, entry_key, loads, salt
-from .discover import SourceFile
-from .extract import extract_source, prefilter_for
+from ...atomic import write_atomic
+from ...config import Config
+from ...types import FileError
+from ..store.caches import FactCache, salt
+from ..store.codec import dumps, loads
+from ..store.sources import Source
+from .file import extract_source, prefilter_for
 from .facts import FileFacts
 from .sites import Vocabulary
 
 POOL_THRESHOLD = 8  # fewer misses than this are extracted in-process (a fork costs ~50 ms)
-
-
-class Source:
-    """A discovered file with its content key; its bytes are read when first needed (a file the
-    stat index vouches for is not read at all unless its facts must be extracted again)."""
-
-    __slots__ = ("file", "key", "_data")
-
-    def __init__(self, file: SourceFile, data: bytes | None, key: str) -> None:
-        self.file, self.key, self._data = file, key, data
-
-    @property
-    def data(self) -> bytes:
-        if self._data is None:
-            try:
-                self._data = Path(self.file.path).read_bytes()
-            except OSError:  # gone since it was discovered: nothing to extract
-                self._data = b""
-        return self._data
 
 
 @dataclass
@@ -110,69 +92,6 @@ class Extracted:
 
 def _item(src: Source, vocab: Vocabulary) -> tuple[bytes, str, str, bool, Vocabulary]:
     return src.data, src.file.rel, src.file.module, src.file.is_package, vocab
-
-
-class StatIndex:
-    """``rel -> (inode, size, mtime_ns, ctime_ns, module, is_package, content key)``, kept in the
-    cache folder: a file whose stat is unchanged is neither read nor hashed again (git's index
-    does the same). A file modified less than two seconds before it was read is not vouched for,
-    since a second write within the file system's timestamp granularity could leave its stat
-    unchanged; ctime and the inode change whenever a tool rewrites or replaces a file."""
-
-    RACY_NS = 2_000_000_000
-
-    def __init__(self, folder: Path) -> None:
-        self.path = folder / "stat-index"
-        self.entries: dict[str, tuple] = {}
-        self.dirty = False
-        try:
-            version, entries = marshal.loads(self.path.read_bytes())
-            if version == FORMAT and isinstance(entries, dict):
-                self.entries = entries
-        except (OSError, ValueError, TypeError, EOFError):
-            pass  # absent or corrupt: every file is read and hashed, and the index rewritten
-
-    def save(self) -> None:
-        if not self.dirty:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.path, marshal.dumps((FORMAT, self.entries)))
-        except OSError:
-            pass  # the fact cache reports an unwritable folder; this index only saves time
-
-
-def read_sources(files: Sequence[SourceFile],
-                 index: StatIndex | None = None) -> tuple[list[Source], list[FileError]]:
-    """Every file's content key (reading and hashing it unless *index* vouches for it); an
-    unreadable file becomes an error, not an exception."""
-    out: list[Source] = []
-    errors: list[FileError] = []
-    now = time.time_ns()
-    for src in files:
-        try:
-            st = os.stat(src.path)
-            known = index.entries.get(src.rel) if index is not None else None
-            sig = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, src.module,
-                   src.is_package)
-            if known is not None and known[:6] == sig:
-                out.append(Source(src, None, known[6]))
-                continue
-            data = Path(src.path).read_bytes()
-        except OSError as exc:
-            errors.append(FileError(src.rel, f"cannot read: {exc.strerror or exc}"))
-            continue
-        key = entry_key(data, src.rel, src.module, src.is_package)
-        out.append(Source(src, data, key))
-        if index is not None and now - max(st.st_mtime_ns, st.st_ctime_ns) > StatIndex.RACY_NS:
-            index.entries[src.rel] = (*sig, key)
-            index.dirty = True
-    if index is not None:
-        present = {s.rel for s in files}
-        for rel in [r for r in index.entries if r not in present]:
-            del index.entries[rel]
-            index.dirty = True
-    return out, errors
 
 
 def cache_folder(config: Config) -> Path:

@@ -14,15 +14,15 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..rules.packs import ArgSpec, Emission as EmissionSpec, Mechanism, Pack, Registration as RegSpec
-from ..types import Handler
-from .facts import Arg, ConfigHook, FileFacts, Ref, Site
+from ...rules.packs import ArgSpec, Emission as EmissionSpec, Mechanism, Pack, Registration as RegSpec
+from ...types import Handler
+from ..extract.facts import Arg, ConfigHook, FileFacts, Ref, Site
 from .emissions import EmissionMatcher
 from .handlers import HandlerResolver
-from .infer import Evaluator, Values
+from .evaluate import Evaluator, Values
 from .points import PointResolver, args_for
-from .refs import render
-from .sites import LIST_METHODS
+from ..extract.refs import render
+from ..extract.sites import LIST_METHODS
 
 CALLABLE_KINDS = ("func", "bound", "lambda", "partial")
 NOT_GIVEN = "<not given at this call>"

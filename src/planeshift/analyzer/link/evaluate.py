@@ -22,9 +22,9 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterable
 
-from .facts import Function, Ref
-from .names import ProjectIndex
-from .refs import parse_annotation, render
+from ..extract.facts import Function, Ref
+from .index import ProjectIndex
+from ..extract.refs import parse_annotation, render
 
 Value = tuple
 Values = frozenset

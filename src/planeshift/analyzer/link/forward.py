@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..rules.packs import ArgSpec, Registration as RegSpec
-from .facts import Function, Param
+from ...rules.packs import ArgSpec, Registration as RegSpec
+from ..extract.facts import Function, Param
 from .match import NOT_GIVEN, Candidate, Matcher
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..rules.packs import Emission as EmissionSpec, Mechanism
-from .facts import FileFacts
+from ...rules.packs import Emission as EmissionSpec, Mechanism
+from ..extract.facts import FileFacts
 from .points import args_for
 
 
