@@ -18,13 +18,8 @@ from .analyzer.store.snapshot import Snapshot, SnapshotStore
 from .analyzer.store.sources import Source, StatIndex, read_sources
 from .config import Config, ConfigError
 from .rules.checks import run_checks
-from .rules.packs import (
-    Pack,
-    PackError,
-    builtin_pack_names,
-    builtin_pack_path,
-    load_pack,
-)
+from .rules.forms import Pack, PackError
+from .rules.packs import builtin_pack_names, builtin_pack_path, load_pack
 from .types import FileError, ScanResult
 
 Progress = Callable[[int, int], None]

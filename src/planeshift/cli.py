@@ -24,7 +24,8 @@ from .cli_options import (
     write_output,
 )
 from .config import Config, ConfigError
-from .rules.packs import PackError, builtin_pack_names, builtin_pack_path, load_pack
+from .rules.forms import PackError
+from .rules.packs import builtin_pack_names, builtin_pack_path, load_pack
 from .types import ScanResult
 
 FORMATS = ("terminal", "json", "markdown")

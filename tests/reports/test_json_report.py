@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from planeshift.reports.json_report import SCHEMA_ID, render_json, to_dict
-from planeshift.rules.packs import PLANES
+from planeshift.types import PLANES
 
 from .golden import check_golden
 from .sample import empty_result, sample_result

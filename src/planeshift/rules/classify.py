@@ -12,7 +12,7 @@ from typing import Any
 
 from ..analyzer.link.match import Candidate
 from ..types import Registration
-from .packs import ClassifyRule
+from .forms import ClassifyRule
 
 CONFIDENCE = ("low", "medium", "high")
 

@@ -6,16 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from ..types import PLANES
-from .packs import (
+from .forms import (
     ArgSpec,
     ClassifyRule,
     ConfigSource,
-    Emission,
+    EmissionForm,
     Mechanism,
     Pack,
     PackError,
     POLICY_AXES,
-    Registration,
+    RegistrationForm,
     REGISTRATION_KINDS,
     WHEN_KEYS,
 )
@@ -156,7 +156,7 @@ class PackReader:
             min_args=int(data.get("min_args", 0)),
         )
 
-    def registration(self, data: Any, key: str, dispatchers: tuple[str, ...]) -> Registration:
+    def registration(self, data: Any, key: str, dispatchers: tuple[str, ...]) -> RegistrationForm:
         allowed = (
             *REGISTRATION_KINDS, "callable", "point", "handler", "receiver", "fixed_point", "many",
             "owner", "item",
@@ -181,7 +181,7 @@ class PackReader:
             if not all(isinstance(raw.get(k), int) for k in ("point", "handler")):
                 raise self.fail(f"{key}.item", "expected integer `point` and `handler` positions")
             item = (raw["point"], raw["handler"])
-        return Registration(
+        return RegistrationForm(
             owner=self.strings(data.get("owner"), f"{key}.owner"),
             item=item,
             kind=kind,
@@ -194,12 +194,12 @@ class PackReader:
             many=bool(data.get("many", False)),
         )
 
-    def emission(self, data: Any, key: str) -> Emission:
+    def emission(self, data: Any, key: str) -> EmissionForm:
         data = self.mapping(data, key, ("method", "function", "point"))
         kinds = [k for k in ("method", "function") if k in data]
         if len(kinds) != 1:
             raise self.fail(key, "give exactly one of: method, function")
-        return Emission(
+        return EmissionForm(
             kind=kinds[0],
             name=self.string(data[kinds[0]], f"{key}.{kinds[0]}"),
             point=self.argspec(data.get("point"), f"{key}.point"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ...rules.packs import Emission as EmissionSpec, Mechanism
+from ...rules.forms import EmissionForm, Mechanism
 from ..extract.facts import FileFacts
 from .points import args_for
 
@@ -31,7 +31,7 @@ class EmissionMatcher:
             if site.kind != "call":
                 continue
             func = site.func
-            found: list[tuple[Mechanism, EmissionSpec]] = []
+            found: list[tuple[Mechanism, EmissionForm]] = []
             if func[0] == "attr" and func[2] in self.emit_by_method:
                 recv = self.ev.eval(func[1], facts.module, site.scope)
                 for mech, em in self.emit_by_method[func[2]]:

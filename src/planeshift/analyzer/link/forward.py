@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...rules.packs import ArgSpec, Registration as RegSpec
+from ...rules.forms import ArgSpec, RegistrationForm
 from ..extract.facts import Function, Param
 from .match import NOT_GIVEN, Candidate, Matcher
 
@@ -51,7 +51,7 @@ def _through_star(cand: Candidate, inner: ArgSpec, params, positional, func) -> 
     return None
 
 
-def derive(cand: Candidate, matcher: Matcher) -> RegSpec | None:
+def derive(cand: Candidate, matcher: Matcher) -> RegistrationForm | None:
     """A derived registration form when *cand* sits in a function that forwards its parameters.
 
     A helper that only forwards the point (its handler is fixed) is derived only when the
@@ -110,7 +110,7 @@ def derive(cand: Candidate, matcher: Matcher) -> RegSpec | None:
         parent = scope.rsplit(".", 1)[0] if "." in scope else ""
         values = matcher.ev.eval(point_param.default, module, parent)
         default_point = matcher.normalize_point(values, cand.mechanism)[0]
-    return RegSpec(
+    return RegistrationForm(
         default_point=default_point,
         kind="function",
         name=qn,

@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ...atomic import write_atomic
-from ...rules.packs import Pack
-from ...rules.packs import Registration as RegSpec
+from ...rules.forms import Pack
+from ...rules.forms import RegistrationForm
 from ...types import Registration
 from .emissions import RawEmission
 from ..extract.facts import FileFacts
@@ -151,7 +151,7 @@ def _example(keys: set) -> str:
     return f"{table} {' '.join(map(str, rest))}"
 
 
-def _specs(entries: list[tuple[Registration, RegSpec | None]]) -> set[RegSpec]:
+def _specs(entries: list[tuple[Registration, RegistrationForm | None]]) -> set[RegistrationForm]:
     return {spec for _, spec in entries if spec is not None}
 
 

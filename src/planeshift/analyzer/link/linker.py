@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ...rules.classify import classify
-from ...rules.packs import Mechanism, Pack
-from ...rules.packs import Registration as RegSpec
+from ...rules.forms import Mechanism, Pack
+from ...rules.forms import RegistrationForm
 from ...rules.policy import infer_from_loops, merge
 from ...types import Emission, MechanismSummary, Registration
 from .emissions import RawEmission
@@ -37,8 +37,8 @@ class Unit:
     it derives, if any), its emissions, and every index entry producing them read."""
 
     path: str
-    entries: list[tuple[Registration, RegSpec | None]]
-    used: frozenset[RegSpec]  # derived forwarder specs its registrations came through
+    entries: list[tuple[Registration, RegistrationForm | None]]
+    used: frozenset[RegistrationForm]  # derived forwarder specs its registrations came through
     emissions: list[RawEmission]
     reads: frozenset[DepKey]
     # the snapshot row this unit was decoded from, and the key table its reads index: a unit an
@@ -66,7 +66,7 @@ class Linked:
     dispatchers: Dispatchers
     units: dict[str, Unit]
     summaries: list[FileSummary]
-    derived: dict[str, list[RegSpec]]
+    derived: dict[str, list[RegistrationForm]]
     vocab: Vocabulary  # the packs' words and every derived API's
     aliases: frozenset[str]  # properties that name a pack's callback list
 
@@ -99,7 +99,7 @@ class Linker:
             for factory in mech.factories:
                 self.evaluator.factories[factory] = mech.dispatchers[0]
         self.matcher = Matcher(packs, self.evaluator)
-        self.derived: dict[str, list[RegSpec]] = {m.id: [] for m in self.mechanisms}
+        self.derived: dict[str, list[RegistrationForm]] = {m.id: [] for m in self.mechanisms}
         self.aliases: frozenset[str] = frozenset()
 
     # -- dispatchers and policies -------------------------------------------------------------
@@ -152,7 +152,7 @@ class Linker:
     # -- derived registration forms -----------------------------------------------------------
     def add_list_aliases(self, summaries: list[FileSummary]) -> frozenset[str]:
         """Properties returning a pack's callback list become names of that list too."""
-        specs: dict[str, list[tuple[Mechanism, RegSpec]]] = {}
+        specs: dict[str, list[tuple[Mechanism, RegistrationForm]]] = {}
         for mech in self.mechanisms:
             for spec in mech.registrations:
                 if spec.kind == "append":
@@ -164,14 +164,14 @@ class Linker:
         self.aliases = frozenset(prop for prop, _ in aliases)
         return self.aliases
 
-    def add_derived(self, derived: dict[str, list[RegSpec]]) -> None:
+    def add_derived(self, derived: dict[str, list[RegistrationForm]]) -> None:
         by_id = {m.id: m for m in self.mechanisms}
         for mech_id, specs in derived.items():
             for spec in specs:
                 self.matcher.add(by_id[mech_id], spec)
                 self.derived[mech_id].append(spec)
 
-    def evaluate(self, facts: FileFacts) -> tuple[list[Candidate], list[RegSpec | None], frozenset]:
+    def evaluate(self, facts: FileFacts) -> tuple[list[Candidate], list[RegistrationForm | None], frozenset]:
         """One file's candidate registrations and the forwarder each derives, with the reads."""
         deps = self.index.deps
         deps.push()
@@ -197,12 +197,12 @@ class Linker:
     def _rounds(self, summaries: list[FileSummary]) -> dict[str, tuple]:
         """Evaluate every file; derive forwarders and evaluate again until no new form appears."""
         new_lists = self.add_list_aliases(summaries)
-        known: set[RegSpec] = set()
+        known: set[RegistrationForm] = set()
         for _ in range(MAX_ROUNDS):
             self._reextract(set(), new_lists)
             new_lists = set()
             evaluated = {f.path: self.evaluate(f) for f in self._files_with_sites()}
-            fresh: list[tuple[Mechanism, RegSpec]] = []
+            fresh: list[tuple[Mechanism, RegistrationForm]] = []
             for candidates, specs, _ in evaluated.values():
                 for cand, spec in zip(candidates, specs):
                     if spec is not None and spec not in known:
@@ -219,7 +219,7 @@ class Linker:
             self._reextract(words, set())
         return evaluated
 
-    def _sites_already_collected(self, spec: RegSpec) -> bool:
+    def _sites_already_collected(self, spec: RegistrationForm) -> bool:
         """A forwarder whose arguments can only be passed by keyword, with keywords the first
         pass already looked for (`engine.run(spec, on_event=cb)`): its call sites were recorded,
         so no file needs a second pass for it."""
@@ -298,7 +298,7 @@ class Linker:
         """Each mechanism's derived forms as "X (forwards to file:line)". A form derived at
         several sites is shown at the first in the tree, however the rounds or an incremental
         link happened to meet them."""
-        first: dict[RegSpec, str] = {}
+        first: dict[RegistrationForm, str] = {}
         for unit in units.values():
             for _, spec in unit.entries:
                 if spec is not None:

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ...rules.packs import ArgSpec, Emission as EmissionSpec, Mechanism, Pack, Registration as RegSpec
+from ...rules.forms import ArgSpec, EmissionForm, Mechanism, Pack, RegistrationForm
 from ...types import Handler
 from ..extract.facts import Arg, ConfigHook, FileFacts, Ref, Site
 from .emissions import EmissionMatcher
@@ -36,7 +36,7 @@ class Candidate:
     module: str
     site: Site
     mechanism: Mechanism
-    spec: RegSpec
+    spec: RegistrationForm
     api: str
     point: str | None
     handler: Handler
@@ -67,12 +67,12 @@ class Matcher(PointResolver, EmissionMatcher):
         self.handlers = HandlerResolver(evaluator)
         self.mechanisms = [m for p in packs for m in p.mechanisms]
         self.excluded = frozenset(name for p in packs for name in p.not_registrations)
-        self.by_method: dict[str, list[tuple[Mechanism, RegSpec]]] = defaultdict(list)
-        self.by_list: dict[str, list[tuple[Mechanism, RegSpec]]] = defaultdict(list)
-        self.by_assign: dict[str, list[tuple[Mechanism, RegSpec]]] = defaultdict(list)
-        self.by_callee: list[tuple[Mechanism, RegSpec]] = []
-        self.emit_by_method: dict[str, list[tuple[Mechanism, EmissionSpec]]] = defaultdict(list)
-        self.emit_by_callee: list[tuple[Mechanism, EmissionSpec]] = []
+        self.by_method: dict[str, list[tuple[Mechanism, RegistrationForm]]] = defaultdict(list)
+        self.by_list: dict[str, list[tuple[Mechanism, RegistrationForm]]] = defaultdict(list)
+        self.by_assign: dict[str, list[tuple[Mechanism, RegistrationForm]]] = defaultdict(list)
+        self.by_callee: list[tuple[Mechanism, RegistrationForm]] = []
+        self.emit_by_method: dict[str, list[tuple[Mechanism, EmissionForm]]] = defaultdict(list)
+        self.emit_by_callee: list[tuple[Mechanism, EmissionForm]] = []
         for mech in self.mechanisms:
             for spec in mech.registrations:
                 self.add(mech, spec)
@@ -84,7 +84,7 @@ class Matcher(PointResolver, EmissionMatcher):
         self._ids: dict[tuple[str, ...], tuple[frozenset[str], frozenset]] = {}  # with reads
         self._bodies: tuple[frozenset[str], frozenset] | None = None  # with reads
 
-    def add(self, mech: Mechanism, spec: RegSpec, list_alias: str | None = None) -> None:
+    def add(self, mech: Mechanism, spec: RegistrationForm, list_alias: str | None = None) -> None:
         """Index a registration form (pack-given, or derived by the linker)."""
         if list_alias is not None:
             self.by_list[list_alias].append((mech, spec))
@@ -189,7 +189,7 @@ class Matcher(PointResolver, EmissionMatcher):
             text = hook.command if shell else " ".join(map(str, hook.command))
             site = Site(kind="config", line=hook.line, col=0, scope="", func=("other", "config"),
                         text=hook.key_path)
-            spec = RegSpec(kind="config", name=hook.key_path)
+            spec = RegistrationForm(kind="config", name=hook.key_path)
             evidence = [f"{hook.key_path}.{hook.event} command in {facts.path}",
                         "a shell string: the runtime requires argv (ADR-0120 D6)" if shell
                         else "argv, never reaches a shell"]
@@ -235,7 +235,7 @@ class Matcher(PointResolver, EmissionMatcher):
                  values: Values | None = None) -> Iterator[Candidate]:
         if values is None:
             values = self.ev.eval(receiver, facts.module, site.scope)
-        unknown: list[tuple[Mechanism, RegSpec, str]] = []
+        unknown: list[tuple[Mechanism, RegistrationForm, str]] = []
         for mech, spec in self.by_method[method]:
             status, why = self.status(values, self.dispatcher_ids(mech))
             if status == "match":
@@ -323,7 +323,7 @@ class Matcher(PointResolver, EmissionMatcher):
                               [f"{render(owner)} is {why}", f"assigns the {spec.name} slot"], flags,
                               handler_arg=arg, receiver=owner)
 
-    def list_status(self, list_ref: Ref, spec: RegSpec, mech: Mechanism, module: str, scope: str,
+    def list_status(self, list_ref: Ref, spec: RegistrationForm, mech: Mechanism, module: str, scope: str,
                     depth: int = 0) -> tuple[str, str]:
         """Is *list_ref* the callback list of the spec, directly or through a property?"""
         if list_ref[0] != "attr" or depth > 3:

@@ -7,8 +7,8 @@ import marshal
 from dataclasses import fields
 from typing import Any
 
-from ...rules.packs import ArgSpec
-from ...rules.packs import Registration as RegSpec
+from ...rules.forms import ArgSpec
+from ...rules.forms import RegistrationForm
 from ...types import (
     Emission,
     FileError,
@@ -45,14 +45,14 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
         "errors": (FileError, MANY),
     },
     Registration: {"handler": (Handler, ONE)},
-    RegSpec: {"point": (ArgSpec, OPTIONAL), "handler": (ArgSpec, OPTIONAL),
+    RegistrationForm: {"point": (ArgSpec, OPTIONAL), "handler": (ArgSpec, OPTIONAL),
               "receiver": (ArgSpec, OPTIONAL), "fixed_handler": (Handler, OPTIONAL)},
 }
 _FIELDS: dict[type, tuple[str, ...]] = {
     cls: tuple(f.name for f in fields(cls))
     for cls in (
         FileFacts, Function, Class, Param, Site, Arg, LoopFacts, ConfigHook, ScanResult,
-        Registration, Handler, Emission, MechanismSummary, Finding, FileError, RegSpec, ArgSpec,
+        Registration, Handler, Emission, MechanismSummary, Finding, FileError, RegistrationForm, ArgSpec,
         FileSummary,
     )
 }

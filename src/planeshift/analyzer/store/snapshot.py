@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...atomic import write_atomic
-from ...rules.packs import Pack
-from ...rules.packs import Registration as RegSpec
+from ...rules.forms import Pack
+from ...rules.forms import RegistrationForm
 from ...types import Registration
 from ..extract.sites import Vocabulary
 from ..extract.summary import FileSummary
@@ -32,7 +32,7 @@ class Snapshot:
     summaries: dict[str, FileSummary]
     units: dict[str, Unit]
     dispatchers: Dispatchers
-    derived: dict[str, list[RegSpec]]
+    derived: dict[str, list[RegistrationForm]]
     words: tuple[frozenset[str], frozenset[str]]  # derived call names and list names
     aliases: frozenset[str]
     table: tuple[DepKey, ...] = ()  # the read keys units index (reused units keep their rows)
@@ -113,7 +113,7 @@ def _encode_snapshot(snap: Snapshot) -> tuple:
 def _decode_snapshot(row: tuple, packs: tuple[Pack, ...]) -> Snapshot:
     _, key, files, summaries, units, disp, derived, words, aliases, table = row
     mechanisms = {m.id: m for p in packs for m in p.mechanisms}
-    spec = lambda r: decode(RegSpec, r)  # noqa: E731
+    spec = lambda r: decode(RegistrationForm, r)  # noqa: E731
     reads = lambda ids: frozenset(table[i] for i in ids)  # noqa: E731
     classes, class_reads, policies, notes, policy_reads = disp
     return Snapshot(

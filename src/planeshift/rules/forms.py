@@ -1,0 +1,131 @@
+"""The rule-pack model: mechanisms and the forms that register on, emit from and classify them.
+
+Plain frozen data, built by ``pack_reader`` from a pack's YAML and read by the analyzer (which
+matches code against the forms) and the classifier; nothing here imports yaml.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..types import InputError
+
+REGISTRATION_KINDS = ("method", "function", "decorator", "keyword", "append", "assign", "mapping")
+
+
+POLICY_AXES: dict[str, tuple[str, ...]] = {
+    "concurrency": ("sequential", "concurrent"),
+    "failure": ("propagate", "collect", "isolate"),
+    "completion": ("await_all", "stop_on_failure", "cancel_remaining_on_failure", "detach_bounded"),
+    "error_surface": (
+        "return_report", "raise_first", "raise_group", "unwrap_single_else_group", "log_only",
+    ),
+    "sync_handlers": ("inline", "offload"),
+    "handler_classification": ("by_declaration", "by_return_value"),
+    "returned_value_classifier": ("inspect_awaitable", "asyncio_coroutine_only", "not_inspected"),
+    "returned_awaitable": (
+        "await_in_invocation", "gather_after_invocations", "discard_unawaited", "reject",
+    ),
+    "sync_entry": ("unavailable", "allow", "reject_declared_async_before_owner_effect"),
+    "deadline": ("none", "shared", "per_handler"),
+}
+
+
+WHEN_KEYS = (
+    "point", "api", "via", "handler", "scope", "handler_async", "handler_returns_awaitable",
+)
+
+
+class PackError(InputError):
+    """A malformed rule pack; the message names the file and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArgSpec:
+    """Where an argument is found at a call: a position, a keyword, or the remaining positionals."""
+
+    index: int | None = None
+    keyword: str | None = None
+    rest: bool = False  # all positional arguments not taken by another spec
+    min_args: int = 0  # a negative index only counts when at least this many positionals exist
+
+
+@dataclass(frozen=True, slots=True)
+class RegistrationForm:
+    kind: str  # one of REGISTRATION_KINDS
+    name: str  # method / attribute / keyword name, or a qualified function / decorator name
+    callables: tuple[str, ...] = ()  # keyword / mapping: the callables receiving it
+    point: ArgSpec | None = None
+    handler: ArgSpec | None = None
+    receiver: ArgSpec | None = None  # function registrations: the argument holding the dispatcher
+    fixed_point: str | None = None  # a registration that implies its point (on_error= -> "ERROR")
+    many: bool = False  # the handler argument may be a list of handlers
+    owner: tuple[str, ...] = ()  # append / assign: the class holding the list or slot
+    item: tuple[int, int] | None = None  # append: (point, handler) positions in an appended tuple
+    fixed_handler: Any = None  # derived forwarders: the handler the forwarder always registers
+    # derived forwarders: "file:line" of the registration it forwards to; not part of the form's
+    # identity, so moving the forwarder's lines leaves it the same form
+    forwards: str = field(default="", compare=False)
+    default_point: str | None = None  # derived forwarders: the point when the caller omits it
+
+    @property
+    def api_suffix(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class EmissionForm:
+    kind: str  # "method" | "function"
+    name: str
+    point: ArgSpec | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigSource:
+    """Settings files that register external hooks: ``{Event: [{matcher, hooks: [{command}]}]}``."""
+
+    files: tuple[str, ...]  # gitignore-style patterns, relative to the scan root
+    key: str  # dotted path to the event map inside the file
+
+
+@dataclass(frozen=True, slots=True)
+class ClassifyRule:
+    id: str
+    plane: str
+    because: str
+    when: tuple[tuple[str, Any], ...] = ()
+    confidence: str = "high"
+
+
+@dataclass(frozen=True, slots=True)
+class Mechanism:
+    id: str
+    title: str
+    dispatchers: tuple[str, ...]
+    aliases: tuple[str, ...] = ()
+    factories: tuple[str, ...] = ()  # functions returning a dispatcher (for external dispatchers)
+    points: tuple[str, ...] = ()  # qualified names of the point enum (and its aliases)
+    dormant_points: tuple[str, ...] = ()
+    registrations: tuple[RegistrationForm, ...] = ()
+    emissions: tuple[EmissionForm, ...] = ()
+    policy: tuple[tuple[str, str], ...] = ()
+    policy_evidence: str = ""
+    classify: tuple[ClassifyRule, ...] = ()
+    pack: str = ""
+    description: str = ""
+    config: tuple[ConfigSource, ...] = ()
+
+    @property
+    def policy_map(self) -> dict[str, str]:
+        return dict(self.policy)
+
+
+@dataclass(frozen=True, slots=True)
+class Pack:
+    name: str
+    path: str
+    mechanisms: tuple[Mechanism, ...]
+    description: str = ""
+    not_registrations: tuple[str, ...] = field(default=())  # qualified names never to report
+
