@@ -5,19 +5,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 
 from .analyzer.discover import discover
-from .analyzer.extract.facts import FileFacts
-from .analyzer.extract.pool import Extracted, cache_folder, extract_all, fact_cache
+from .analyzer.extract.pool import Extraction
 from .analyzer.extract.sites import Vocabulary
-from .analyzer.link.incremental import FullLink, relink
-from .analyzer.link.linker import Linked, Linker
-from .analyzer.store.caches import ResultCache, prune_other_code
-from .analyzer.store.snapshot import Snapshot, SnapshotStore
-from .analyzer.store.sources import Source, StatIndex, read_sources
+from .analyzer.link.linker import Linked
+from .analyzer.link.run import link
+from .analyzer.store.store import Store
 from .config import Config, ConfigError
+from .project import ProjectFacts, mechanism_summaries
 from .rules.checks import run_checks
+from .rules.classify import classify
 from .rules.forms import Pack, PackError
 from .rules.packs import builtin_pack_names, builtin_pack_path, load_pack
 from .types import FileError, ScanResult
@@ -25,8 +23,64 @@ from .types import FileError, ScanResult
 Progress = Callable[[int, int], None]
 
 
+def scan(config: Config, progress: Progress | None = None) -> ScanResult:
+    """Discover, extract (in parallel, cached), link, classify and check one project."""
+    started = time.perf_counter()
+    packs = load_packs(config)
+    vocab = vocabulary(packs)
+    store = Store(config, packs, vocab)
+    files = discover(config.root, config.exclude, config.gitignore, settings_patterns(packs))
+    sources, unreadable = store.read(files)
+    known = store.result(sources)
+    if known is not None:  # the tree is as last scanned
+        return replace(known, stats=_stats(started, "result", len(sources), 0, store.warnings))
+
+    extraction = Extraction(sources, config, store.facts)
+    extracted = extraction.all(vocab, progress, store.known_digests())
+    known = store.result_of_facts(sources, extracted.digests())
+    if known is not None:  # files changed, their facts did not (comments, formatting)
+        return replace(known, stats=_stats(started, "result-facts", extracted.cache_hits,
+                                           extracted.jobs, [*extracted.warnings, *store.warnings]))
+
+    outcome = link(extracted, extraction, packs, vocab, store.last_link(), store.old_facts)
+    project = classified(outcome.linked, config)
+    findings, registrations = run_checks(project)
+    skipped = [FileError(f.path, f.error) for f in outcome.linked.summaries if f.error is not None]
+    result = ScanResult(
+        root=config.root.as_posix(),
+        registrations=tuple(registrations),
+        emissions=project.emissions,
+        mechanisms=tuple(mechanism_summaries(project)),
+        findings=tuple(findings),
+        errors=tuple(sorted([*skipped, *unreadable], key=lambda e: e.file)),
+        files_scanned=len(files),
+        files_with_sites=sum(1 for f in outcome.linked.summaries if f.has_sites),
+        packs=tuple(p.name for p in packs),
+    )
+    store.keep(result, outcome.linked, extracted, outcome.layer)
+    stats = _stats(started, outcome.layer, extracted.cache_hits, extracted.jobs,
+                   [*extracted.warnings, *store.warnings])
+    if outcome.full_link and store.enabled:
+        stats["full_link"] = outcome.full_link  # why the last link could not be reused
+    return replace(result, stats=stats)
+
+
+def classified(linked: Linked, config: Config) -> ProjectFacts:
+    """Every candidate in its plane, as the plain project facts the rules read."""
+    models = {m.id: m.model for m in linked.mechanisms}
+    return ProjectFacts(
+        root=config.root.as_posix(),
+        registrations=tuple(classify(c, models[c.mechanism]) for c in linked.candidates),
+        emissions=tuple(linked.emissions),
+        mechanisms=tuple(linked.mechanisms),
+        files=tuple(linked.summaries),
+    )
+
+
 def load_packs(config: Config) -> tuple[Pack, ...]:
     """Built-in packs (all, or those the config names) and then the user's packs."""
+    from .analyzer.store.store import cache_folder
+
     names = builtin_pack_names() if config.builtin_packs is None else list(config.builtin_packs)
     cache = cache_folder(config) if config.use_cache else None
     available = set(builtin_pack_names())
@@ -79,101 +133,6 @@ def vocabulary(packs: tuple[Pack, ...]) -> Vocabulary:
 def settings_patterns(packs: tuple[Pack, ...]) -> tuple[str, ...]:
     """The hook settings files the packs read (gitignore-style patterns)."""
     return tuple(dict.fromkeys(f for p in packs for m in p.mechanisms for c in m.config for f in c.files))
-
-
-def scan(config: Config, progress: Progress | None = None) -> ScanResult:
-    """Discover, extract (in parallel, cached), link, classify and check one project."""
-    started = time.perf_counter()
-    packs = load_packs(config)
-    vocab = vocabulary(packs)
-    files = discover(config.root, config.exclude, config.gitignore, settings_patterns(packs))
-    stat_index = StatIndex(cache_folder(config)) if config.use_cache else None
-    sources, read_errors = read_sources(files, stat_index)
-    if stat_index is not None:
-        stat_index.save()
-    results = ResultCache(cache_folder(config)) if config.use_cache else None
-    result_key = ResultCache.key(
-        config.root.as_posix(), repr(packs), *sorted(f"{s.file.rel}:{s.key}" for s in sources)
-    )
-    cached = results.get(result_key) if results is not None else None
-    if cached is not None:
-        return replace(cached, stats=_stats(started, "result", len(sources), 0, []))
-
-    snapshots = snapshot = None
-    if results is not None:
-        snapshots = SnapshotStore(cache_folder(config), ResultCache.key(
-            config.root.as_posix(), repr(packs), vocab.fingerprint()))
-        snapshot = snapshots.load(packs)
-    known = {key: digest for key, digest in snapshot.files.values()} if snapshot else None
-    extracted = extract_all(sources, vocab, config, progress, warm_up=_import_link_stack,
-                            known=known)
-    facts_key = ResultCache.key(
-        config.root.as_posix(), repr(packs),
-        *sorted(f"{s.file.rel}:{d}" for s, d in zip(sources, extracted.digests())),
-    )
-    cached = results.get(facts_key) if results is not None else None
-    if cached is not None:  # files changed, their facts did not (comments, formatting)
-        if results is not None:
-            results.put([result_key, facts_key], cached)
-        return replace(cached, stats=_stats(started, "result-facts", extracted.cache_hits,
-                                            extracted.jobs, extracted.warnings))
-    linked, layer, full_link_reason = _link(config, packs, vocab, sources, extracted, snapshot)
-    warnings: list[str] = []
-    if snapshots is not None:
-        prune_other_code(cache_folder(config))
-        table = snapshot.table if snapshot is not None and layer == "incremental" else ()
-        warning = snapshots.save(Snapshot.of(snapshots.key, linked, sources,
-                                             extracted.digests(), vocab, table))
-        if warning:
-            warnings.append(warning)
-    errors = [FileError(f.path, f.error) for f in linked.summaries if f.error is not None]
-    result = ScanResult(
-        root=config.root.as_posix(),
-        registrations=tuple(linked.registrations),
-        emissions=tuple(linked.emissions),
-        mechanisms=tuple(linked.mechanisms),
-        errors=tuple(sorted([*errors, *read_errors], key=lambda e: e.file)),
-        files_scanned=len(files),
-        files_with_sites=sum(1 for f in linked.summaries if f.has_sites),
-        packs=tuple(p.name for p in packs),
-    )
-    result = replace(result, findings=tuple(run_checks(result, linked)))
-    warnings = [*extracted.warnings, *warnings]
-    if results is not None:
-        warning = results.put([result_key, facts_key], result)
-        if warning:
-            warnings.append(warning)
-    stats = _stats(started, layer, extracted.cache_hits, extracted.jobs, warnings)
-    if full_link_reason and results is not None:
-        stats["full_link"] = full_link_reason  # why the last link could not be reused
-    return replace(result, stats=stats)
-
-
-def _link(config: Config, packs: tuple[Pack, ...], vocab: Vocabulary, sources: list[Source],
-          extracted: Extracted, snapshot: Snapshot | None) -> tuple[Linked, str, str]:
-    """Relink over the last link when it can be trusted, else link in full; returns the link,
-    the cache layer that answered, and why the last link was not reused ("" when it was)."""
-    by_path = {s.file.rel: s for s in sources}
-
-    def reextract(paths: list[str], wider: Vocabulary) -> list[FileFacts]:
-        again = extract_all([by_path[p] for p in paths], wider, config)
-        extracted.cache_hits += again.cache_hits
-        return again.facts
-
-    reason = "no earlier link of this tree"
-    if snapshot is not None:
-        try:
-            linked = relink(snapshot, sources, extracted, packs, vocab, reextract,
-                            fact_cache(config, vocab).get)
-            return linked, "incremental", ""
-        except FullLink as why:
-            reason = str(why)
-    linked = Linker(extracted.facts, packs, vocab, reextract).link()
-    return linked, "facts" if extracted.cache_hits else "cold", reason
-
-
-def _import_link_stack() -> None:
-    import networkx  # noqa: F401  (the inheritance graph of a full link; 0.2 s to import)
 
 
 def _stats(started: float, cache: str, hits: int, jobs: int, warnings: list[str]) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable
 from typing import Any
 
 
@@ -22,6 +23,22 @@ PLANES = (  # ADR-0120 D1 planes a registration is classified into, in the ADR's
     "delivery_sink",
     "needs_review",
 )
+
+
+# The flags a registration may carry, in the order a report lists them: how the link resolved
+# it, then the hazards the rules found (each hazard flag is its rule's `kind`). A flag not named
+# here (a new rule's) follows them, by name.
+FLAG_ORDER = (
+    "dynamic_receiver", "unresolved_receiver", "receiver_unknown", "handler_not_given",
+    "dynamic_point", "returns_awaitable", "discard_unawaited", "forwarder_without_callers",
+    "dormant_point", "shell_command_string",
+)
+_FLAG_RANK = {flag: rank for rank, flag in enumerate(FLAG_ORDER)}
+
+
+def ordered_flags(flags: Iterable[str]) -> tuple[str, ...]:
+    """Each flag once, in report order."""
+    return tuple(sorted(set(flags), key=lambda f: (_FLAG_RANK.get(f, len(FLAG_ORDER)), f)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +84,11 @@ class Registration:
     @property
     def sort_key(self) -> tuple:
         return (self.file, self.line, self.col, self.mechanism, self.handler.expr)
+
+    @property
+    def key(self) -> tuple:
+        """What makes a registration one: its site, mechanism, handler and point."""
+        return (self.file, self.line, self.col, self.mechanism, self.handler.expr, self.point)
 
     def to_json(self) -> dict[str, Any]:
         return {

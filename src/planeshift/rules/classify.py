@@ -10,9 +10,9 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from typing import Any
 
-from ..analyzer.link.match import Candidate
-from ..types import Registration
-from .forms import ClassifyRule
+from ..analyzer.link.candidate import Candidate
+from ..types import Registration, ordered_flags
+from .forms import ClassifyRule, Mechanism
 
 CONFIDENCE = ("low", "medium", "high")
 
@@ -21,7 +21,7 @@ def facts_of(c: Candidate) -> dict[str, Any]:
     return {
         "point": c.point,
         "api": c.api,
-        "via": c.spec.kind,
+        "via": c.via,
         "handler": c.handler.candidates or (c.handler.qualname or c.handler.expr,),
         "scope": c.scope,
         "handler_async": c.handler.declared_async,
@@ -69,13 +69,14 @@ def _describe(rule: ClassifyRule, facts: dict[str, Any]) -> str:
     return f"rule {rule.id} ({cond}) -> {rule.plane}: {rule.because}"
 
 
-def classify(c: Candidate, policy: dict[str, str]) -> Registration:
+def classify(c: Candidate, mechanism: Mechanism) -> Registration:
+    """The first rule of the mechanism that holds decides, unless an undecidable one would not."""
     facts = facts_of(c)
     evidence = list(c.evidence)
-    flags = list(dict.fromkeys(c.flags))
+    flags = c.flags
     plane, confidence, rule_id = "needs_review", "low", ""
     undecided: list[ClassifyRule] = []
-    for rule in c.mechanism.classify:
+    for rule in mechanism.classify:
         verdict = holds(rule, facts)
         if verdict is None:
             undecided.append(rule)
@@ -99,34 +100,19 @@ def classify(c: Candidate, policy: dict[str, str]) -> Registration:
     if c.handler.expr == "<not given at this call>":
         evidence.append("the handler is supplied later (decorator factory used indirectly)")
     confidence = min(confidence, c.confidence, key=CONFIDENCE.index)
-    flags.extend(_policy_flags(c, policy))
     return Registration(
         file=c.file,
         line=c.line,
         col=c.col,
-        mechanism=c.mechanism.id,
+        mechanism=c.mechanism,
         api=c.api,
         point=c.point,
         handler=c.handler,
         plane=plane,
         confidence=confidence,
         evidence=tuple(evidence),
-        flags=tuple(dict.fromkeys(flags)),
-        via=c.spec.kind,
+        flags=ordered_flags(flags),
+        via=c.via,
         scope=c.scope,
         rule=rule_id,
     )
-
-
-def _policy_flags(c: Candidate, policy: dict[str, str]) -> list[str]:
-    """Hazards a registration inherits from its dispatcher's policy (ADR-0120 D2)."""
-    flags: list[str] = []
-    if c.handler.returns_awaitable and not c.handler.declared_async:
-        flags.append("returns_awaitable")
-    if policy.get("returned_awaitable") == "discard_unawaited":
-        treated_async = (
-            policy.get("handler_classification") == "by_declaration" and c.handler.declared_async
-        )
-        if not treated_async:
-            flags.append("discard_unawaited")
-    return flags

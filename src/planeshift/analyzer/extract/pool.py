@@ -1,4 +1,4 @@
-"""Extract every file's facts: read and hash, then the cache, then a process pool over the misses.
+"""Extract every file's facts: the cache first, then a process pool over the misses.
 
 Workers receive bytes and return plain facts; nothing else crosses the process boundary. A few
 misses (an edit) are shared with one forked helper instead, since starting a pool costs more
@@ -10,15 +10,11 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ...atomic import write_atomic
 from ...config import Config
-from ...types import FileError
-from ..store.caches import FactCache, salt
+from ..store.caches import FactCache
 from ..store.codec import dumps, loads
 from ..store.sources import Source
 from .file import extract_source, prefilter_for
@@ -39,13 +35,18 @@ class Extracted:
     blobs: list[bytes | None]
     vocab: Vocabulary
     cache: FactCache | None = None
-    cache_hits: int = 0
+    extracted: int = 0  # files whose facts this scan extracted rather than read from the cache
     jobs: int = 1
     warnings: list[str] = field(default_factory=list)
     known: dict[str, str] = field(default_factory=dict)  # content key -> facts digest
     _facts: list[FileFacts] | None = None
     _one: dict[int, FileFacts] = field(default_factory=dict)
     _digests: list[str] | None = None
+
+    @property
+    def cache_hits(self) -> int:
+        """Files answered without extracting them (from the cache, or known from the last link)."""
+        return len(self.sources) - self.extracted
 
     def digests(self) -> list[str]:
         """A digest of each file's facts (not its bytes): a comment-only edit leaves it unchanged."""
@@ -76,7 +77,7 @@ class Extracted:
             src = self.sources[i]
             blob = self.cache.get_bytes(src.key) if self.cache is not None else None
             if blob is None:  # the entry went missing since the last scan: extract again
-                self.cache_hits -= 1
+                self.extracted += 1
                 blob = _extract_stored(_item(src, self.vocab), src.key, self.cache)
             self.blobs[i] = blob
         return blob
@@ -86,19 +87,12 @@ class Extracted:
             return loads(blob)
         except (ValueError, KeyError, TypeError, IndexError, EOFError):
             # a corrupt or foreign cache entry: extract again and overwrite it
-            self.cache_hits -= 1
+            self.extracted += 1
             return loads(_extract_stored(_item(src, self.vocab), src.key, self.cache))
 
 
 def _item(src: Source, vocab: Vocabulary) -> tuple[bytes, str, str, bool, Vocabulary]:
     return src.data, src.file.rel, src.file.module, src.file.is_package, vocab
-
-
-def cache_folder(config: Config) -> Path:
-    if config.cache_dir is not None:
-        return config.cache_dir
-    root = config.root if config.root.is_dir() else config.root.parent
-    return root / ".planeshift_cache"
 
 
 def _work(item: tuple[bytes, str, str, bool, Vocabulary]) -> FileFacts:
@@ -175,21 +169,45 @@ def job_count(config: Config) -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def fact_cache(config: Config, vocab: Vocabulary) -> FactCache:
-    return FactCache(cache_folder(config), salt(vocab.fingerprint()))
+class Extraction:
+    """One scan's extraction: every file's facts first (``all``), then, when the link derives a
+    forwarder whose name widens the vocabulary, again for the files that call it (``again``)."""
+
+    def __init__(self, sources: Sequence[Source], config: Config,
+                 caches: Callable[[Vocabulary], FactCache | None]) -> None:
+        self.sources = sources
+        self.config = config
+        self.caches = caches  # the fact cache of a vocabulary (None with the cache off)
+        self._by_path = {s.file.rel: s for s in sources}
+
+    def all(self, vocab: Vocabulary, progress: Callable[[int, int], None] | None = None,
+            known: dict[str, str] | None = None) -> Extracted:
+        """Facts for every file: cached, extracted in parallel, or (content keys in *known*,
+        with their facts digests) left in the cache until the link reaches them."""
+        return extract_all(self.sources, vocab, self.config, self.caches(vocab), progress,
+                           warm_up=_import_link_stack, known=known)
+
+    def again(self, paths: Sequence[str], vocab: Vocabulary) -> list[FileFacts]:
+        """The facts of *paths* under a wider vocabulary: their sites of derived APIs too."""
+        return extract_all([self._by_path[p] for p in paths], vocab, self.config,
+                           self.caches(vocab)).facts
+
+
+def _import_link_stack() -> None:
+    import networkx  # noqa: F401  (the inheritance graph of a full link; 0.2 s to import)
 
 
 def extract_all(
     sources: Sequence[Source],
     vocab: Vocabulary,
     config: Config,
+    cache: FactCache | None,
     progress: Callable[[int, int], None] | None = None,
     warm_up: Callable[[], None] | None = None,
     known: dict[str, str] | None = None,
 ) -> Extracted:
     """Facts for every source: cached, extracted in a process pool, or (for content keys in
     *known*, with their facts digests) left in the cache until needed."""
-    cache = fact_cache(config, vocab) if config.use_cache else None
     known = known if cache is not None and known else {}
     blobs: dict[int, bytes] = {}
     misses: list[int] = []
@@ -203,8 +221,8 @@ def extract_all(
             blobs[i] = cached
         else:
             misses.append(i)
-    out = Extracted(sources=sources, blobs=[], vocab=vocab, cache=cache,
-                    cache_hits=len(blobs) + lazy, known=known)
+    out = Extracted(sources=sources, blobs=[], vocab=vocab, cache=cache, extracted=len(misses),
+                    known=known)
     total, done = len(sources), len(blobs) + lazy
     if progress:
         progress(done, total)

@@ -30,6 +30,8 @@ class FileSummary:
     invoked: frozenset[str] = frozenset()
     # (class name, attribute, line) of error-hook fields the file's classes store
     error_stores: tuple[tuple[str, str, int], ...] = ()
+    # (line, event, is a shell string) of the external hook commands a settings file registers
+    config_commands: tuple[tuple[int, str, bool], ...] = ()
 
 
 def summarize(facts: FileFacts) -> FileSummary:
@@ -42,8 +44,9 @@ def summarize(facts: FileFacts) -> FileSummary:
         if func.loop is not None:
             for text in func.loop.iterates:
                 invoked.update(re.findall(r"\w+", text))
+    commands = tuple((h.line, h.event, isinstance(h.command, str)) for h in facts.config_hooks)
     return FileSummary(facts.path, facts.module, facts.has_sites, facts.error, properties,
-                       frozenset(invoked), _error_stores(facts))
+                       frozenset(invoked), _error_stores(facts), commands)
 
 
 def _error_stores(facts: FileFacts) -> tuple[tuple[str, str, int], ...]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from ...rules.forms import ArgSpec, EmissionForm, Mechanism, Pack, RegistrationForm
 from ...types import Handler
+from .candidate import Candidate
 from ..extract.facts import Arg, ConfigHook, FileFacts, Ref, Site
 from .emissions import EmissionMatcher
 from .handlers import HandlerResolver
@@ -29,8 +30,9 @@ NOT_GIVEN = "<not given at this call>"
 
 
 @dataclass
-class Candidate:
-    """A registration before classification, with the syntax it came from."""
+class Match:
+    """A site matched to a registration form, with the syntax it came from (what deriving a
+    forwarder needs); ``candidate()`` is the plain fact classification reads."""
 
     file: str
     module: str
@@ -59,6 +61,17 @@ class Candidate:
     @property
     def scope(self) -> str:
         return self.site.scope
+
+    def candidate(self) -> Candidate:
+        flags = list(self.flags)
+        if self.handler.returns_awaitable and not self.handler.declared_async:
+            flags.append("returns_awaitable")  # a sync handler that can hand back an awaitable
+        return Candidate(
+            file=self.file, line=self.line, col=self.col, scope=self.scope,
+            mechanism=self.mechanism.id, via=self.spec.kind, api=self.api, point=self.point,
+            point_note=self.point_note, handler=self.handler, confidence=self.confidence,
+            evidence=tuple(e for e in self.evidence if e), flags=tuple(dict.fromkeys(flags)),
+        )
 
 
 class Matcher(PointResolver, EmissionMatcher):
@@ -170,7 +183,7 @@ class Matcher(PointResolver, EmissionMatcher):
         deps.add(self._bodies[1])
         return self._bodies[0]
 
-    def registrations(self, facts: FileFacts) -> Iterator[Candidate]:
+    def registrations(self, facts: FileFacts) -> Iterator[Match]:
         bodies = self.api_bodies()
         for site in facts.sites:
             scope = f"{facts.module}.{site.scope}"
@@ -180,7 +193,7 @@ class Matcher(PointResolver, EmissionMatcher):
         for hook in facts.config_hooks:
             yield from self._config(facts, hook)
 
-    def _config(self, facts: FileFacts, hook: ConfigHook) -> Iterator[Candidate]:
+    def _config(self, facts: FileFacts, hook: ConfigHook) -> Iterator[Match]:
         """An external hook command in a settings file (ADR-0120 D6)."""
         for mech in self.mechanisms:
             if not any(c.key == hook.key_path for c in mech.config):
@@ -195,10 +208,10 @@ class Matcher(PointResolver, EmissionMatcher):
                         else "argv, never reaches a shell"]
             yield self._candidate(facts, site, mech, spec, f"{hook.key_path}.{hook.event}",
                                   hook.event, None, Handler(text, None, None, None, "process"),
-                                  "high", evidence, ["shell_command_string"] if shell else [])
+                                  "high", evidence, [])
             return
 
-    def _site(self, facts: FileFacts, site: Site) -> Iterator[Candidate]:
+    def _site(self, facts: FileFacts, site: Site) -> Iterator[Match]:
         func = site.func
         if site.kind == "assign":
             if func[0] == "attr":
@@ -232,7 +245,7 @@ class Matcher(PointResolver, EmissionMatcher):
         return False
 
     def _methods(self, facts, site, method: str, receiver: Ref,
-                 values: Values | None = None) -> Iterator[Candidate]:
+                 values: Values | None = None) -> Iterator[Match]:
         if values is None:
             values = self.ev.eval(receiver, facts.module, site.scope)
         unknown: list[tuple[Mechanism, RegistrationForm, str]] = []
@@ -305,7 +318,7 @@ class Matcher(PointResolver, EmissionMatcher):
         return self._candidate(facts, site, mech, spec, spec.name, point, note, handler, confidence,
                                evidence, flags, handler_arg=handler_arg, receiver=receiver)
 
-    def _slot(self, facts, site, mech, spec, owner: Ref) -> Iterator[Candidate]:
+    def _slot(self, facts, site, mech, spec, owner: Ref) -> Iterator[Match]:
         """``owner.<attr> = handler``: a single-slot setter such as a gate or a processor."""
         ids = self.ids(spec.owner) if spec.owner else self.dispatcher_ids(mech)
         status, why = self.status(self.ev.eval(owner, facts.module, site.scope), ids)
@@ -348,7 +361,7 @@ class Matcher(PointResolver, EmissionMatcher):
                     return status, f"{why}, reached through property {_short(value)}.{name}"
         return "other", ""
 
-    def _append(self, facts, site, mech, spec, list_ref: Ref, method: str) -> Iterator[Candidate]:
+    def _append(self, facts, site, mech, spec, list_ref: Ref, method: str) -> Iterator[Match]:
         status, why = self.list_status(list_ref, spec, mech, facts.module, site.scope)
         if status == "other" and self._owner_unknown(list_ref, facts, site):
             # the list's own name is the pack's callback list (or a property over it), but its
@@ -391,7 +404,7 @@ class Matcher(PointResolver, EmissionMatcher):
         return self._candidate(facts, site, mech, spec, api, point, note, handler, confidence,
                                evidence, flags, handler_arg=Arg(None, handler_ref, render(handler_ref)))
 
-    def _callee(self, facts: FileFacts, site: Site) -> Iterator[Candidate]:
+    def _callee(self, facts: FileFacts, site: Site) -> Iterator[Match]:
         callee: set[str] | None = None
         for mech, spec in self.by_callee:
             if (spec.kind == "decorator") != (site.kind == "decorator"):
@@ -405,7 +418,7 @@ class Matcher(PointResolver, EmissionMatcher):
             if hit:
                 yield from self._callee_registration(facts, site, mech, spec, sorted(hit)[0])
 
-    def _callee_registration(self, facts, site, mech, spec, target: str) -> Iterator[Candidate]:
+    def _callee_registration(self, facts, site, mech, spec, target: str) -> Iterator[Match]:
         evidence = [f"{site.text} resolves to {target}"]
         if spec.forwards:
             evidence.append(f"{spec.name} forwards its parameters to a registration")
@@ -445,7 +458,7 @@ class Matcher(PointResolver, EmissionMatcher):
             yield self._candidate(facts, site, mech, spec, spec.api_suffix, point, note, handler,
                                   confidence, list(evidence), list(flags), handler_arg=arg)
 
-    def _mapping(self, facts, site, mech, spec, evidence) -> Iterator[Candidate]:
+    def _mapping(self, facts, site, mech, spec, evidence) -> Iterator[Match]:
         """``Registry(hooks={point: handler, ...})``: one registration per literal entry."""
         arg = self._arg(site, spec.handler or ArgSpec(keyword=spec.name))
         spread = [a for a in site.args if a.star == "**"]
@@ -497,12 +510,12 @@ class Matcher(PointResolver, EmissionMatcher):
         return Handler(name, qn, func.is_async and not func.is_generator, returns, kind)
 
     def _candidate(self, facts, site, mech, spec, api, point, note, handler, confidence,
-                   evidence, flags, handler_arg=None, receiver=None) -> Candidate:
+                   evidence, flags, handler_arg=None, receiver=None) -> Match:
         evidence = [e for e in evidence if e]
         if note:
             flags = [*flags, "dynamic_point"]
         point_args = tuple(args_for(site, spec.point)) if spec.point else ()
-        return Candidate(
+        return Match(
             file=facts.path, module=facts.module, site=site, mechanism=mech, spec=spec, api=api,
             point=point, handler=handler, confidence=confidence, evidence=evidence, flags=flags,
             point_note=note, handler_arg=handler_arg, point_args=point_args, receiver=receiver,

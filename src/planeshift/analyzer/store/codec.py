@@ -20,8 +20,9 @@ from ...types import (
 )
 from ..extract.facts import Arg, Class, ConfigHook, FileFacts, Function, LoopFacts, Param, Site
 from ..extract.summary import FileSummary
+from ..link.candidate import Candidate
 
-FORMAT = 8
+FORMAT = 9
 
 
 # -- codec --------------------------------------------------------------------------------------
@@ -45,6 +46,7 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
         "errors": (FileError, MANY),
     },
     Registration: {"handler": (Handler, ONE)},
+    Candidate: {"handler": (Handler, ONE)},
     RegistrationForm: {"point": (ArgSpec, OPTIONAL), "handler": (ArgSpec, OPTIONAL),
               "receiver": (ArgSpec, OPTIONAL), "fixed_handler": (Handler, OPTIONAL)},
 }
@@ -53,7 +55,7 @@ _FIELDS: dict[type, tuple[str, ...]] = {
     for cls in (
         FileFacts, Function, Class, Param, Site, Arg, LoopFacts, ConfigHook, ScanResult,
         Registration, Handler, Emission, MechanismSummary, Finding, FileError, RegistrationForm, ArgSpec,
-        FileSummary,
+        FileSummary, Candidate,
     )
 }
 

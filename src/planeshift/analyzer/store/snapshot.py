@@ -15,9 +15,9 @@ from pathlib import Path
 from ...atomic import write_atomic
 from ...rules.forms import Pack
 from ...rules.forms import RegistrationForm
-from ...types import Registration
 from ..extract.sites import Vocabulary
 from ..extract.summary import FileSummary
+from ..link.candidate import Candidate
 from ..link.emissions import RawEmission
 from ..link.index import DepKey
 from ..link.linker import Dispatchers, Linked, Unit
@@ -30,7 +30,7 @@ class Snapshot:
     key: str  # the scan root, packs and vocabulary it was linked under
     files: dict[str, tuple[str, str]]  # path -> (fact-cache entry key, facts digest)
     summaries: dict[str, FileSummary]
-    units: dict[str, Unit]
+    units: dict[str, Unit]  # each file's candidates, emissions and reads
     dispatchers: Dispatchers
     derived: dict[str, list[RegistrationForm]]
     words: tuple[frozenset[str], frozenset[str]]  # derived call names and list names
@@ -123,7 +123,7 @@ def _decode_snapshot(row: tuple, packs: tuple[Pack, ...]) -> Snapshot:
         {
             path: Unit(
                 path,
-                [(decode(Registration, r), None if s is None else spec(s)) for r, s in entries],
+                [(decode(Candidate, r), None if s is None else spec(s)) for r, s in entries],
                 frozenset(spec(s) for s in used),
                 [RawEmission(f, line, col, scope, module, mechanisms[m], api, point, dyn)
                  for f, line, col, scope, module, m, api, point, dyn in emissions],

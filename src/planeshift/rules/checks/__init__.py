@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .base import REGISTRY, Rule, register
+from ...types import Finding, Registration, ordered_flags
+from .base import REGISTRY, Hazard, Rule, register
 
 if TYPE_CHECKING:
-    from ...analyzer.link.linker import Linked
-    from ...types import Finding, ScanResult
+    from ...project import ProjectFacts
 
-__all__ = ["REGISTRY", "Rule", "register", "all_rules", "run_checks"]
+__all__ = ["REGISTRY", "Hazard", "Rule", "register", "all_rules", "run_checks"]
 
 
 def all_rules() -> list[type[Rule]]:
@@ -23,8 +23,20 @@ def all_rules() -> list[type[Rule]]:
     return sorted(REGISTRY.values(), key=lambda r: r.code)
 
 
-def run_checks(result: ScanResult, linked: Linked) -> Iterator[Finding]:
-    findings = []
+def run_checks(project: ProjectFacts) -> tuple[list[Finding], list[Registration]]:
+    """Every rule's findings, in tree order, and the registrations flagged with the kinds of the
+    hazards found on them."""
+    findings: list[Finding] = []
+    flags: dict[tuple, list[str]] = {}
     for rule in all_rules():
-        findings.extend(rule().check(result, linked))
-    yield from sorted(findings, key=lambda f: (f.file, f.line, f.col, f.rule))
+        for hazard in rule().check(project):
+            findings.append(hazard.finding)
+            if hazard.registration is not None:
+                flags.setdefault(hazard.registration.key, []).append(rule.kind)
+    registrations = [
+        replace(reg, flags=ordered_flags((*reg.flags, *flags[reg.key]))) if reg.key in flags
+        else reg
+        for reg in project.registrations
+    ]
+    findings.sort(key=lambda f: (f.file, f.line, f.col, f.rule))
+    return findings, registrations

@@ -6,9 +6,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from ...types import Finding, Registration
+
 if TYPE_CHECKING:
-    from ...analyzer.link.linker import Linked
-    from ...types import Finding, ScanResult
+    from ...project import ProjectFacts
 
 REGISTRY: dict[str, type[Rule]] = {}
 
@@ -23,7 +24,23 @@ class Invalid:
     severity: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Hazard:
+    """A finding, and the registration it is about (which then carries the rule's kind as a flag)."""
+
+    finding: Finding
+    registration: Registration | None = None
+
+
 class Rule:
+    """A hazard rule: ``check`` reads the whole project's plain facts and yields its hazards.
+
+    Everything a rule decides is computed here from :class:`ProjectFacts` (registrations with
+    their handler facts, emissions, each mechanism's policy and points, each file's summary);
+    a rule needing a fact nobody extracts yet adds it to the per-file summary
+    (``analyzer/extract/summary.py``), so an incremental scan keeps it for unchanged files.
+    """
+
     code: ClassVar[str] = ""
     kind: ClassVar[str] = ""
     severity: ClassVar[str] = "warning"
@@ -31,11 +48,19 @@ class Rule:
     VALID: ClassVar[list[str]] = []  # modules (using the tests' demo bus) with no finding
     INVALID: ClassVar[list[Invalid]] = []
 
-    def check(self, result: ScanResult, linked: Linked) -> Iterator[Finding]:
-        """Findings for one scan. Whole-project facts come from ``linked.summaries`` (one per
-        file): a rule needing another adds it to ``analyzer/summary.py``, so an incremental scan
-        keeps it for the files it does not read again."""
+    def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         raise NotImplementedError
+
+    def on(self, reg: Registration, message: str, severity: str | None = None) -> Hazard:
+        """A finding at a registration, which is flagged with this rule's kind."""
+        return Hazard(Finding(self.code, self.kind, reg.file, reg.line, reg.col,
+                              severity or self.severity, message, reg.mechanism), reg)
+
+    def at(self, file: str, line: int, col: int, message: str, severity: str | None = None,
+           mechanism: str = "") -> Hazard:
+        """A finding at a place that is not a registration (a stored field, a definition)."""
+        return Hazard(Finding(self.code, self.kind, file, line, col, severity or self.severity,
+                              message, mechanism))
 
 
 def register(cls: type[Rule]) -> type[Rule]:

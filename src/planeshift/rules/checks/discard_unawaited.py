@@ -4,8 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...types import Finding, Registration
-from .base import Invalid, Rule, register
+from typing import TYPE_CHECKING
+
+from ...types import Registration
+from .base import Hazard, Invalid, Rule, register
+
+if TYPE_CHECKING:
+    from ...project import ProjectFacts
+
+
+def discards(reg: Registration, policy: dict[str, str]) -> bool:
+    """The dispatcher drops what this handler returns: its policy discards returned awaitables,
+    and it does not route the handler to an awaiting path by its declaration."""
+    if policy.get("returned_awaitable") != "discard_unawaited":
+        return False
+    routed_async = policy.get("handler_classification") == "by_declaration" and bool(
+        reg.handler.declared_async)
+    return not routed_async
 
 
 def severity_of(reg: Registration) -> str:
@@ -84,9 +99,9 @@ class DiscardUnawaited(Rule):
         ),
     ]
 
-    def check(self, result, linked) -> Iterator[Finding]:
-        for reg in result.registrations:
-            if "discard_unawaited" not in reg.flags:
+    def check(self, project: ProjectFacts) -> Iterator[Hazard]:
+        for reg in project.registrations:
+            if not discards(reg, project.mechanism(reg.mechanism).policy_map):
                 continue
             message = self.message.format(handler=reg.handler.expr, mechanism=reg.mechanism)
             severity = severity_of(reg)
@@ -94,5 +109,4 @@ class DiscardUnawaited(Rule):
                 message += "; it returns an awaitable that is never run"
             elif severity == "info":
                 message += " (it returns nothing today; record it as intentionally discarding)"
-            yield Finding(self.code, self.kind, reg.file, reg.line, reg.col, severity, message,
-                          reg.mechanism)
+            yield self.on(reg, message, severity)

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...types import Finding
-from .base import Invalid, Rule, register
+from typing import TYPE_CHECKING
+
+from .base import Hazard, Invalid, Rule, register
+
+if TYPE_CHECKING:
+    from ...project import ProjectFacts
 
 
 @register
@@ -66,9 +70,9 @@ class DormantPoint(Rule):
         ),
     ]
 
-    def check(self, result, linked) -> Iterator[Finding]:
-        for reg in result.registrations:
-            if "dormant_point" in reg.flags:
-                yield Finding(self.code, self.kind, reg.file, reg.line, reg.col, self.severity,
-                              self.message.format(handler=reg.handler.expr, point=reg.point,
-                                                  mechanism=reg.mechanism), reg.mechanism)
+    def check(self, project: ProjectFacts) -> Iterator[Hazard]:
+        for reg in project.registrations:
+            dormant = project.mechanism(reg.mechanism).dormant_points
+            if reg.point and set(reg.point.split("+")) <= dormant:
+                yield self.on(reg, self.message.format(handler=reg.handler.expr, point=reg.point,
+                                                       mechanism=reg.mechanism))

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...types import Finding
-from .base import Rule, register
+from typing import TYPE_CHECKING
+
+from .base import Hazard, Rule, register
+
+if TYPE_CHECKING:
+    from ...project import ProjectFacts
 
 
 @register
@@ -47,8 +51,9 @@ class ShellCommandString(Rule):
     severity = "error"
     message = "external hook command for {point} is a shell string; give argv (a list)"
 
-    def check(self, result, linked) -> Iterator[Finding]:
-        for reg in result.registrations:
-            if "shell_command_string" in reg.flags:
-                yield Finding(self.code, self.kind, reg.file, reg.line, reg.col, self.severity,
-                              self.message.format(point=reg.point), reg.mechanism)
+    def check(self, project: ProjectFacts) -> Iterator[Hazard]:
+        shell = {(f.path, line, event) for f in project.files
+                 for line, event, is_string in f.config_commands if is_string}
+        for reg in project.registrations:
+            if reg.via == "config" and (reg.file, reg.line, reg.point) in shell:
+                yield self.on(reg, self.message.format(point=reg.point))

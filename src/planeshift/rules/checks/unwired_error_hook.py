@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...types import Finding
-from .base import Invalid, Rule, register
+from typing import TYPE_CHECKING
+
+from .base import Hazard, Invalid, Rule, register
+
+if TYPE_CHECKING:
+    from ...project import ProjectFacts
 
 
 @register
@@ -75,12 +79,11 @@ class UnwiredErrorHook(Rule):
         ),
     ]
 
-    def check(self, result, linked) -> Iterator[Finding]:
+    def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         invoked: set[str] = set()
-        for summary in linked.summaries:
+        for summary in project.files:
             invoked |= summary.invoked
-        for summary in linked.summaries:
+        for summary in project.files:
             for owner, attr, line in summary.error_stores:
                 if attr not in invoked:
-                    yield Finding(self.code, self.kind, summary.path, line, 0, self.severity,
-                                  self.message.format(owner=owner, attr=attr))
+                    yield self.at(summary.path, line, 0, self.message.format(owner=owner, attr=attr))
