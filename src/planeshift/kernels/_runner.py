@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +14,6 @@ from .report import HandlerOutcome, Registration
 __all__ = ["Slot", "Step", "run_concurrent", "run_sequential", "settle_deadline"]
 
 _TRIGGERS = (OutcomeStatus.FAILED, OutcomeStatus.REJECTED)
-_SETTLE_ORDER = itertools.count()  # completion order, for policies that do not preserve registration order
 
 
 @dataclass(slots=True, eq=False)
@@ -33,11 +31,9 @@ class Slot:
     abort: bool = False  # error must leave emit now (propagated cancellation or predicate error)
     thread: ThreadState | None = None
     kernel_cancel: str | None = None  # why the kernel cancelled it: "deadline", "sibling", "emitter"
-    order: int = -1  # settle order, used when registration order is not preserved
 
     def settle(self, status: OutcomeStatus, value: Any = None, error: BaseException | None = None) -> None:
         self.status, self.value, self.error = status, value, error
-        self.order = next(_SETTLE_ORDER)
 
     @property
     def triggers_stop(self) -> bool:

@@ -267,9 +267,8 @@ class FanoutDispatcher(Generic[SignalT]):
             raise ValueError(f"signal must be of type {self.signal_type!r}, got {type(signal).__name__}")
 
     def _report(self, state: _Emit) -> DispatchReport:
+        # Always registration order, whatever preserve_registration_order says: the ADR makes even
+        # concurrent execution report "in deterministic registration order".
         matched = [s for s in state.slots if s.matched or s.status is not None]
-        if self.policy.preserve_registration_order:
-            matched.sort(key=lambda s: s.reg.seq)
-        else:
-            matched.sort(key=lambda s: (s.order < 0, s.order))
+        matched.sort(key=lambda s: s.reg.seq)
         return DispatchReport(outcomes=tuple(s.outcome() for s in matched), deadline_expired=state.expired)

@@ -126,7 +126,12 @@ class DispatchPhase:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DispatchPolicy:
-    """Ordered phases that together select every registration exactly once."""
+    """Ordered phases that together select every registration exactly once.
+
+    `preserve_registration_order` governs invocation order only: True promises that handlers are
+    invoked (sequential) or started (concurrent) in registration order; False waives that promise,
+    though this kernel still keeps it. The report is in registration order either way.
+    """
 
     phases: tuple[DispatchPhase, ...]
     preserve_registration_order: bool = True
