@@ -10,6 +10,7 @@ from typing import Any
 from ._calls import ThreadState, close_unawaited, is_returned_awaitable, run_in_thread
 from ._runner import Slot
 from ._vocab import (
+    ErrorSurface,
     HandlerCancellation,
     HandlerClassification,
     OutcomeStatus as S,
@@ -22,8 +23,6 @@ from .policy import DispatchPhase, DispatchStagePolicy
 
 __all__ = ["PhaseSteps"]
 
-logger = logging.getLogger(__name__)
-
 
 def _emitter_cancelling() -> bool:
     # A cancel *requested* on the running task comes from outside (emitter, deadline, sibling
@@ -33,11 +32,12 @@ def _emitter_cancelling() -> bool:
 
 
 class PhaseSteps:
-    """The per-registration steps of one phase for one signal."""
+    """The per-registration steps of one phase for one signal; `log` is the dispatcher's logger."""
 
-    def __init__(self, phase: DispatchPhase, signal: Any) -> None:
+    def __init__(self, phase: DispatchPhase, signal: Any, log: logging.Logger) -> None:
         self.phase = phase
         self.signal = signal
+        self.log = log
         self.by_declaration = phase.handler_classification is HandlerClassification.BY_DECLARATION
 
     def match(self, slot: Slot) -> bool:
@@ -58,11 +58,24 @@ class PhaseSteps:
             slot.matched = False
             return
         if policy is PF.ISOLATE:
-            logger.warning("predicate of %r failed; registration skipped", slot.reg.name, exc_info=exc)
+            self.log.warning("predicate of %r failed; registration skipped", slot.reg.name, exc_info=exc)
             slot.settle(S.SKIPPED, error=exc)
             return
-        slot.settle(S.FAILED, error=exc)
-        slot.abort = policy is PF.PROPAGATE
+        if policy is PF.PROPAGATE:
+            slot.settle(S.FAILED, error=exc)
+            slot.abort = True  # it leaves emit, so it is not an isolated failure to log
+            return
+        self._failed(slot, exc, self.phase.invocation)
+
+    def _failed(
+        self, slot: Slot, exc: BaseException, stage: DispatchStagePolicy, status: S = S.FAILED
+    ) -> None:
+        slot.settle(status, error=exc)
+        if stage.error_surface is ErrorSurface.LOG_ONLY:
+            # Logged where it happens, not when the stage ends: a sibling's or the emitter's
+            # cancellation can end the stage first, and must not swallow the record of the failure.
+            label = "invocation" if stage is self.phase.invocation else "returned awaitables"
+            self.log.warning("%s: handler %r failed", label, slot.reg.name, exc_info=exc)
 
     def _cancelled(self, slot: Slot, exc: BaseException, stage: DispatchStagePolicy) -> None:
         slot.handler_cancelled = True
@@ -86,12 +99,10 @@ class PhaseSteps:
             return False
         if disposition is RAD.REJECT:
             close_unawaited(value)
-            slot.settle(
-                S.REJECTED,
-                error=ReturnedAwaitableRejected(
-                    f"handler {slot.reg.name!r} returned an awaitable ({type(value).__name__}) under REJECT"
-                ),
+            rejected = ReturnedAwaitableRejected(
+                f"handler {slot.reg.name!r} returned an awaitable ({type(value).__name__}) under REJECT"
             )
+            self._failed(slot, rejected, self.phase.invocation, S.REJECTED)
             return False
         if disposition is RAD.GATHER_AFTER_INVOCATIONS:
             slot.awaitable = value
@@ -119,7 +130,7 @@ class PhaseSteps:
                 raise
             self._cancelled(slot, exc, self.phase.invocation)
         except Exception as exc:
-            slot.settle(S.FAILED, error=exc)
+            self._failed(slot, exc, self.phase.invocation)
 
     async def await_returned(self, slot: Slot) -> None:
         """Returned-awaitables stage: await one awaitable a handler returned during invocation."""
@@ -135,7 +146,7 @@ class PhaseSteps:
                 raise
             self._cancelled(slot, exc, stage)
         except Exception as exc:
-            slot.settle(S.FAILED, error=exc)
+            self._failed(slot, exc, stage)
 
     def invoke_sync(self, slot: Slot) -> None:
         """Invocation from the sync entry: nothing can be awaited, so returned awaitables are disposed."""
@@ -147,4 +158,4 @@ class PhaseSteps:
         except asyncio.CancelledError as exc:
             self._cancelled(slot, exc, self.phase.invocation)
         except Exception as exc:
-            slot.settle(S.FAILED, error=exc)
+            self._failed(slot, exc, self.phase.invocation)

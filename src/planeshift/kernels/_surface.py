@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 
 from ._runner import Slot
@@ -12,8 +11,6 @@ from .policy import DispatchStagePolicy
 
 __all__ = ["finish_stage"]
 
-logger = logging.getLogger(__name__)
-
 _FAILED = (OutcomeStatus.FAILED, OutcomeStatus.REJECTED)
 _RAISING = (ES.RAISE_FIRST, ES.RAISE_GROUP, ES.UNWRAP_SINGLE_ELSE_GROUP)
 
@@ -21,7 +18,9 @@ _RAISING = (ES.RAISE_FIRST, ES.RAISE_GROUP, ES.UNWRAP_SINGLE_ELSE_GROUP)
 def finish_stage(
     slots: Sequence[Slot], stage: DispatchStagePolicy, *, gather_stage: bool, label: str
 ) -> None:
-    """Raise, log or keep quiet about a finished stage, as its policy says; returns when nothing is raised.
+    """Raise or keep quiet about a finished stage, as its policy says; returns when nothing is raised.
+
+    LOG_ONLY failures were already logged where they happened (PhaseSteps), so nothing is logged here.
 
     Precedence: an aborting error (propagated cancellation, propagated predicate error) first, then
     translated cancellation, then collected cancellation merged with raised failures, then failures.
@@ -34,10 +33,6 @@ def finish_stage(
     failures: list[BaseException] = [s.error for s in failed if s.error is not None]
     cancels: list[BaseException] = [s.error for s in ordered if s.handler_cancelled and s.error is not None]
     surface = stage.error_surface
-    if surface is ES.LOG_ONLY:
-        for slot in failed:
-            # Handler and emitter cancellations never reach this log: they are not ordinary errors.
-            logger.warning("%s: handler %r failed", label, slot.reg.name, exc_info=slot.error)
     if cancels and stage.handler_cancellation is HC.TRANSLATE:
         translated = HandlerCancelled(f"{label}: handler {_first_cancelled(ordered)} was cancelled")
         if failures:
