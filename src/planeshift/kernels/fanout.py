@@ -10,6 +10,7 @@ from typing import Any, Generic, TypeVar
 
 from ._calls import close_unawaited, handler_name, is_declared_async
 from ._runner import Slot, run_concurrent, run_sequential
+from ._signal import check_signal, check_signal_type
 from ._steps import PhaseSteps
 from ._surface import finish_stage
 from ._vocab import (
@@ -50,7 +51,8 @@ class FanoutDispatcher(Generic[SignalT]):
     """Deliver one immutable signal to every matching subscriber as the policy declares.
 
     `signal_type`, when given, is validated before dispatch and a mismatch raises ValueError
-    (the Broadcaster profile's pre-dispatch event-type check). `logger` receives every log record
+    (the Broadcaster profile's pre-dispatch event-type check, so that profile is refused without
+    one). `logger` receives every log record
     the dispatcher writes (isolated failures, deadlines, abandoned awaitables); a migrated owner
     passes its own so its log routing is unchanged.
     """
@@ -66,6 +68,7 @@ class FanoutDispatcher(Generic[SignalT]):
             raise TypeError(f"policy must be a DispatchPolicy, got {type(policy).__name__}")
         if logger is not None and not isinstance(logger, logging.Logger):
             raise TypeError(f"logger must be a logging.Logger, got {type(logger).__name__}")
+        check_signal_type(policy, signal_type)
         self.policy = policy
         self.signal_type = signal_type
         self.logger = logger if logger is not None else _logger
@@ -124,7 +127,7 @@ class FanoutDispatcher(Generic[SignalT]):
     # -- async entry --------------------------------------------------------------------------
 
     async def emit(self, signal: SignalT) -> DispatchReport:
-        self._check_signal(signal)
+        check_signal(self.signal_type, signal)
         regs = self.registrations  # a registration made during this emit waits for the next one
         state = _Emit()
         for index, phase in enumerate(self.policy.phases):
@@ -253,7 +256,7 @@ class FanoutDispatcher(Generic[SignalT]):
                 f"the snapshot is from registration revision {snapshot.revision},"
                 f" now {self._revision}; preflight again"
             )
-        self._check_signal(signal)
+        check_signal(self.signal_type, signal)
         state = _Emit()
         for index, phase in enumerate(self.policy.phases):
             steps = PhaseSteps(phase, signal, self.logger)
@@ -272,10 +275,6 @@ class FanoutDispatcher(Generic[SignalT]):
         return self._report(state)
 
     # -- helpers ------------------------------------------------------------------------------
-
-    def _check_signal(self, signal: Any) -> None:
-        if self.signal_type is not None and not isinstance(signal, self.signal_type):
-            raise ValueError(f"signal must be of type {self.signal_type!r}, got {type(signal).__name__}")
 
     def _report(self, state: _Emit) -> DispatchReport:
         # Always registration order, whatever preserve_registration_order says: the ADR makes even
