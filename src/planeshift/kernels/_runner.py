@@ -27,7 +27,9 @@ class Slot:
     error: BaseException | None = None
     matched: bool = True
     awaitable: Any = None  # a returned awaitable waiting for the gather stage
-    handler_cancelled: bool = False  # error is a cancellation the handler itself raised
+    # error is a cancellation raised out of the handler's call: its own, or (in a sequential stage that
+    # catches BaseException) the emitter's or deadline's as it reached the awaited handler
+    handler_cancelled: bool = False
     abort: bool = False  # error must leave emit now (propagated cancellation or predicate error)
     thread: ThreadState | None = None
     kernel_cancel: str | None = None  # why the kernel cancelled it: "deadline", "sibling", "emitter"
@@ -88,6 +90,13 @@ async def run_sequential(
         except TimeoutError:
             if not scope.expired():
                 raise
+            expired = True
+            settle_deadline(slot)
+            continue
+        if scope.expired() and slot.handler_cancelled:
+            # A stage that catches BaseException collected the deadline's own cancellation as the
+            # handler's; it is a timeout all the same, never a cancellation to re-raise.
+            slot.handler_cancelled = False
             expired = True
             settle_deadline(slot)
             continue

@@ -10,6 +10,7 @@ from typing import Any
 from ._calls import ThreadState, close_unawaited, is_returned_awaitable, run_in_thread
 from ._runner import Slot
 from ._vocab import (
+    DispatchConcurrency,
     ErrorSurface,
     HandlerCancellation,
     HandlerClassification,
@@ -39,6 +40,13 @@ class PhaseSteps:
         self.signal = signal
         self.log = log
         self.by_declaration = phase.handler_classification is HandlerClassification.BY_DECLARATION
+        # A sequential stage that catches BaseException also collects a cancellation delivered to the
+        # emitter while a handler is awaited: it arrives as that handler's exception, and lionagi's
+        # a_add_message collects it and runs the later callbacks before re-raising it. (Concurrent
+        # children only ever see the kernel's own cancellations, which must not be collected.)
+        self.drains_outside_cancel = (
+            phase.invocation.catches_base_exception and phase.concurrency is DispatchConcurrency.SEQUENTIAL
+        )
 
     def match(self, slot: Slot) -> bool:
         predicate = slot.reg.predicate
@@ -76,6 +84,17 @@ class PhaseSteps:
             # cancellation can end the stage first, and must not swallow the record of the failure.
             label = "invocation" if stage is self.phase.invocation else "returned awaitables"
             self.log.warning("%s: handler %r failed", label, slot.reg.name, exc_info=exc)
+
+    def _collected(self, slot: Slot, exc: BaseException, stage: DispatchStagePolicy) -> bool:
+        """Collect a KeyboardInterrupt, SystemExit or the like if the stage catches BaseException.
+
+        Otherwise it leaves at once (the caller re-raises); collected, finish_stage re-raises it
+        after the drain.
+        """
+        if not stage.catches_base_exception:
+            return False
+        slot.settle(S.FAILED, error=exc)
+        return True
 
     def _cancelled(self, slot: Slot, exc: BaseException, stage: DispatchStagePolicy) -> None:
         slot.handler_cancelled = True
@@ -126,11 +145,14 @@ class PhaseSteps:
             if self.dispose(slot, value):
                 slot.settle(S.RETURNED, await value)
         except asyncio.CancelledError as exc:
-            if _emitter_cancelling():
+            if _emitter_cancelling() and not self.drains_outside_cancel:
                 raise
             self._cancelled(slot, exc, self.phase.invocation)
         except Exception as exc:
             self._failed(slot, exc, self.phase.invocation)
+        except BaseException as exc:
+            if not self._collected(slot, exc, self.phase.invocation):
+                raise
 
     async def await_returned(self, slot: Slot) -> None:
         """Returned-awaitables stage: await one awaitable a handler returned during invocation."""
@@ -147,6 +169,9 @@ class PhaseSteps:
             self._cancelled(slot, exc, stage)
         except Exception as exc:
             self._failed(slot, exc, stage)
+        except BaseException as exc:
+            if not self._collected(slot, exc, stage):
+                raise
 
     def invoke_sync(self, slot: Slot) -> None:
         """Invocation from the sync entry: nothing can be awaited, so returned awaitables are disposed."""
@@ -159,3 +184,6 @@ class PhaseSteps:
             self._cancelled(slot, exc, self.phase.invocation)
         except Exception as exc:
             self._failed(slot, exc, self.phase.invocation)
+        except BaseException as exc:
+            if not self._collected(slot, exc, self.phase.invocation):
+                raise

@@ -23,7 +23,8 @@ def finish_stage(
     LOG_ONLY failures were already logged where they happened (PhaseSteps), so nothing is logged here.
 
     Precedence: an aborting error (propagated cancellation, propagated predicate error) first, then
-    translated cancellation, then collected cancellation merged with raised failures, then failures.
+    translated cancellation, then held errors (collected cancellations and collected non-Exception
+    BaseExceptions) merged with raised failures, then failures.
     """
     ordered = sorted(slots, key=lambda s: s.reg.seq)
     aborts = [s.error for s in ordered if s.abort and s.error is not None]
@@ -39,15 +40,17 @@ def finish_stage(
             raise translated from BaseExceptionGroup(_message(label, failures), failures)
         raise translated from cancels[0]
     raising = failures if surface in _RAISING else []
-    if cancels and stage.handler_cancellation is HC.COLLECT and not gather_stage:
-        # Collected cancellation is delayed until the drain, then leaves with the raised failures;
-        # it is never converted into an ordinary error. (A gather stage returns it in the report.)
-        raised_ids = {id(e) for e in raising}
-        merged = [
-            s.error
-            for s in ordered
-            if s.error is not None and (s.handler_cancelled or id(s.error) in raised_ids)
-        ]
+    # A collected KeyboardInterrupt or SystemExit leaves whatever the surface, like a collected
+    # cancellation; a gather stage returns its cancellations in the report instead.
+    held = [e for e in failures if not isinstance(e, Exception)]
+    if stage.handler_cancellation is HC.COLLECT and not gather_stage:
+        held += cancels
+    if held:
+        # Held errors were delayed until the drain and leave now, in registration order with the
+        # failures the surface raises; a cancellation is never converted into an ordinary error.
+        # BaseExceptionGroup() itself yields an ExceptionGroup when every member is an Exception.
+        raised_ids = {id(e) for e in (*held, *raising)}
+        merged = [s.error for s in ordered if s.error is not None and id(s.error) in raised_ids]
         if surface is ES.RAISE_GROUP or len(merged) > 1:
             raise BaseExceptionGroup(_message(label, merged), merged)
         raise merged[0]
