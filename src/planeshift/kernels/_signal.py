@@ -18,15 +18,11 @@ def check_signal_type(policy: DispatchPolicy, signal_type: Any) -> None:
         # The policy value cannot carry it, so the dispatcher refuses the profile's phases without it,
         # whether they come from DispatchPolicy.broadcaster() or were rebuilt field by field.
         if policy.phases == broadcaster().phases:
-            raise PolicyError(
-                [
-                    (
-                        "broadcaster-requires-signal-type",
-                        "the Broadcaster profile validates the event type before dispatch:"
-                        " pass FanoutDispatcher(policy, signal_type=EventType)",
-                    )
-                ]
+            why = (
+                "the Broadcaster profile validates the event type before dispatch:"
+                " pass FanoutDispatcher(policy, signal_type=EventType)"
             )
+            raise PolicyError([("broadcaster-requires-signal-type", why)])
         return
     types = signal_type if isinstance(signal_type, tuple) else (signal_type,)
     if not types or not all(isinstance(t, type) for t in types):
