@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Generator
 from types import ModuleType
@@ -78,12 +79,42 @@ def test_failures_are_logged_and_later_subscribers_still_run(
 
 
 def test_wrong_event_type_raises_value_error_before_dispatch(kernels: ModuleType) -> None:
+    """ADR-0120 D2: "...returned_awaitables=Unset, no deadline, and pre-dispatch event-type validation
+    that raises ValueError." The message is lionagi's Broadcaster.broadcast one, word for word.
+    """
     ran: list[str] = []
     dispatcher = _dispatcher(kernels)
     dispatcher.subscribe(lambda e: ran.append("x"))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as caught:
         run(dispatcher.emit("not an event"))
+    assert str(caught.value) == "Event must be of type Event"
     assert ran == []
+
+    class SubEvent(Event):
+        pass
+
+    run(dispatcher.emit(SubEvent()))  # an isinstance check, as lionagi's: a subclass is accepted
+    assert ran == ["x"]
+
+
+def test_broadcaster_profile_cannot_be_built_without_its_event_type(kernels: ModuleType) -> None:
+    """ADR-0120 D2: "The Broadcaster constructor is pinned to one selector="all", SEQUENTIAL, INLINE,
+    BY_RETURN_VALUE, returned_value_classifier=ASYNCIO_COROUTINE_ONLY, AWAIT_IN_INVOCATION,
+    sync_entry=UNAVAILABLE, invocation=(ISOLATE, AWAIT_ALL, LOG_ONLY, PROPAGATE), returned_awaitables=Unset,
+    no deadline, and pre-dispatch event-type validation that raises ValueError."
+    """
+    profile = kernels.DispatchPolicy.broadcaster()
+    rebuilt = kernels.DispatchPolicy(
+        phases=(dataclasses.replace(profile.phases[0]),), preserve_registration_order=False
+    )
+    for policy in (profile, rebuilt):
+        with pytest.raises(kernels.PolicyError) as caught:
+            kernels.FanoutDispatcher(policy)
+        assert caught.value.rules == ("broadcaster-requires-signal-type",)
+    for not_a_type in ("Event", (), (Event, "x")):
+        with pytest.raises(TypeError, match="signal_type"):
+            kernels.FanoutDispatcher(profile, signal_type=not_a_type)
+    kernels.FanoutDispatcher(kernels.DispatchPolicy.scheduler())  # only the Broadcaster needs a type
 
 
 def test_cancellation_propagates(kernels: ModuleType) -> None:

@@ -206,8 +206,24 @@ def test_decisions_and_registrations_validate_their_fields(kernels: ModuleType) 
     with pytest.raises(kernels.PolicyError):
         kernels.InterceptorDecision(disposition="deny")
     with pytest.raises(kernels.PolicyError):
-        kernels.InterceptorRegistration(name="", stage="s", handler=lambda c: None)
+        kernels.InterceptorRegistration(name="", stage="s", handler=lambda c: None, order=0)
     with pytest.raises(kernels.PolicyError):
         kernels.InterceptorRegistration(name="a", stage="s", handler=lambda c: None, order=True)
     with pytest.raises(TypeError):
         kernels.InterceptorDecision(kernels.InterceptorDisposition.STOP)  # keyword-only
+
+
+def test_registration_order_is_required_as_in_the_adr_dataclass(kernels: ModuleType) -> None:
+    """ADR-0120 D2 declares the dataclass without a default for the explicit order:
+
+    class InterceptorRegistration(Params, Generic[ContextT]):
+        name: str
+        stage: str
+        handler: Interceptor[ContextT]
+        order: int
+
+    "Registration order is (stage order declared by the owner, explicit order, composition order)."
+    """
+    with pytest.raises(TypeError, match="order"):
+        kernels.InterceptorRegistration(name="a", stage="s", handler=lambda c: None)
+    assert kernels.InterceptorRegistration(name="a", stage="s", handler=lambda c: None, order=0).order == 0

@@ -163,3 +163,101 @@ def test_snapshot_from_another_revision_or_dispatcher_is_refused(kernels: Module
     other = Owner(kernels)
     with pytest.raises(kernels.SnapshotError, match="another dispatcher"):
         owner.dispatcher.emit_sync("x", snapshot=other.dispatcher.preflight_sync())
+
+
+def _raise(exc: BaseException) -> Any:
+    def callback(msg: object) -> None:
+        raise exc
+
+    return callback
+
+
+def test_one_system_exit_is_collected_drained_and_raised_as_itself(kernels: ModuleType) -> None:
+    """ADR-0120 D2 (MessageManager): "Both catch BaseException, drain later callbacks, then re-raise
+    one value or a BaseExceptionGroup; a collected cancellation is therefore delayed until drain and
+    is never converted into an ordinary error."
+    """
+    exit_ = SystemExit(3)
+    owner = Owner(kernels)
+    drained: list[str] = []
+    owner.dispatcher.subscribe(_raise(exit_))
+    owner.dispatcher.subscribe(lambda msg: drained.append("later"))
+    with pytest.raises(SystemExit) as caught:
+        owner.add_message("hello")
+    assert caught.value is exit_  # the one value, unwrapped
+    assert drained == ["later"] and owner.messages == ["hello"]
+
+
+def test_keyboard_interrupt_with_a_failure_raises_a_base_group_after_draining(kernels: ModuleType) -> None:
+    """ADR-0120 D2 (MessageManager): "Both catch BaseException, drain later callbacks, then re-raise
+    one value or a BaseExceptionGroup; a collected cancellation is therefore delayed until drain and
+    is never converted into an ordinary error."
+    """
+    owner = Owner(kernels)
+    drained: list[str] = []
+    owner.dispatcher.subscribe(_raise(KeyboardInterrupt("k")))
+    owner.dispatcher.subscribe(_fail("v"))
+    owner.dispatcher.subscribe(lambda msg: drained.append("later"))
+    with pytest.raises(BaseExceptionGroup) as caught:
+        owner.add_message("hello")
+    assert not isinstance(caught.value, Exception)  # not an ExceptionGroup: it holds a BaseException
+    assert [type(e) for e in caught.value.exceptions] == [KeyboardInterrupt, ValueError]
+    assert drained == ["later"]
+
+
+def test_async_profile_catches_base_exceptions_from_declared_and_plain_callbacks(
+    kernels: ModuleType,
+) -> None:
+    """ADR-0120 D2 (MessageManager): "Both catch BaseException, drain later callbacks, then re-raise
+    one value or a BaseExceptionGroup; a collected cancellation is therefore delayed until drain and
+    is never converted into an ordinary error."
+    """
+    drained: list[str] = []
+
+    async def exits(msg: object) -> None:
+        await asyncio.sleep(0)
+        raise SystemExit(1)
+
+    dispatcher = kernels.FanoutDispatcher(kernels.DispatchPolicy.message_manager_async())
+    dispatcher.subscribe(exits)
+    dispatcher.subscribe(_raise(KeyboardInterrupt("k")))
+    dispatcher.subscribe(lambda msg: drained.append("later"))
+
+    async def main() -> BaseException:
+        with pytest.raises(BaseExceptionGroup) as caught:
+            await dispatcher.emit("hello")
+        return caught.value
+
+    group = run(main())
+    assert [type(e) for e in group.exceptions] == [SystemExit, KeyboardInterrupt]
+    assert drained == ["later"]
+
+
+def test_async_profile_drains_later_callbacks_after_the_emitters_cancellation(
+    kernels: ModuleType,
+) -> None:
+    """ADR-0120 D2 (MessageManager): "Both catch BaseException, drain later callbacks, then re-raise
+    one value or a BaseExceptionGroup; a collected cancellation is therefore delayed until drain and
+    is never converted into an ordinary error." The emitter's cancellation reaches the awaited
+    callback, is caught there like anything else (as in lionagi's a_add_message), and leaves after
+    the later callbacks ran.
+    """
+    drained: list[str] = []
+
+    async def waits(msg: object) -> None:
+        await asyncio.sleep(5)
+
+    dispatcher = kernels.FanoutDispatcher(kernels.DispatchPolicy.message_manager_async())
+    dispatcher.subscribe(waits)
+    dispatcher.subscribe(lambda msg: drained.append("later"))
+
+    async def main() -> bool:
+        task = asyncio.create_task(dispatcher.emit("hello"))
+        await asyncio.sleep(0.02)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return task.cancelled()
+
+    assert run(main()) is True  # still a cancellation, never an ordinary error
+    assert drained == ["later"]

@@ -163,3 +163,75 @@ def test_predicate_failure_propagates(kernels: ModuleType) -> None:
     dispatcher.subscribe(lambda s: None, predicate=lambda s: s["missing"])
     with pytest.raises(TypeError):
         run(dispatcher.emit("envelope"))
+
+
+async def _broken(signal: object) -> None:
+    raise RuntimeError("disk full")
+
+
+def _warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_failure_is_logged_even_when_a_siblings_cancellation_ends_the_stage(
+    kernels: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    """ADR-0120 D2 (TerminalCallback): "Ordinary exceptions are logged; handler cancellation and
+    emitter cancellation are not logged as ordinary errors."
+    """
+
+    async def gives_up(signal: object) -> None:
+        await asyncio.sleep(0.02)  # fails after its sibling has already failed
+        raise asyncio.CancelledError("stop")
+
+    dispatcher = _dispatcher(kernels, 1.0)
+    dispatcher.subscribe(_broken, name="broken")
+    dispatcher.subscribe(gives_up, name="gives_up")
+
+    async def main() -> None:
+        with pytest.raises(asyncio.CancelledError):
+            await dispatcher.emit("envelope")
+
+    run(main())
+    logged = _warnings(caplog)
+    assert len(logged) == 1 and "broken" in logged[0].getMessage()
+    assert logged[0].exc_info and isinstance(logged[0].exc_info[1], RuntimeError)
+
+
+def test_failure_is_logged_even_when_the_emitters_cancellation_ends_the_stage(
+    kernels: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    """ADR-0120 D2 (TerminalCallback): "Ordinary exceptions are logged; handler cancellation and
+    emitter cancellation are not logged as ordinary errors."
+    """
+
+    async def waits(signal: object) -> None:
+        await asyncio.sleep(5)
+
+    dispatcher = _dispatcher(kernels, 5.0)
+    dispatcher.subscribe(_broken, name="broken")
+    dispatcher.subscribe(waits, name="waits")
+
+    async def main() -> None:
+        task = asyncio.create_task(dispatcher.emit("envelope"))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    run(main())
+    logged = _warnings(caplog)
+    assert len(logged) == 1 and "broken" in logged[0].getMessage()
+
+
+def test_failures_are_logged_at_warning_on_the_owners_logger(
+    kernels: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    """ADR-0120 D2 (TerminalCallback): "Ordinary exceptions are logged". lionagi 0.36.0 logs each one
+    at WARNING on its module logger; a migrated registry keeps that logger.
+    """
+    owner = logging.getLogger("lionagi.state.lifecycle.callbacks")
+    dispatcher = kernels.FanoutDispatcher(kernels.DispatchPolicy.terminal_callback(), logger=owner)
+    dispatcher.subscribe(_broken, name="broken")
+    run(dispatcher.emit("envelope"))
+    assert [(r.name, r.levelno) for r in _warnings(caplog)] == [(owner.name, logging.WARNING)]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +14,6 @@ from .report import HandlerOutcome, Registration
 __all__ = ["Slot", "Step", "run_concurrent", "run_sequential", "settle_deadline"]
 
 _TRIGGERS = (OutcomeStatus.FAILED, OutcomeStatus.REJECTED)
-_SETTLE_ORDER = itertools.count()  # completion order, for policies that do not preserve registration order
 
 
 @dataclass(slots=True, eq=False)
@@ -29,15 +27,15 @@ class Slot:
     error: BaseException | None = None
     matched: bool = True
     awaitable: Any = None  # a returned awaitable waiting for the gather stage
-    handler_cancelled: bool = False  # error is a cancellation the handler itself raised
+    # error is a cancellation raised out of the handler's call: its own, or (in a sequential stage that
+    # catches BaseException) the emitter's or deadline's as it reached the awaited handler
+    handler_cancelled: bool = False
     abort: bool = False  # error must leave emit now (propagated cancellation or predicate error)
     thread: ThreadState | None = None
     kernel_cancel: str | None = None  # why the kernel cancelled it: "deadline", "sibling", "emitter"
-    order: int = -1  # settle order, used when registration order is not preserved
 
     def settle(self, status: OutcomeStatus, value: Any = None, error: BaseException | None = None) -> None:
         self.status, self.value, self.error = status, value, error
-        self.order = next(_SETTLE_ORDER)
 
     @property
     def triggers_stop(self) -> bool:
@@ -92,6 +90,13 @@ async def run_sequential(
         except TimeoutError:
             if not scope.expired():
                 raise
+            expired = True
+            settle_deadline(slot)
+            continue
+        if scope.expired() and slot.handler_cancelled:
+            # A stage that catches BaseException collected the deadline's own cancellation as the
+            # handler's; it is a timeout all the same, never a cancellation to re-raise.
+            slot.handler_cancelled = False
             expired = True
             settle_deadline(slot)
             continue

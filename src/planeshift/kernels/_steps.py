@@ -10,6 +10,8 @@ from typing import Any
 from ._calls import ThreadState, close_unawaited, is_returned_awaitable, run_in_thread
 from ._runner import Slot
 from ._vocab import (
+    DispatchConcurrency,
+    ErrorSurface,
     HandlerCancellation,
     HandlerClassification,
     OutcomeStatus as S,
@@ -22,8 +24,6 @@ from .policy import DispatchPhase, DispatchStagePolicy
 
 __all__ = ["PhaseSteps"]
 
-logger = logging.getLogger(__name__)
-
 
 def _emitter_cancelling() -> bool:
     # A cancel *requested* on the running task comes from outside (emitter, deadline, sibling
@@ -33,12 +33,20 @@ def _emitter_cancelling() -> bool:
 
 
 class PhaseSteps:
-    """The per-registration steps of one phase for one signal."""
+    """The per-registration steps of one phase for one signal; `log` is the dispatcher's logger."""
 
-    def __init__(self, phase: DispatchPhase, signal: Any) -> None:
+    def __init__(self, phase: DispatchPhase, signal: Any, log: logging.Logger) -> None:
         self.phase = phase
         self.signal = signal
+        self.log = log
         self.by_declaration = phase.handler_classification is HandlerClassification.BY_DECLARATION
+        # A sequential stage that catches BaseException also collects a cancellation delivered to the
+        # emitter while a handler is awaited: it arrives as that handler's exception, and lionagi's
+        # a_add_message collects it and runs the later callbacks before re-raising it. (Concurrent
+        # children only ever see the kernel's own cancellations, which must not be collected.)
+        self.drains_outside_cancel = (
+            phase.invocation.catches_base_exception and phase.concurrency is DispatchConcurrency.SEQUENTIAL
+        )
 
     def match(self, slot: Slot) -> bool:
         predicate = slot.reg.predicate
@@ -58,11 +66,35 @@ class PhaseSteps:
             slot.matched = False
             return
         if policy is PF.ISOLATE:
-            logger.warning("predicate of %r failed; registration skipped", slot.reg.name, exc_info=exc)
+            self.log.warning("predicate of %r failed; registration skipped", slot.reg.name, exc_info=exc)
             slot.settle(S.SKIPPED, error=exc)
             return
+        if policy is PF.PROPAGATE:
+            slot.settle(S.FAILED, error=exc)
+            slot.abort = True  # it leaves emit, so it is not an isolated failure to log
+            return
+        self._failed(slot, exc, self.phase.invocation)
+
+    def _failed(
+        self, slot: Slot, exc: BaseException, stage: DispatchStagePolicy, status: S = S.FAILED
+    ) -> None:
+        slot.settle(status, error=exc)
+        if stage.error_surface is ErrorSurface.LOG_ONLY:
+            # Logged where it happens, not when the stage ends: a sibling's or the emitter's
+            # cancellation can end the stage first, and must not swallow the record of the failure.
+            label = "invocation" if stage is self.phase.invocation else "returned awaitables"
+            self.log.warning("%s: handler %r failed", label, slot.reg.name, exc_info=exc)
+
+    def _collected(self, slot: Slot, exc: BaseException, stage: DispatchStagePolicy) -> bool:
+        """Collect a KeyboardInterrupt, SystemExit or the like if the stage catches BaseException.
+
+        Otherwise it leaves at once (the caller re-raises); collected, finish_stage re-raises it
+        after the drain.
+        """
+        if not stage.catches_base_exception:
+            return False
         slot.settle(S.FAILED, error=exc)
-        slot.abort = policy is PF.PROPAGATE
+        return True
 
     def _cancelled(self, slot: Slot, exc: BaseException, stage: DispatchStagePolicy) -> None:
         slot.handler_cancelled = True
@@ -86,12 +118,10 @@ class PhaseSteps:
             return False
         if disposition is RAD.REJECT:
             close_unawaited(value)
-            slot.settle(
-                S.REJECTED,
-                error=ReturnedAwaitableRejected(
-                    f"handler {slot.reg.name!r} returned an awaitable ({type(value).__name__}) under REJECT"
-                ),
+            rejected = ReturnedAwaitableRejected(
+                f"handler {slot.reg.name!r} returned an awaitable ({type(value).__name__}) under REJECT"
             )
+            self._failed(slot, rejected, self.phase.invocation, S.REJECTED)
             return False
         if disposition is RAD.GATHER_AFTER_INVOCATIONS:
             slot.awaitable = value
@@ -115,11 +145,14 @@ class PhaseSteps:
             if self.dispose(slot, value):
                 slot.settle(S.RETURNED, await value)
         except asyncio.CancelledError as exc:
-            if _emitter_cancelling():
+            if _emitter_cancelling() and not self.drains_outside_cancel:
                 raise
             self._cancelled(slot, exc, self.phase.invocation)
         except Exception as exc:
-            slot.settle(S.FAILED, error=exc)
+            self._failed(slot, exc, self.phase.invocation)
+        except BaseException as exc:
+            if not self._collected(slot, exc, self.phase.invocation):
+                raise
 
     async def await_returned(self, slot: Slot) -> None:
         """Returned-awaitables stage: await one awaitable a handler returned during invocation."""
@@ -135,7 +168,10 @@ class PhaseSteps:
                 raise
             self._cancelled(slot, exc, stage)
         except Exception as exc:
-            slot.settle(S.FAILED, error=exc)
+            self._failed(slot, exc, stage)
+        except BaseException as exc:
+            if not self._collected(slot, exc, stage):
+                raise
 
     def invoke_sync(self, slot: Slot) -> None:
         """Invocation from the sync entry: nothing can be awaited, so returned awaitables are disposed."""
@@ -147,4 +183,7 @@ class PhaseSteps:
         except asyncio.CancelledError as exc:
             self._cancelled(slot, exc, self.phase.invocation)
         except Exception as exc:
-            slot.settle(S.FAILED, error=exc)
+            self._failed(slot, exc, self.phase.invocation)
+        except BaseException as exc:
+            if not self._collected(slot, exc, self.phase.invocation):
+                raise

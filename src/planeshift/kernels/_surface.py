@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 
 from ._runner import Slot
@@ -12,8 +11,6 @@ from .policy import DispatchStagePolicy
 
 __all__ = ["finish_stage"]
 
-logger = logging.getLogger(__name__)
-
 _FAILED = (OutcomeStatus.FAILED, OutcomeStatus.REJECTED)
 _RAISING = (ES.RAISE_FIRST, ES.RAISE_GROUP, ES.UNWRAP_SINGLE_ELSE_GROUP)
 
@@ -21,10 +18,13 @@ _RAISING = (ES.RAISE_FIRST, ES.RAISE_GROUP, ES.UNWRAP_SINGLE_ELSE_GROUP)
 def finish_stage(
     slots: Sequence[Slot], stage: DispatchStagePolicy, *, gather_stage: bool, label: str
 ) -> None:
-    """Raise, log or keep quiet about a finished stage, as its policy says; returns when nothing is raised.
+    """Raise or keep quiet about a finished stage, as its policy says; returns when nothing is raised.
+
+    LOG_ONLY failures were already logged where they happened (PhaseSteps), so nothing is logged here.
 
     Precedence: an aborting error (propagated cancellation, propagated predicate error) first, then
-    translated cancellation, then collected cancellation merged with raised failures, then failures.
+    translated cancellation, then held errors (collected cancellations and collected non-Exception
+    BaseExceptions) merged with raised failures, then failures.
     """
     ordered = sorted(slots, key=lambda s: s.reg.seq)
     aborts = [s.error for s in ordered if s.abort and s.error is not None]
@@ -34,25 +34,23 @@ def finish_stage(
     failures: list[BaseException] = [s.error for s in failed if s.error is not None]
     cancels: list[BaseException] = [s.error for s in ordered if s.handler_cancelled and s.error is not None]
     surface = stage.error_surface
-    if surface is ES.LOG_ONLY:
-        for slot in failed:
-            # Handler and emitter cancellations never reach this log: they are not ordinary errors.
-            logger.warning("%s: handler %r failed", label, slot.reg.name, exc_info=slot.error)
     if cancels and stage.handler_cancellation is HC.TRANSLATE:
         translated = HandlerCancelled(f"{label}: handler {_first_cancelled(ordered)} was cancelled")
         if failures:
             raise translated from BaseExceptionGroup(_message(label, failures), failures)
         raise translated from cancels[0]
     raising = failures if surface in _RAISING else []
-    if cancels and stage.handler_cancellation is HC.COLLECT and not gather_stage:
-        # Collected cancellation is delayed until the drain, then leaves with the raised failures;
-        # it is never converted into an ordinary error. (A gather stage returns it in the report.)
-        raised_ids = {id(e) for e in raising}
-        merged = [
-            s.error
-            for s in ordered
-            if s.error is not None and (s.handler_cancelled or id(s.error) in raised_ids)
-        ]
+    # A collected KeyboardInterrupt or SystemExit leaves whatever the surface, like a collected
+    # cancellation; a gather stage returns its cancellations in the report instead.
+    held = [e for e in failures if not isinstance(e, Exception)]
+    if stage.handler_cancellation is HC.COLLECT and not gather_stage:
+        held += cancels
+    if held:
+        # Held errors were delayed until the drain and leave now, in registration order with the
+        # failures the surface raises; a cancellation is never converted into an ordinary error.
+        # BaseExceptionGroup() itself yields an ExceptionGroup when every member is an Exception.
+        raised_ids = {id(e) for e in (*held, *raising)}
+        merged = [s.error for s in ordered if s.error is not None and id(s.error) in raised_ids]
         if surface is ES.RAISE_GROUP or len(merged) > 1:
             raise BaseExceptionGroup(_message(label, merged), merged)
         raise merged[0]

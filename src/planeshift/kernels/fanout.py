@@ -10,6 +10,7 @@ from typing import Any, Generic, TypeVar
 
 from ._calls import close_unawaited, handler_name, is_declared_async
 from ._runner import Slot, run_concurrent, run_sequential
+from ._signal import check_signal, check_signal_type
 from ._steps import PhaseSteps
 from ._surface import finish_stage
 from ._vocab import (
@@ -26,7 +27,7 @@ from .report import DispatchReport, DispatchSnapshot, Registration
 
 __all__ = ["FanoutDispatcher"]
 
-logger = logging.getLogger(__name__)
+_logger = logging.getLogger(__name__)
 SignalT = TypeVar("SignalT")
 
 
@@ -50,14 +51,27 @@ class FanoutDispatcher(Generic[SignalT]):
     """Deliver one immutable signal to every matching subscriber as the policy declares.
 
     `signal_type`, when given, is validated before dispatch and a mismatch raises ValueError
-    (the Broadcaster profile's pre-dispatch event-type check).
+    (the Broadcaster profile's pre-dispatch event-type check, so that profile is refused without
+    one). `logger` receives every log record
+    the dispatcher writes (isolated failures, deadlines, abandoned awaitables); a migrated owner
+    passes its own so its log routing is unchanged.
     """
 
-    def __init__(self, policy: DispatchPolicy, *, signal_type: type | tuple[type, ...] | None = None) -> None:
+    def __init__(
+        self,
+        policy: DispatchPolicy,
+        *,
+        signal_type: type | tuple[type, ...] | None = None,
+        logger: logging.Logger | None = None,
+    ) -> None:
         if not isinstance(policy, DispatchPolicy):
             raise TypeError(f"policy must be a DispatchPolicy, got {type(policy).__name__}")
+        if logger is not None and not isinstance(logger, logging.Logger):
+            raise TypeError(f"logger must be a logging.Logger, got {type(logger).__name__}")
+        check_signal_type(policy, signal_type)
         self.policy = policy
         self.signal_type = signal_type
+        self.logger = logger if logger is not None else _logger
         self._registrations: list[Registration] = []
         self._revision = 0
         self._seq = 0
@@ -113,7 +127,7 @@ class FanoutDispatcher(Generic[SignalT]):
     # -- async entry --------------------------------------------------------------------------
 
     async def emit(self, signal: SignalT) -> DispatchReport:
-        self._check_signal(signal)
+        check_signal(self.signal_type, signal)
         regs = self.registrations  # a registration made during this emit waits for the next one
         state = _Emit()
         for index, phase in enumerate(self.policy.phases):
@@ -144,7 +158,7 @@ class FanoutDispatcher(Generic[SignalT]):
     async def _phase_body(
         self, phase: DispatchPhase, slots: list[Slot], signal: Any, state: _Emit, deadline: float | None
     ) -> None:
-        steps = PhaseSteps(phase, signal)
+        steps = PhaseSteps(phase, signal, self.logger)
         run = run_concurrent if phase.concurrency is DispatchConcurrency.CONCURRENT else run_sequential
         expired = await run(slots, steps.invoke, phase.invocation.completion, deadline)
         pending = [s for s in slots if s.awaitable is not None]
@@ -187,7 +201,7 @@ class FanoutDispatcher(Generic[SignalT]):
     def _detached_done(self, task: asyncio.Task[None]) -> None:
         self._detached.discard(task)
         if not task.cancelled() and task.exception() is not None:
-            logger.error("detached dispatch phase failed", exc_info=task.exception())
+            self.logger.error("detached dispatch phase failed", exc_info=task.exception())
 
     def _abandon(self, pending: Sequence[Slot], status: OutcomeStatus, why: str | None) -> None:
         # SessionObserver compatibility: awaitables returned before a failure are never awaited;
@@ -197,7 +211,7 @@ class FanoutDispatcher(Generic[SignalT]):
             slot.awaitable = None
             slot.settle(status)
         if pending and why is not None:
-            logger.warning("%d returned awaitable(s) abandoned unawaited because %s", len(pending), why)
+            self.logger.warning("%d returned awaitable(s) abandoned unawaited because %s", len(pending), why)
 
     def _deadline_expired(self, phase: DispatchPhase, state: _Emit) -> None:
         state.expired = True
@@ -206,7 +220,7 @@ class FanoutDispatcher(Generic[SignalT]):
         if disposition is DD.RAISE:
             raise DeadlineExceeded(message, self._report(state))
         if disposition is DD.LOG_AND_STOP:
-            logger.warning("%s; unfinished handlers were stopped", message)
+            self.logger.warning("%s; unfinished handlers were stopped", message)
         # SILENT_STOP (no timeout log, as TerminalCallback) and RETURN_REPORT: the report carries it.
 
     # -- sync entry ---------------------------------------------------------------------------
@@ -242,10 +256,10 @@ class FanoutDispatcher(Generic[SignalT]):
                 f"the snapshot is from registration revision {snapshot.revision},"
                 f" now {self._revision}; preflight again"
             )
-        self._check_signal(signal)
+        check_signal(self.signal_type, signal)
         state = _Emit()
         for index, phase in enumerate(self.policy.phases):
-            steps = PhaseSteps(phase, signal)
+            steps = PhaseSteps(phase, signal, self.logger)
             phase_slots = [Slot(reg=r, phase=index) for r in snapshot.registrations if _selects(phase, r)]
             state.slots.extend(phase_slots)
             stopped = False
@@ -262,14 +276,9 @@ class FanoutDispatcher(Generic[SignalT]):
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def _check_signal(self, signal: Any) -> None:
-        if self.signal_type is not None and not isinstance(signal, self.signal_type):
-            raise ValueError(f"signal must be of type {self.signal_type!r}, got {type(signal).__name__}")
-
     def _report(self, state: _Emit) -> DispatchReport:
+        # Always registration order, whatever preserve_registration_order says: the ADR makes even
+        # concurrent execution report "in deterministic registration order".
         matched = [s for s in state.slots if s.matched or s.status is not None]
-        if self.policy.preserve_registration_order:
-            matched.sort(key=lambda s: s.reg.seq)
-        else:
-            matched.sort(key=lambda s: (s.order < 0, s.order))
+        matched.sort(key=lambda s: s.reg.seq)
         return DispatchReport(outcomes=tuple(s.outcome() for s in matched), deadline_expired=state.expired)

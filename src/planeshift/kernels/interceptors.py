@@ -48,12 +48,15 @@ Interceptor = Callable[[ContextT], InterceptorDecision[ContextT] | Awaitable[Any
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InterceptorRegistration(Generic[ContextT]):
-    """One interceptor; the handler is runtime-only and never part of a durable plan digest."""
+    """One interceptor; the handler is runtime-only and never part of a durable plan digest.
+
+    `order` is required, as in the ADR's dataclass: a rank within the stage is the owner's decision.
+    """
 
     name: str
     stage: str
     handler: Interceptor[ContextT]
-    order: int = 0
+    order: int
 
     def __post_init__(self) -> None:
         bad = []

@@ -64,6 +64,20 @@ class DispatchStagePolicy:
         if found:
             raise PolicyError(found)
 
+    @property
+    def catches_base_exception(self) -> bool:
+        """Whether the stage collects whatever a handler raises and drains before re-raising it.
+
+        COLLECT failures, AWAIT_ALL and COLLECT cancellations leave nothing that may end the stage
+        early, so a KeyboardInterrupt or SystemExit is collected too (MessageManager: "Both catch
+        BaseException, drain later callbacks, then re-raise one value or a BaseExceptionGroup").
+        """
+        return (
+            self.failure is DF.COLLECT
+            and self.completion is CT.AWAIT_ALL
+            and self.handler_cancellation is HandlerCancellation.COLLECT
+        )
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DispatchPhase:
@@ -126,7 +140,12 @@ class DispatchPhase:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DispatchPolicy:
-    """Ordered phases that together select every registration exactly once."""
+    """Ordered phases that together select every registration exactly once.
+
+    `preserve_registration_order` governs invocation order only: True promises that handlers are
+    invoked (sequential) or started (concurrent) in registration order; False waives that promise,
+    though this kernel still keeps it. The report is in registration order either way.
+    """
 
     phases: tuple[DispatchPhase, ...]
     preserve_registration_order: bool = True

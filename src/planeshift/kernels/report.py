@@ -53,7 +53,7 @@ class HandlerOutcome:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DispatchReport:
-    """Every matched registration's outcome, in registration order unless the policy says otherwise."""
+    """Every matched registration's outcome, always in registration order (also for concurrent phases)."""
 
     outcomes: tuple[HandlerOutcome, ...] = ()
     deadline_expired: bool = False
