@@ -42,7 +42,8 @@ from .interceptors import (
     OrderedInterceptorChain,
     RecordedDecision,
 )
-from .policy import DispatchPhase, DispatchPolicy, DispatchStagePolicy
+from .phases import DispatchPhase, DispatchStagePolicy
+from .policy import DispatchPolicy
 from .ports import (
     CommitParticipant,
     CommitRefs,

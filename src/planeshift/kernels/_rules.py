@@ -18,7 +18,8 @@ from ._vocab import (
 )
 
 if TYPE_CHECKING:
-    from .policy import DispatchPhase, DispatchPolicy, DispatchStagePolicy
+    from .phases import DispatchPhase, DispatchStagePolicy
+    from .policy import DispatchPolicy
 
 __all__ = ["Violations", "phase_rules", "policy_rules", "stage_rules"]
 

@@ -17,7 +17,7 @@ def check_signal_type(policy: DispatchPolicy, signal_type: Any) -> None:
         # The ADR pins "pre-dispatch event-type validation that raises ValueError" into the profile.
         # The policy value cannot carry it, so the dispatcher refuses the profile's phases without it,
         # whether they come from DispatchPolicy.broadcaster() or were rebuilt field by field.
-        if policy.phases == broadcaster().phases:
+        if policy.phases == broadcaster():
             why = (
                 "the Broadcaster profile validates the event type before dispatch:"
                 " pass FanoutDispatcher(policy, signal_type=EventType)"

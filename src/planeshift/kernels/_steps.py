@@ -20,7 +20,7 @@ from ._vocab import (
     SyncHandlerMode,
 )
 from .errors import ReturnedAwaitableRejected
-from .policy import DispatchPhase, DispatchStagePolicy
+from .phases import DispatchPhase, DispatchStagePolicy
 
 __all__ = ["PhaseSteps"]
 

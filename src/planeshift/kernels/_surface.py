@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from ._runner import Slot
 from ._vocab import ErrorSurface as ES, HandlerCancellation as HC, OutcomeStatus
 from .errors import HandlerCancelled
-from .policy import DispatchStagePolicy
+from .phases import DispatchStagePolicy
 
 __all__ = ["finish_stage"]
 

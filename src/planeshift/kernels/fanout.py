@@ -22,7 +22,8 @@ from ._vocab import (
     UnsetType,
 )
 from .errors import DeadlineExceeded, SnapshotError, SyncEntryError
-from .policy import DispatchPhase, DispatchPolicy
+from .phases import DispatchPhase
+from .policy import DispatchPolicy
 from .report import DispatchReport, DispatchSnapshot, Registration
 
 __all__ = ["FanoutDispatcher"]
