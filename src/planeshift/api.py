@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from .analyzer.discover import discover
 from .analyzer.extract.pool import Extraction
-from .analyzer.extract.sites import Vocabulary
+from .analyzer.shapes import vocabulary
 from .analyzer.link.linker import Linked
 from .analyzer.link.run import link
 from .analyzer.store.store import Store
@@ -99,35 +99,6 @@ def load_packs(config: Config) -> tuple[Pack, ...]:
                                 f"mechanism id already defined by pack {seen[mech.id]}")
             seen[mech.id] = pack.name
     return tuple(packs)
-
-
-def vocabulary(packs: tuple[Pack, ...]) -> Vocabulary:
-    """The words a file must contain for its sites to be worth recording (the prefilter)."""
-    calls: set[str] = set()
-    keywords: set[str] = set()
-    list_attrs: set[str] = set()
-    assign_attrs: set[str] = set()
-    for pack in packs:
-        for mech in pack.mechanisms:
-            for spec in mech.registrations:
-                last = spec.name.rsplit(".", 1)[-1]
-                if spec.kind in ("method", "function", "decorator"):
-                    calls.add(last)
-                elif spec.kind == "keyword":
-                    keywords.add(spec.name)
-                elif spec.kind == "mapping":
-                    # the mapping may come positionally or through **kwargs: the callee's name
-                    keywords.add(spec.name)
-                    calls.update(c.rsplit(".", 1)[-1] for c in spec.callables)
-                elif spec.kind == "append":
-                    list_attrs.add(spec.name)
-                elif spec.kind == "assign":
-                    assign_attrs.add(spec.name)
-            for em in mech.emissions:
-                calls.add(em.name.rsplit(".", 1)[-1])
-    config_keys = {c.key for p in packs for m in p.mechanisms for c in m.config}
-    return Vocabulary(frozenset(calls), frozenset(keywords), frozenset(list_attrs),
-                      frozenset(assign_attrs), frozenset(config_keys))
 
 
 def settings_patterns(packs: tuple[Pack, ...]) -> tuple[str, ...]:

@@ -12,7 +12,8 @@ from analyzer.helpers import DEMO_PACK
 from perf.fixture_tree import fixture_files
 
 from planeshift.analyzer.extract import pool
-from planeshift.api import load_packs, vocabulary
+from planeshift.analyzer.shapes import vocabulary
+from planeshift.api import load_packs
 from planeshift.config import Config
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")

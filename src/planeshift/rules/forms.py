@@ -11,7 +11,6 @@ from typing import Any
 
 from ..types import InputError
 
-REGISTRATION_KINDS = ("method", "function", "decorator", "keyword", "append", "assign", "mapping")
 
 
 POLICY_AXES: dict[str, tuple[str, ...]] = {
@@ -53,7 +52,7 @@ class ArgSpec:
 
 @dataclass(frozen=True, slots=True)
 class RegistrationForm:
-    kind: str  # one of REGISTRATION_KINDS
+    kind: str  # a registration shape's kind (analyzer/shapes), or "config" for a settings file
     name: str  # method / attribute / keyword name, or a qualified function / decorator name
     callables: tuple[str, ...] = ()  # keyword / mapping: the callables receiving it
     point: ArgSpec | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..analyzer.shapes import all_shapes, kinds as shape_kinds, shape_of
 from ..types import PLANES
 from .forms import (
     ArgSpec,
@@ -16,9 +17,12 @@ from .forms import (
     PackError,
     POLICY_AXES,
     RegistrationForm,
-    REGISTRATION_KINDS,
     WHEN_KEYS,
 )
+
+
+# every option any registration form takes (each shape says which of them it accepts)
+FORM_OPTIONS = ("callable", "point", "handler", "receiver", "fixed_point", "many", "owner", "item")
 
 
 class PackReader:
@@ -85,11 +89,11 @@ class PackReader:
             raise self.fail(f"{key}.register", "expected a list of registration forms")
         if not registrations and not data.get("emit") and not data.get("config"):
             raise self.fail(f"{key}.register", "a mechanism needs registration, emission or config forms")
+        needing = [s.kind for s in all_shapes() if s.needs_dispatcher]
         if not dispatchers and any(
-            isinstance(r, dict) and ("method" in r or "append" in r or "assign" in r)
-            for r in registrations
+            isinstance(r, dict) and any(kind in r for kind in needing) for r in registrations
         ):
-            raise self.fail(f"{key}.dispatcher", "method/append/assign forms need a dispatcher")
+            raise self.fail(f"{key}.dispatcher", f"{'/'.join(needing)} forms need a dispatcher")
         policy, evidence = self.policy(data.get("policy"), f"{key}.policy")
         classify = data.get("classify")
         if not isinstance(classify, list) or not classify:
@@ -157,42 +161,29 @@ class PackReader:
         )
 
     def registration(self, data: Any, key: str, dispatchers: tuple[str, ...]) -> RegistrationForm:
-        allowed = (
-            *REGISTRATION_KINDS, "callable", "point", "handler", "receiver", "fixed_point", "many",
-            "owner", "item",
-        )
-        data = self.mapping(data, key, allowed)
-        kinds = [k for k in REGISTRATION_KINDS if k in data]
-        if len(kinds) != 1:
-            raise self.fail(key, f"give exactly one of: {', '.join(REGISTRATION_KINDS)}")
-        kind = kinds[0]
-        callables = self.strings(data.get("callable"), f"{key}.callable")
-        if kind in ("keyword", "mapping") and (not callables or set(callables) & set(dispatchers)):
-            # the dispatcher (the default callable) is also reached through its public aliases
-            callables = tuple(dict.fromkeys((*callables, *dispatchers)))
-        if kind in ("keyword", "mapping") and not callables:
-            raise self.fail(f"{key}.callable", f"a {kind} registration needs a callable")
-        handler = self.argspec(data.get("handler"), f"{key}.handler")
-        if handler is None and kind in ("method", "function"):
-            handler = ArgSpec(index=0) if kind == "method" else None
-        item = None
-        if data.get("item") is not None:
-            raw = self.mapping(data["item"], f"{key}.item", ("point", "handler"))
-            if not all(isinstance(raw.get(k), int) for k in ("point", "handler")):
-                raise self.fail(f"{key}.item", "expected integer `point` and `handler` positions")
-            item = (raw["point"], raw["handler"])
-        return RegistrationForm(
-            owner=self.strings(data.get("owner"), f"{key}.owner"),
-            item=item,
-            kind=kind,
-            name=self.string(data[kind], f"{key}.{kind}"),
-            callables=callables,
-            point=self.argspec(data.get("point"), f"{key}.point"),
-            handler=handler,
-            receiver=self.argspec(data.get("receiver"), f"{key}.receiver"),
-            fixed_point=data.get("fixed_point"),
-            many=bool(data.get("many", False)),
-        )
+        kinds = shape_kinds()
+        data = self.mapping(data, key, (*kinds, *FORM_OPTIONS))
+        given = [k for k in kinds if k in data]
+        if len(given) != 1:
+            raise self.fail(key, f"give exactly one of: {', '.join(kinds)}")
+        shape = shape_of(given[0])
+        for option in data:
+            if option != shape.kind and option not in shape.options:
+                raise self.fail(f"{key}.{option}", f"a {shape.kind} form takes no {option!r} "
+                                f"(it takes: {', '.join(shape.options) or 'nothing else'})")
+        fields: dict[str, Any] = {
+            "kind": shape.kind,
+            "name": self.string(data[shape.kind], f"{key}.{shape.kind}"),
+            "callables": self.strings(data.get("callable"), f"{key}.callable"),
+            "point": self.argspec(data.get("point"), f"{key}.point"),
+            "handler": self.argspec(data.get("handler"), f"{key}.handler"),
+            "receiver": self.argspec(data.get("receiver"), f"{key}.receiver"),
+            "fixed_point": data.get("fixed_point"),
+            "many": bool(data.get("many", False)),
+            "owner": self.strings(data.get("owner"), f"{key}.owner"),
+        }
+        fields.update(shape.read(self, data, key, dispatchers))
+        return RegistrationForm(**fields)
 
     def emission(self, data: Any, key: str) -> EmissionForm:
         data = self.mapping(data, key, ("method", "function", "point"))

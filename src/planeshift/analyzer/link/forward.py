@@ -12,7 +12,8 @@ from dataclasses import replace
 
 from ...rules.forms import ArgSpec, RegistrationForm
 from ..extract.facts import Function, Param
-from .match import NOT_GIVEN, Candidate, Matcher
+from .match.candidates import NOT_GIVEN, Match
+from .match.matcher import Matcher
 
 
 def _param_source(ref, params: dict[str, Param], func: Function) -> Param | None:
@@ -33,7 +34,7 @@ def _spec_for(param: Param, positional: list[Param]) -> ArgSpec:
     return ArgSpec(keyword=param.name)
 
 
-def _through_star(cand: Candidate, inner: ArgSpec, params, positional, func) -> ArgSpec | None:
+def _through_star(cand: Match, inner: ArgSpec, params, positional, func) -> ArgSpec | None:
     """``bus.on(*keys, handler=h)`` in ``def on(self, *keys, handler)``: the caller's first
     positional argument is the wrapped API's point."""
     if inner.index is None or inner.index < 0:
@@ -51,7 +52,7 @@ def _through_star(cand: Candidate, inner: ArgSpec, params, positional, func) -> 
     return None
 
 
-def derive(cand: Candidate, matcher: Matcher) -> RegistrationForm | None:
+def derive(cand: Match, matcher: Matcher) -> RegistrationForm | None:
     """A derived registration form when *cand* sits in a function that forwards its parameters.
 
     A helper that only forwards the point (its handler is fixed) is derived only when the
@@ -109,7 +110,7 @@ def derive(cand: Candidate, matcher: Matcher) -> RegistrationForm | None:
         module, scope = index.function_scope(qn)
         parent = scope.rsplit(".", 1)[0] if "." in scope else ""
         values = matcher.ev.eval(point_param.default, module, parent)
-        default_point = matcher.normalize_point(values, cand.mechanism)[0]
+        default_point = matcher.points.normalize_point(values, cand.mechanism)[0]
     return RegistrationForm(
         default_point=default_point,
         kind="function",

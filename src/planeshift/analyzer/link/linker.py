@@ -24,12 +24,12 @@ from ..extract.facts import FileFacts
 from ..extract.sites import Vocabulary
 from ..extract.summary import FileSummary, list_aliases, summarize
 from .candidate import Candidate
-from .emissions import RawEmission
+from .match.emissions import RawEmission
 from .evaluate import Evaluator
 from .forward import derive
 from .incremental import Changes, FullLink, example
 from .index import DepKey, ProjectIndex
-from .match import Match, Matcher
+from .match.matcher import Matcher
 
 if TYPE_CHECKING:
     import networkx as nx

@@ -18,7 +18,7 @@ from ...rules.forms import RegistrationForm
 from ..extract.sites import Vocabulary
 from ..extract.summary import FileSummary
 from ..link.candidate import Candidate
-from ..link.emissions import RawEmission
+from ..link.match.emissions import RawEmission
 from ..link.index import DepKey
 from ..link.linker import Dispatchers, Linked, Unit
 from .codec import FORMAT, decode, encode

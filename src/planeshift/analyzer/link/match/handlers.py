@@ -3,9 +3,9 @@ to it can return an awaitable although it is declared sync (the DISCARD_UNAWAITE
 
 from __future__ import annotations
 
-from ..extract.facts import Ref
-from .evaluate import Evaluator, Value, Values
-from ...types import Handler
+from ....types import Handler
+from ...extract.facts import Ref
+from ..evaluate import Evaluator, Value, Values
 
 AWAITABLE_FACTORIES = {
     "asyncio.create_task", "asyncio.ensure_future", "asyncio.gather", "asyncio.sleep",

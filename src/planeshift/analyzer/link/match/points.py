@@ -7,9 +7,10 @@ or a literal string key; anything decided at run time is reported with the reaso
 
 from __future__ import annotations
 
-from ...rules.forms import ArgSpec, Mechanism
-from ..extract.facts import Arg, Site
-from .evaluate import Evaluator, Values
+from ....rules.forms import ArgSpec, Mechanism
+from ...extract.facts import Arg, Site
+from ..evaluate import Evaluator, Values
+from .identity import Identity
 
 
 def args_for(site: Site, spec: ArgSpec | None, taken: set[int] | None = None) -> list[Arg]:
@@ -30,13 +31,12 @@ def args_for(site: Site, spec: ArgSpec | None, taken: set[int] | None = None) ->
     return []
 
 
-class PointResolver:
-    """Point extraction for the matcher (it provides ``ev`` and ``ids``)."""
+class Points:
+    """Which point a registration or emission names, normalised for the mechanism."""
 
-    ev: Evaluator
-
-    def ids(self, names: tuple[str, ...]) -> frozenset[str]:
-        raise NotImplementedError
+    def __init__(self, evaluator: Evaluator, identity: Identity) -> None:
+        self.ev = evaluator
+        self.ids = identity.ids
 
     def point_of(self, facts, site, mech, spec) -> tuple[str | None, str | None, bool]:
         """(normalised point, why it is unknown, whether it is one of the mechanism's points)."""

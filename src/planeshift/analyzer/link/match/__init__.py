@@ -1,0 +1,1 @@
+"""Matching sites to registration and emission forms (``matcher.Matcher`` composes the parts)."""

@@ -1,0 +1,122 @@
+"""Building matches: a site matched to a registration form, with its point and handler facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ....rules.forms import ArgSpec, Mechanism, RegistrationForm
+from ....types import Handler
+from ...extract.facts import Arg, FileFacts, Ref, Site
+from ...extract.refs import render
+from ..candidate import Candidate
+from ..evaluate import Evaluator
+from .handlers import HandlerResolver
+from .points import Points, args_for
+
+CALLABLE_KINDS = ("func", "bound", "lambda", "partial")
+NOT_GIVEN = "<not given at this call>"
+
+
+@dataclass
+class Match:
+    """A site matched to a registration form, with the syntax it came from (what deriving a
+    forwarder needs); ``candidate()`` is the plain fact classification reads."""
+
+    file: str
+    module: str
+    site: Site
+    mechanism: Mechanism
+    spec: RegistrationForm
+    api: str
+    point: str | None
+    handler: Handler
+    confidence: str = "high"
+    evidence: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    point_note: str | None = None  # why the point is unknown
+    handler_arg: Arg | None = None
+    point_args: tuple[Arg, ...] = ()
+    receiver: Ref | None = None
+
+    @property
+    def line(self) -> int:
+        return self.site.line
+
+    @property
+    def col(self) -> int:
+        return self.site.col
+
+    @property
+    def scope(self) -> str:
+        return self.site.scope
+
+    def candidate(self) -> Candidate:
+        flags = list(self.flags)
+        if self.handler.returns_awaitable and not self.handler.declared_async:
+            flags.append("returns_awaitable")  # a sync handler that can hand back an awaitable
+        return Candidate(
+            file=self.file, line=self.line, col=self.col, scope=self.scope,
+            mechanism=self.mechanism.id, via=self.spec.kind, api=self.api, point=self.point,
+            point_note=self.point_note, handler=self.handler, confidence=self.confidence,
+            evidence=tuple(e for e in self.evidence if e), flags=tuple(dict.fromkeys(flags)),
+        )
+
+
+class Builder:
+    """Matches from their parts: the handler an argument is, the decorated function, the
+    arguments a spec designates."""
+
+    def __init__(self, evaluator: Evaluator, points: Points) -> None:
+        self.ev = evaluator
+        self.points = points
+        self.handlers = HandlerResolver(evaluator)
+
+    def match(self, facts: FileFacts, site: Site, mech: Mechanism, spec: RegistrationForm,
+              api: str, point: str | None, note: str | None, handler: Handler, confidence: str,
+              evidence: list[str], flags: list[str], handler_arg: Arg | None = None,
+              receiver: Ref | None = None) -> Match:
+        evidence = [e for e in evidence if e]
+        if note:
+            flags = [*flags, "dynamic_point"]
+        point_args = tuple(args_for(site, spec.point)) if spec.point else ()
+        return Match(
+            file=facts.path, module=facts.module, site=site, mechanism=mech, spec=spec, api=api,
+            point=point, handler=handler, confidence=confidence, evidence=evidence, flags=flags,
+            point_note=note, handler_arg=handler_arg, point_args=point_args, receiver=receiver,
+        )
+
+    @staticmethod
+    def arg(site: Site, spec: ArgSpec | None) -> Arg | None:
+        found = args_for(site, spec)
+        return found[0] if found else None
+
+    def handler(self, ref: Ref, text: str, facts: FileFacts, site: Site) -> Handler:
+        return self.handlers.resolve(ref, text, facts.module, site.scope)
+
+    @staticmethod
+    def handler_items(arg: Arg | None, many: bool) -> list[tuple[Ref, str]]:
+        """The handler expressions an argument holds: one, or each of a literal list."""
+        if arg is None:
+            return [(("const", "None"), "<missing>")]
+        if many and arg.ref[0] == "seq":
+            return [(item, render(item)) for item in arg.ref[2]]
+        if many and arg.ref[0] == "either":
+            seqs = [r for r in arg.ref[1] if r[0] == "seq"]
+            if seqs:
+                return [(item, render(item)) for seq in seqs for item in seq[2]]
+        return [(arg.ref, arg.text)]
+
+    def decorated(self, facts: FileFacts, site: Site) -> Handler:
+        """The function or class a decorator site decorates, as a handler."""
+        qn = f"{facts.module}.{site.decorated}" if facts.module else site.decorated
+        func = self.ev.index.functions.get(qn)
+        name = site.decorated.rsplit(".", 1)[-1]
+        if func is None:
+            return Handler(name, qn, site.decorated_async, None, "class")
+        kind = "method" if func.kind != "function" else "function"
+        returns = True if func.is_async else self.handlers.function_returns_awaitable(qn)
+        return Handler(name, qn, func.is_async and not func.is_generator, returns, kind)
+
+    def looks_callable(self, arg: Arg, facts: FileFacts, site: Site) -> bool:
+        values = self.ev.eval(arg.ref, facts.module, site.scope)
+        return any(v[0] in CALLABLE_KINDS for v in values)

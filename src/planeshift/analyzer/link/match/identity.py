@@ -1,0 +1,67 @@
+"""Dispatcher identity: which classes and functions a pack's qualified names are, and whether a
+receiver's inferred values are (a subclass of) a mechanism's dispatcher."""
+
+from __future__ import annotations
+
+from ....rules.forms import Mechanism
+from ..evaluate import Evaluator, Values
+from ..memo import Memo
+
+
+class Identity:
+    def __init__(self, evaluator: Evaluator) -> None:
+        self.ev = evaluator
+        self._ids: Memo[frozenset[str]] = Memo(evaluator.index.deps)
+
+    def ids(self, names: tuple[str, ...]) -> frozenset[str]:
+        """Canonical identities of qualified names: the names themselves and what they resolve to."""
+
+        def resolve() -> frozenset[str]:
+            out = set(names)
+            for name in names:
+                for value in self.ev.qualified(name):
+                    if value[0] in ("cls", "func", "ext"):
+                        out.add(value[1])
+            return frozenset(out)
+
+        return self._ids.get(names, resolve)
+
+    def dispatcher_ids(self, mech: Mechanism) -> frozenset[str]:
+        return self.ids(mech.dispatchers + mech.aliases)
+
+    def status(self, values: Values, ids: frozenset[str]) -> tuple[str, str]:
+        """("match" | "dynamic" | "unknown" | "other", explanation) for a receiver's values."""
+        hits = [
+            v for v in values
+            if v[0] in ("inst", "cls") and any(c in ids for c in self.ev.mro(v[1]))
+        ]
+        if hits:
+            return "match", ", ".join(sorted({short(v) for v in hits}))
+        dyn = [v for v in values if v[0] == "dyn"]
+        if dyn:
+            return "dynamic", dyn[0][1]
+        if values and all(v[0] == "unknown" for v in values):
+            return "unknown", sorted(values)[0][1]
+        return "other", ", ".join(sorted({str(v[1]) for v in values if len(v) > 1}))
+
+    def callee_ids(self, values: Values) -> set[str]:
+        """Everything a call of these values runs: functions, methods, a class and its __init__."""
+        out: set[str] = set()
+        for v in values:
+            if v[0] in ("func", "ext"):
+                out.add(v[1])
+            elif v[0] == "bound":
+                out.add(self.ev.method(v[1], v[2]) or f"{v[1]}.{v[2]}")
+                if v[2] == "__init__":  # super().__init__(...) constructs the base class
+                    out.update(self.ev.mro(v[1]))
+            elif v[0] == "cls":
+                out.update(self.ev.mro(v[1]))
+                init = self.ev.method(v[1], "__init__")
+                if init is not None:  # constructing X calls X.__init__ (a derived forwarder)
+                    out.add(init)
+        return out
+
+
+def short(value: tuple) -> str:
+    name = value[1].rsplit(".", 1)[-1]
+    return f"an instance of {name}" if value[0] == "inst" else f"the class {name}"

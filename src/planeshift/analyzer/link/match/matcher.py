@@ -1,0 +1,126 @@
+"""Site matching: which sites register or emit on which mechanism, with the facts why.
+
+A site matches a registration form only when its receiver (or callee) resolves to that
+mechanism's dispatcher, an alias of it, or a subclass. A receiver that resolves to anything else
+is a look-alike and is dropped. One that is dynamic (a loop variable, ``getattr``) is kept as
+``needs_review`` with the reason. One that cannot be typed at all is kept with its normal plane
+when its point argument is one of the mechanism's own points, as ``needs_review`` when it is
+handed a callable, and dropped otherwise (``sqlite3.connect``-style look-alikes).
+
+The matcher composes its parts: the form index, dispatcher identity, points, the match builder
+and emissions; each registration shape (``analyzer/shapes``) does its own matching with them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ....rules.forms import Mechanism, Pack, RegistrationForm
+from ....types import Handler
+from ...extract.facts import ConfigHook, FileFacts, Ref, Site
+from ...shapes import all_shapes, shape_of
+from ...shapes.base import CalleeShape
+from ..evaluate import Evaluator
+from ..memo import Memo
+from .candidates import Builder, Match
+from .emissions import Emissions, RawEmission
+from .forms import FormIndex
+from .identity import Identity
+from .points import Points
+
+
+class Matcher:
+    def __init__(self, packs: tuple[Pack, ...], evaluator: Evaluator) -> None:
+        self.ev = evaluator
+        self.forms = FormIndex(packs)
+        self.identity = Identity(evaluator)
+        self.points = Points(evaluator, self.identity)
+        self.build = Builder(evaluator, self.points)
+        self._emissions = Emissions(evaluator, self.identity, self.points, self.forms)
+        self._keyed = [s for s in all_shapes() if not s.callee]
+        self._bodies: Memo[frozenset[str]] = Memo(evaluator.index.deps)
+
+    def add(self, mech: Mechanism, form: RegistrationForm, list_alias: str | None = None) -> None:
+        """Index a registration form (pack-given, or derived by the linker)."""
+        self.forms.add(mech, form, list_alias)
+
+    def dispatcher_ids(self, mech: Mechanism) -> frozenset[str]:
+        return self.identity.dispatcher_ids(mech)
+
+    def enum_members(self, mech: Mechanism) -> tuple[tuple[str, object], ...] | None:
+        return self.points.enum_members(mech)
+
+    def emissions(self, facts: FileFacts) -> Iterator[RawEmission]:
+        return self._emissions.emissions(facts)
+
+    # -- registrations ------------------------------------------------------------------------
+    def registrations(self, facts: FileFacts) -> Iterator[Match]:
+        bodies = self.api_bodies()
+        for site in facts.sites:
+            scope = f"{facts.module}.{site.scope}"
+            if bodies and any(scope == b or scope.startswith(b + ".") for b in bodies):
+                continue
+            yield from self._site(facts, site)
+        for hook in facts.config_hooks:
+            yield from self._config(facts, hook)
+
+    def api_bodies(self) -> frozenset[str]:
+        """Qualnames of pack-declared registration functions and decorators: sites inside their
+        own bodies are the API's plumbing (``def hook(p): def wrap(fn): bus.on(p, fn)``)."""
+
+        def find() -> frozenset[str]:
+            names = tuple(form.name for _, form in self.forms.callee
+                          if form.kind in ("function", "decorator") and not form.forwards)
+            return frozenset(n for n in self.identity.ids(names) if n in self.ev.index.functions)
+
+        return self._bodies.get("bodies", find)
+
+    def _site(self, facts: FileFacts, site: Site) -> Iterator[Match]:
+        func = site.func
+        if site.kind != "assign" and func[0] == "attr" and self.forms.excluded and self._excluded(
+                facts, site, func[1], func[2]):
+            return
+        for shape in self._keyed:
+            yield from shape.match(self, facts, site)
+        if site.kind != "assign" and self.forms.callee:
+            yield from self._callee(facts, site)
+
+    def _excluded(self, facts: FileFacts, site: Site, receiver: Ref, method: str) -> bool:
+        """A call the packs list as never a registration (``atexit.register``, ...)."""
+        for value in self.ev.eval(receiver, facts.module, site.scope):
+            if value[0] in ("mod", "ext", "inst", "cls", "extcall"):
+                if f"{value[1]}.{method}" in self.forms.excluded:
+                    return True
+        return False
+
+    def _callee(self, facts: FileFacts, site: Site) -> Iterator[Match]:
+        """Forms matched by what the call resolves to, in pack order."""
+        callee: set[str] | None = None
+        for mech, form in self.forms.callee:
+            shape = shape_of(form.kind)
+            assert isinstance(shape, CalleeShape)
+            if not shape.applies(site, form):
+                continue
+            if callee is None:
+                callee = self.identity.callee_ids(self.ev.eval(site.func, facts.module, site.scope))
+            hit = callee & self.identity.ids(shape.callables(form))
+            if hit:
+                yield from shape.match_callee(self, facts, site, mech, form, sorted(hit)[0])
+
+    def _config(self, facts: FileFacts, hook: ConfigHook) -> Iterator[Match]:
+        """An external hook command in a settings file (ADR-0120 D6)."""
+        for mech in self.forms.mechanisms:
+            if not any(c.key == hook.key_path for c in mech.config):
+                continue
+            shell = isinstance(hook.command, str)
+            text = hook.command if shell else " ".join(map(str, hook.command))
+            site = Site(kind="config", line=hook.line, col=0, scope="", func=("other", "config"),
+                        text=hook.key_path)
+            form = RegistrationForm(kind="config", name=hook.key_path)
+            evidence = [f"{hook.key_path}.{hook.event} command in {facts.path}",
+                        "a shell string: the runtime requires argv (ADR-0120 D6)" if shell
+                        else "argv, never reaches a shell"]
+            yield self.build.match(facts, site, mech, form, f"{hook.key_path}.{hook.event}",
+                                   hook.event, None, Handler(text, None, None, None, "process"),
+                                   "high", evidence, [])
+            return

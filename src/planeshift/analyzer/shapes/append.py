@@ -1,0 +1,149 @@
+"""``bus._callbacks.append(handler)``: a callback list of the dispatcher (also ``extend`` and
+``insert``, through properties that return the list, and queued ``(point, handler)`` tuples)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from ...rules.forms import Mechanism, RegistrationForm
+from ...types import Handler
+from ..extract.facts import Arg, FileFacts, Ref, Site
+from ..extract.refs import render
+from ..extract.sites import LIST_METHODS
+from ..link.match.identity import short
+from .base import Example, Shape, register
+
+if TYPE_CHECKING:
+    from ...rules.pack_reader import PackReader
+    from ..link.match.candidates import Match
+    from ..link.match.matcher import Matcher
+
+
+@register
+class AppendShape(Shape):
+    kind = "append"
+    options = ("owner", "item", "fixed_point")
+    needs_dispatcher = True
+    order = 20
+    MATCHES = [
+        Example("""
+            from demo.bus import EventBus
+
+            def cb(event):
+                pass
+
+            bus = EventBus()
+            bus._callbacks.append(cb)
+            bus._callbacks.insert(0, cb)
+            """, ((7, "_callbacks.append", None, "cb"), (8, "_callbacks.insert", None, "cb"))),
+    ]
+    LOOKALIKES = [
+        Example("""
+            class Log:
+                def __init__(self):
+                    self._callbacks = []
+
+            def cb(event):
+                pass
+
+            Log()._callbacks.append(cb)
+            """),
+    ]
+
+    def read(self, reader: PackReader, data: dict[str, Any], key: str,
+             dispatchers: tuple[str, ...]) -> dict[str, Any]:
+        raw = data.get("item")
+        if raw is None:
+            return {}
+        raw = reader.mapping(raw, f"{key}.item", ("point", "handler"))
+        if not all(isinstance(raw.get(k), int) for k in ("point", "handler")):
+            raise reader.fail(f"{key}.item", "expected integer `point` and `handler` positions")
+        return {"item": (raw["point"], raw["handler"])}
+
+    def words(self, form: RegistrationForm):
+        return [("list_attrs", form.name)]
+
+    def match(self, m: Matcher, facts: FileFacts, site: Site) -> Iterator[Match]:
+        func = site.func
+        if site.kind != "call" or func[0] != "attr" or func[2] not in LIST_METHODS:
+            return
+        receiver = func[1]
+        if receiver[0] != "attr":
+            return
+        for mech, form in m.forms.forms(self.kind, receiver[2]):
+            yield from self._append(m, facts, site, mech, form, receiver, func[2])
+
+    def list_status(self, m: Matcher, list_ref: Ref, form: RegistrationForm, mech: Mechanism,
+                    module: str, scope: str, depth: int = 0) -> tuple[str, str]:
+        """Is *list_ref* the callback list of the form, directly or through a property?"""
+        if list_ref[0] != "attr" or depth > 3:
+            return "other", ""
+        owner, name = list_ref[1], list_ref[2]
+        values = m.ev.eval(owner, module, scope)
+        if name == form.name:
+            ids = m.identity.ids(form.owner) if form.owner else m.identity.dispatcher_ids(mech)
+            status, why = m.identity.status(values, ids)
+            return status, f"{render(owner)} is {why}"
+        for value in values:
+            if value[0] != "inst":
+                continue
+            qn = m.ev.method(value[1], name)
+            func = m.ev.index.functions.get(qn) if qn else None
+            if func is None or func.kind != "property":
+                continue
+            fmodule, fscope = m.ev.index.function_scope(qn)
+            for ref in func.return_values:
+                status, why = self.list_status(m, ref, form, mech, fmodule, fscope, depth + 1)
+                if status == "match":
+                    return status, f"{why}, reached through property {short(value)}.{name}"
+        return "other", ""
+
+    def _append(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+                form: RegistrationForm, list_ref: Ref, method: str) -> Iterator[Match]:
+        status, why = self.list_status(m, list_ref, form, mech, facts.module, site.scope)
+        if status == "other" and _owner_unknown(m, list_ref, facts, site):
+            # the list's own name is the pack's callback list (or a property over it), but its
+            # owner cannot be typed: keep the site for review rather than drop it
+            status, why = "unresolved", f"{render(list_ref[1])} is not inferable"
+        if status not in ("match", "dynamic", "unresolved"):
+            return
+        positional = [a for a in site.args if a.name is None]
+        arg = positional[-1] if positional else None
+        flags = {"dynamic": ["dynamic_receiver"], "unresolved": ["receiver_unknown"]}.get(status, [])
+        evidence = [why, f"{method} onto the {form.name} callback list"]
+        api = f"{form.name}.{method}"
+        confidence = "high" if not flags else "low"
+        if form.item is not None:
+            yield _tuple_item(m, facts, site, mech, form, arg, api, evidence, flags, confidence)
+            return
+        for ref, text in m.build.handler_items(arg, many=(method == "extend")):
+            handler = m.build.handler(ref, text, facts, site)
+            yield m.build.match(facts, site, mech, form, api, form.fixed_point, None, handler,
+                                confidence, list(evidence), list(flags), handler_arg=arg,
+                                receiver=list_ref)
+
+
+def _owner_unknown(m: Matcher, list_ref: Ref, facts: FileFacts, site: Site) -> bool:
+    values = m.ev.eval(list_ref[1], facts.module, site.scope)
+    return bool(values) and all(v[0] == "unknown" for v in values)
+
+
+def _tuple_item(m: Matcher, facts: FileFacts, site: Site, mech: Mechanism, form: RegistrationForm,
+                arg: Arg | None, api: str, evidence: list[str], flags: list[str],
+                confidence: str) -> Match:
+    """``entries.append((point, handler))``: a queue of registrations flushed later."""
+    assert form.item is not None
+    point_pos, handler_pos = form.item
+    if arg is None or arg.ref[0] != "seq" or len(arg.ref[2]) <= max(point_pos, handler_pos):
+        text = arg.text if arg is not None else "<missing>"
+        return m.build.match(facts, site, mech, form, api, None,
+                             f"queued entry {text} is not a literal tuple", Handler(text), "low",
+                             evidence, flags, handler_arg=arg)
+    items = arg.ref[2]
+    values = m.ev.eval(items[point_pos], facts.module, site.scope)
+    point, note, _ = m.points.normalize_point(values, mech, render(items[point_pos]))
+    handler_ref = items[handler_pos]
+    handler = m.build.handler(handler_ref, render(handler_ref), facts, site)
+    return m.build.match(facts, site, mech, form, api, point, note, handler, confidence, evidence,
+                         flags, handler_arg=Arg(None, handler_ref, render(handler_ref)))

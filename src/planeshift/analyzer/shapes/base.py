@@ -1,0 +1,117 @@
+"""What a registration shape is: a pack form kind with its options, words, site test and matching.
+
+A shape is one module in this package, a subclass of :class:`Shape` (or :class:`CalleeShape`)
+decorated with ``@register``; the registry feeds the pack reader (which keys a form of the kind
+takes), the vocabulary (which words make a file worth collecting sites from), and the matcher
+(which sites register on which mechanism). Its ``MATCHES`` and ``LOOKALIKES`` examples, written
+against the tests' demo bus, are run by ``tests/analyzer/test_shapes.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ...rules.forms import ArgSpec, Mechanism, RegistrationForm
+
+if TYPE_CHECKING:
+    from ...rules.pack_reader import PackReader
+    from ..extract.facts import FileFacts, Site
+    from ..link.match.candidates import Match
+    from ..link.match.matcher import Matcher
+
+REGISTRY: dict[str, Shape] = {}
+WORD_CLASSES = ("calls", "keywords", "list_attrs", "assign_attrs")  # see extract/sites.py
+
+
+@dataclass(frozen=True)
+class Example:
+    """A module that registers (``expect``: (line, api, point, handler expr) per registration,
+    lines counted from the dedented example's first line) or, with no ``expect``, must not."""
+
+    code: str
+    expect: tuple[tuple[int, str, str | None, str], ...] = ()
+
+
+class Shape:
+    """A registration form kind matched by the word a site spells (a method, a list, a slot)."""
+
+    kind: ClassVar[str] = ""
+    options: ClassVar[tuple[str, ...]] = ()  # the pack keys a form of this kind takes
+    needs_dispatcher: ClassVar[bool] = False  # the form is reached through a dispatcher instance
+    callee: ClassVar[bool] = False  # matched by what a call resolves to, in pack order
+    order: ClassVar[int] = 50  # keyed shapes are tried at a site in this order
+    MATCHES: ClassVar[list[Example]] = []
+    LOOKALIKES: ClassVar[list[Example]] = []
+
+    def read(self, reader: PackReader, data: dict[str, Any], key: str,
+             dispatchers: tuple[str, ...]) -> dict[str, Any]:
+        """The kind's own fields of its :class:`RegistrationForm`, validated."""
+        return {}
+
+    def words(self, form: RegistrationForm) -> Iterable[tuple[str, str]]:
+        """(word class, word) pairs a file must contain for a site of *form* to be collected."""
+        raise NotImplementedError
+
+    def key(self, form: RegistrationForm) -> str:
+        """The word a site spells to reach *form* (keyed shapes)."""
+        return form.name
+
+    def match(self, m: Matcher, facts: FileFacts, site: Site) -> Iterator[Match]:
+        """The matches of this shape's forms at *site* (keyed shapes)."""
+        raise NotImplementedError
+
+
+class CalleeShape(Shape):
+    """A form matched by the callable a call (or decorator) resolves to."""
+
+    callee = True
+    decorates: ClassVar[bool] = False  # matched at decorator sites rather than at calls
+
+    def applies(self, site: Site, form: RegistrationForm) -> bool:
+        return (site.kind == "decorator") == self.decorates
+
+    def callables(self, form: RegistrationForm) -> tuple[str, ...]:
+        return form.callables or (form.name,)
+
+    def words(self, form: RegistrationForm) -> Iterable[tuple[str, str]]:
+        return [("calls", form.name.rsplit(".", 1)[-1])]
+
+    def match_callee(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+                     form: RegistrationForm, target: str) -> Iterator[Match]:
+        evidence = [f"{site.text} resolves to {target}"]
+        if form.forwards:
+            evidence.append(f"{form.name} forwards its parameters to a registration")
+        yield from self.at_call(m, facts, site, mech, form, evidence)
+
+    def at_call(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+                form: RegistrationForm, evidence: list[str]) -> Iterator[Match]:
+        raise NotImplementedError
+
+    @staticmethod
+    def with_handler(m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+                     form: RegistrationForm, evidence: list[str], flags: list[str],
+                     confidence: str, handler_spec: ArgSpec | None) -> Iterator[Match]:
+        """One match per handler the call hands over (each of a list when the form says many)."""
+        point, note, _ = m.points.point_of(facts, site, mech, form)
+        if form.fixed_handler is not None:
+            yield m.build.match(facts, site, mech, form, form.api_suffix, point, note,
+                                form.fixed_handler, confidence, evidence, flags)
+            return
+        arg = m.build.arg(site, handler_spec)
+        if arg is None or arg.ref == ("const", "None"):
+            return  # nothing (or an explicit None) handed to this slot
+        for ref, text in m.build.handler_items(arg, many=form.many):
+            handler = m.build.handler(ref, text, facts, site)
+            yield m.build.match(facts, site, mech, form, form.api_suffix, point, note, handler,
+                                confidence, list(evidence), list(flags), handler_arg=arg)
+
+
+def register(cls: type[Shape]) -> type[Shape]:
+    if not cls.kind:
+        raise TypeError(f"{cls.__name__} needs a kind")
+    if cls.kind in REGISTRY and type(REGISTRY[cls.kind]) is not cls:
+        raise ValueError(f"duplicate shape kind {cls.kind}: {cls.__name__}")
+    REGISTRY[cls.kind] = cls()
+    return cls

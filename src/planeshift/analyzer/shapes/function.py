@@ -1,0 +1,51 @@
+"""``subscribe(bus, topic, handler)``: a module function that registers on a dispatcher it is
+handed (also every helper or façade the linker derives as a forwarder)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from ...rules.forms import Mechanism, RegistrationForm
+from ..extract.facts import FileFacts, Site
+from .base import CalleeShape, Example, register
+
+if TYPE_CHECKING:
+    from ..link.match.candidates import Match
+    from ..link.match.matcher import Matcher
+
+
+@register
+class FunctionShape(CalleeShape):
+    kind = "function"
+    options = ("point", "handler", "receiver", "fixed_point", "callable", "many")
+    MATCHES = [
+        Example("""
+            from demo.bus import EventBus, Point
+
+            def log(**kw):
+                pass
+
+            def observe(bus: EventBus, point: Point, handler) -> None:
+                bus.on(point, handler)
+
+            observe(EventBus(), Point.AFTER, log)
+            """, ((9, "observe", "AFTER", "log"),)),
+    ]
+
+    def at_call(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+                form: RegistrationForm, evidence: list[str]) -> Iterator[Match]:
+        flags: list[str] = []
+        confidence = "high"
+        receiver = m.build.arg(site, form.receiver) if form.receiver is not None else None
+        if receiver is not None:
+            values = m.ev.eval(receiver.ref, facts.module, site.scope)
+            status, why = m.identity.status(values, m.identity.dispatcher_ids(mech))
+            if status == "other":
+                return
+            if status != "match":
+                flags.append("dynamic_receiver" if status == "dynamic" else "unresolved_receiver")
+                confidence = "low" if status == "dynamic" else "medium"
+            evidence.append(f"dispatcher argument {receiver.text} is {why}")
+        yield from self.with_handler(m, facts, site, mech, form, evidence, flags, confidence,
+                                     form.handler)
