@@ -42,7 +42,7 @@ def test_shape_lookalike_registers_nothing(tmp_path: Path, shape, index, example
 def test_every_shape_documents_itself_with_an_example() -> None:
     for shape in SHAPES:
         assert shape.MATCHES, f"{shape.kind} has no example that registers"
-            module = __import__(type(shape).__module__, fromlist=["_"])
+        module = __import__(type(shape).__module__, fromlist=["_"])
         assert module.__doc__, f"{shape.kind}'s module says nothing about the shape"
 
 
