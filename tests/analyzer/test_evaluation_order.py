@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 
 from planeshift.analyzer.extract.file import extract_source
-from planeshift.analyzer.link.evaluate import Evaluator
+from planeshift.analyzer.link.evaluate.engine import Evaluator
 from planeshift.analyzer.link.index import ProjectIndex
 from planeshift.analyzer.extract.sites import Vocabulary
 

@@ -25,7 +25,7 @@ from ..extract.sites import Vocabulary
 from ..extract.summary import FileSummary, list_aliases, summarize
 from .candidate import Candidate
 from .match.emissions import RawEmission
-from .evaluate import Evaluator
+from .evaluate.engine import Evaluator
 from .forward import derive
 from .incremental import Changes, FullLink, example
 from .index import DepKey, ProjectIndex

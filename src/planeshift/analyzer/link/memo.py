@@ -24,12 +24,19 @@ class Memo(Generic[T]):
         self.deps = deps
         self.table: dict[Hashable, tuple[T, frozenset]] = {}
 
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self.table
+
+    def reuse(self, key: Hashable) -> T:
+        """A memoised result; its reads count for the frame reusing it."""
+        result, read = self.table[key]
+        self.deps.add(read)
+        return result
+
     def get(self, key: Hashable, compute: Callable[[], T], placeholder: object = _NOTHING,
             keep: Callable[[], bool] | None = None) -> T:
-        found = self.table.get(key)
-        if found is not None:
-            self.deps.add(found[1])
-            return found[0]
+        if key in self.table:
+            return self.reuse(key)
         if placeholder is not _NOTHING:
             self.table[key] = (placeholder, frozenset())  # type: ignore[assignment]
         self.deps.push()

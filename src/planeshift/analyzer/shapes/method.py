@@ -15,7 +15,7 @@ from .base import Example, Shape, register
 
 if TYPE_CHECKING:
     from ...rules.pack_reader import PackReader
-    from ..link.evaluate import Values
+    from ..link.evaluate.values import Values
     from ..link.match.candidates import Match
     from ..link.match.matcher import Matcher
 

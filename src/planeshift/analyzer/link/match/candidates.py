@@ -9,7 +9,7 @@ from ....types import Handler
 from ...extract.facts import Arg, FileFacts, Ref, Site
 from ...extract.refs import render
 from ..candidate import Candidate
-from ..evaluate import Evaluator
+from ..evaluate.engine import Evaluator
 from .handlers import HandlerResolver
 from .points import Points, args_for
 

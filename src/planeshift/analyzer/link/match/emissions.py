@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ....rules.forms import EmissionForm, Mechanism
 from ...extract.facts import FileFacts, Site
-from ..evaluate import Evaluator
+from ..evaluate.engine import Evaluator
 from .forms import FormIndex
 from .identity import Identity
 from .points import Points, args_for

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ....types import Handler
 from ...extract.facts import Ref
-from ..evaluate import Evaluator, Value, Values
+from ..evaluate.engine import Evaluator
+from ..evaluate.values import Value, Values
 
 AWAITABLE_FACTORIES = {
     "asyncio.create_task", "asyncio.ensure_future", "asyncio.gather", "asyncio.sleep",

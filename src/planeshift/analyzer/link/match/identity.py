@@ -4,7 +4,8 @@ receiver's inferred values are (a subclass of) a mechanism's dispatcher."""
 from __future__ import annotations
 
 from ....rules.forms import Mechanism
-from ..evaluate import Evaluator, Values
+from ..evaluate.engine import Evaluator
+from ..evaluate.values import Values
 from ..memo import Memo
 
 

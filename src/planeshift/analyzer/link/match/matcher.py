@@ -20,7 +20,7 @@ from ....types import Handler
 from ...extract.facts import ConfigHook, FileFacts, Ref, Site
 from ...shapes import all_shapes, shape_of
 from ...shapes.base import CalleeShape
-from ..evaluate import Evaluator
+from ..evaluate.engine import Evaluator
 from ..memo import Memo
 from .candidates import Builder, Match
 from .emissions import Emissions, RawEmission

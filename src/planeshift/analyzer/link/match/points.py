@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ....rules.forms import ArgSpec, Mechanism
 from ...extract.facts import Arg, Site
-from ..evaluate import Evaluator, Values
+from ..evaluate.engine import Evaluator
+from ..evaluate.values import Values
 from .identity import Identity
 
 

@@ -1,0 +1,1 @@
+"""The evaluator (``engine.Evaluator``) and its parts."""
