@@ -84,6 +84,11 @@ def messages(caplog: pytest.LogCaptureFixture, logger: str) -> list[tuple[str, s
     return [(r.levelname, r.getMessage()) for r in caplog.records if r.name == logger]
 
 
+def lionagi_messages(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str, str]]:
+    """(logger, level name, message) of every record any lionagi logger emitted, in order."""
+    return [(r.name, r.levelname, r.getMessage()) for r in caplog.records if r.name.startswith("lionagi")]
+
+
 def exc_infos(caplog: pytest.LogCaptureFixture, logger: str) -> list[BaseException | None]:
     """The exception attached to each record *logger* emitted, in order (None without one)."""
     return [r.exc_info[1] if r.exc_info else None for r in caplog.records if r.name == logger]
