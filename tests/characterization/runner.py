@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,3 +34,13 @@ def run_suite(
     return subprocess.run(
         command, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout, check=False
     )
+
+
+def copy_installed_lionagi(package_parent: Path) -> Path:
+    """Copy the lionagi this interpreter imports to ``package_parent/lionagi`` (no __pycache__)."""
+    import lionagi
+
+    copy = Path(package_parent) / "lionagi"
+    shutil.copytree(Path(lionagi.__file__).resolve().parent, copy,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return copy

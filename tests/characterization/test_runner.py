@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
-import lionagi
 import pytest
 
-from .runner import EXPECT_ENV, run_suite
+from .runner import EXPECT_ENV, copy_installed_lionagi, run_suite
 
 pytestmark = pytest.mark.characterization
 
@@ -19,9 +17,7 @@ nested = pytest.mark.skipif(bool(os.environ.get(EXPECT_ENV)), reason="already in
 
 @nested
 def test_suite_passes_on_a_copy_of_lionagi_and_imports_the_copy(tmp_path: Path) -> None:
-    installed = Path(lionagi.__file__).resolve().parent
-    copy = tmp_path / "lionagi"
-    shutil.copytree(installed, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    copy = copy_installed_lionagi(tmp_path)
     done = run_suite(tmp_path)  # not -q: the report header names the lionagi imported
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert f"lionagi under test: {copy / '__init__.py'}" in done.stdout
