@@ -126,6 +126,29 @@ def test_handler_cancellation_is_returned_as_an_undefined_pair_that_requests_exi
     assert result == ((Undefined, cancelled), True, EventStatus.CANCELLED)
 
 
+def test_registry_call_swallows_its_callers_cancellation_and_returns_it_as_a_value() -> None:
+    async def main() -> tuple[Any, int]:
+        entered = asyncio.Event()
+
+        async def blocking(ev: Any, **kwargs: Any) -> None:
+            entered.set()
+            await asyncio.Event().wait()
+
+        registry = HookRegistry(hooks={PRE: blocking})
+        task = asyncio.ensure_future(registry.call(Event(), hook_type=PRE))
+        await entered.wait()
+        task.cancel()
+        ended = await outcome(task)
+        return ended, task.cancelling()
+
+    ended, cancelling = run(main())
+    assert ended.error is None  # the task that was cancelled completes normally
+    (value, should_exit, status), _ = ended.value
+    assert (value[0], type(value[1]), should_exit, status) == (
+        Undefined, asyncio.CancelledError, True, EventStatus.CANCELLED)
+    assert cancelling == 1  # the cancel request is still pending on the task, never honoured
+
+
 def test_stream_handler_gets_no_event_then_the_chunk_type_and_chunk() -> None:
     seen: list[tuple[Any, ...]] = []
 

@@ -115,6 +115,17 @@ def test_handler_is_invoked_once_per_matched_value_payload_fields_and_envelope()
     assert calls == [1, 3, "Signal"]
 
 
+def test_role_subscription_matches_the_envelope_role_and_gets_the_payload() -> None:
+    calls: list[Any] = []
+    observer = SessionObserver()
+    observer.observe(role="critic", handler=lambda payload, ctx: calls.append(("role", payload)))
+    observer.observe(int, role="critic", handler=lambda payload, ctx: calls.append(("int", payload)))
+    run(observer.emit(Signal(data=4, emitter_role="critic")))
+    run(observer.emit(Signal(data=5, emitter_role="worker")))
+    run(observer.emit(Signal(data="text", emitter_role="critic")))
+    assert calls == [("role", 4), ("int", 4), ("role", "text")]
+
+
 def test_no_matching_subscription_returns_an_empty_list() -> None:
     observer = SessionObserver()
     observer.observe(str, handler=sync([], "never"))
