@@ -280,6 +280,16 @@ def test_gate_denial_stores_the_event_but_skips_routes_and_subscribers() -> None
     assert trace == []
 
 
+def test_gate_runs_before_the_event_is_stored_which_happens_whatever_the_verdict() -> None:
+    seen: list[int] = []
+    observer = SessionObserver()
+    observer.gate(lambda payload: seen.append(len(observer.flow.items)) or payload > 1)
+    run(observer.emit(1))
+    run(observer.emit(2))
+    assert seen == [0, 1]
+    assert [s.data for s in observer.flow.items] == [1, 2]
+
+
 def test_raising_gate_is_a_silent_denial(caplog: pytest.LogCaptureFixture) -> None:
     trace: list[str] = []
 
