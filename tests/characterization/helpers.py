@@ -1,4 +1,4 @@
-"""Shared helpers for the lionagi 0.36.0 characterization suite: a loop runner, probes and awaitables."""
+"""Helpers shared by the lionagi 0.36.0 characterization tests: loop runner, probes, awaitables."""
 
 from __future__ import annotations
 
@@ -86,7 +86,8 @@ def messages(caplog: pytest.LogCaptureFixture, logger: str) -> list[tuple[str, s
 
 def lionagi_messages(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str, str]]:
     """(logger, level name, message) of every record any lionagi logger emitted, in order."""
-    return [(r.name, r.levelname, r.getMessage()) for r in caplog.records if r.name.startswith("lionagi")]
+    return [(r.name, r.levelname, r.getMessage())
+            for r in caplog.records if r.name.startswith("lionagi")]
 
 
 def exc_infos(caplog: pytest.LogCaptureFixture, logger: str) -> list[BaseException | None]:

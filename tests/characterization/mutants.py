@@ -1,4 +1,4 @@
-"""Runs the suite on mutated copies of lionagi to show each module's tests go red when a loop changes.
+"""Runs the suite on mutated copies of lionagi: each module's tests must go red when a loop changes.
 
 Not collected by pytest (about a minute). From the repository's tests/ folder:
 ``../.venv/bin/python -m characterization.mutants``; exit status 0 when every mutant was caught by
@@ -54,7 +54,8 @@ MUTANTS = (
            "    if False:\n        raise errors[0]",
            ("test_message_manager.py::test_single_failure_is_raised_as_itself_after_later"
             "_callbacks_ran[add_message]",)),
-    Mutant("protocols/messages/manager.py", "            if is_coro_func(cb):\n                raise",
+    Mutant("protocols/messages/manager.py",
+           "            if is_coro_func(cb):\n                raise",
            "            if False:\n                raise",
            ("test_message_manager.py::test_sync_path_rejects_a_declared_async_callback_before_the"
             "_message_is_created[async_callback]",)),
@@ -75,8 +76,8 @@ MUTANTS = (
            ("test_terminal_callbacks.py::test_handler_cancellation_cancels_its_siblings_unlogged"
             "_and_emit_returns_normally",)),
     Mutant("service/hooks/hook_registry.py",
-           "return (e, _should_exit, EventStatus.ABORTED)\n\n    async def handle_streaming_chunk",
-           "return (e, _should_exit, EventStatus.CANCELLED)\n\n    async def handle_streaming_chunk",
+           "EventStatus.ABORTED)\n\n    async def handle_streaming_chunk",
+           "EventStatus.CANCELLED)\n\n    async def handle_streaming_chunk",
            ("test_service_hooks.py::test_post_hook_failure_is_ignored_unless_the_hook_requests"
             "_exit[False]",)),
     Mutant("service/hooks/_utils.py", "return await run_sync(handler, *args, **kwargs)",

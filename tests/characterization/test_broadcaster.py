@@ -1,4 +1,4 @@
-"""Characterization of lionagi 0.36.0's Broadcaster (lionagi/service/broadcaster.py), one fresh subclass a test."""
+"""Characterization of lionagi 0.36.0's Broadcaster (lionagi/service/broadcaster.py)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class Ping:
 
 @pytest.fixture
 def bus() -> type[Broadcaster]:
-    """A fresh subclass: its own subscriber list and singleton slot, so no test leaks into another."""
+    """A fresh subclass: its own subscriber list and singleton slot; no test leaks into another."""
 
     class PingBroadcaster(Broadcaster):
         _event_type = Ping  # type: ignore[assignment]
@@ -63,7 +63,9 @@ def test_subscribers_run_sequentially_in_subscription_order(bus: type[Broadcaste
     assert trace == ["sync 1", "async start", "async end", "sync 2"]
 
 
-def test_coroutine_a_sync_callback_returns_is_awaited_before_the_next(bus: type[Broadcaster]) -> None:
+def test_coroutine_a_sync_callback_returns_is_awaited_before_the_next(
+    bus: type[Broadcaster],
+) -> None:
     trace: list[str] = []
     bus.subscribe(lambda event: record(trace, "returned coroutine ran"))
     bus.subscribe(tracer(trace, "next"))

@@ -1,4 +1,4 @@
-"""Characterization of lionagi 0.36.0's HookBus (lionagi/hooks/bus.py): what emit and blocking_emit do."""
+"""Characterization of lionagi 0.36.0's HookBus (lionagi/hooks/bus.py): emit and blocking_emit."""
 
 from __future__ import annotations
 

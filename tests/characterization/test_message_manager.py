@@ -1,4 +1,4 @@
-"""Characterization of lionagi 0.36.0's MessageManager callbacks (lionagi/protocols/messages/manager.py)."""
+"""Characterization of lionagi 0.36.0's MessageManager callbacks (protocols/messages/manager.py)."""
 
 from __future__ import annotations
 
@@ -162,7 +162,8 @@ def test_store_refusal_among_failures_is_raised_alone_and_the_others_logged(
     ])
     assert add(manager, path).error is refusal
     assert messages(caplog, LOGGER) == [
-        ("WARNING", "on_message_added callback error beside a store refusal: ValueError('ordinary')")
+        ("WARNING",
+         "on_message_added callback error beside a store refusal: ValueError('ordinary')")
     ]
 
 
@@ -183,7 +184,8 @@ def test_sync_path_snapshots_callbacks_before_the_mutation_async_path_after() ->
 def test_constructor_list_is_held_by_reference_unless_it_is_empty() -> None:
     trace: list[str] = []
     given, empty = [tracer(trace, "given")], []
-    holding, detached = MessageManager(on_message_added=given), MessageManager(on_message_added=empty)
+    holding = MessageManager(on_message_added=given)
+    detached = MessageManager(on_message_added=empty)
     given.append(tracer(trace, "appended to given"))
     empty.append(tracer(trace, "appended to empty"))
     add(holding, "add_message")

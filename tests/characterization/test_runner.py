@@ -1,4 +1,4 @@
-"""Proves runner.run_suite: the suite passes on a copy of lionagi, and it is the copy that it imports."""
+"""Proves runner.run_suite: the suite passes on a copy of lionagi, and imports that copy."""
 
 from __future__ import annotations
 

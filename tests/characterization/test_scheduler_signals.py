@@ -1,4 +1,4 @@
-"""Characterization of lionagi 0.36.0's SchedulerSignalBus.emit (lionagi/studio/scheduler/signals.py)."""
+"""Characterization of lionagi 0.36.0's SchedulerSignalBus.emit (studio/scheduler/signals.py)."""
 
 from __future__ import annotations
 

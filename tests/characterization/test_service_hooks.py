@@ -1,4 +1,4 @@
-"""Characterization of lionagi 0.36.0's service HookRegistry, HookEvent and HookedEvent (lionagi/service/hooks/)."""
+"""Characterization of lionagi 0.36.0's service HookRegistry, HookEvent and HookedEvent."""
 
 from __future__ import annotations
 
@@ -347,7 +347,8 @@ def test_post_stream_hook_sees_how_the_stream_ended(
 ) -> None:
     seen: list[str] = []
     work_ref: list[Any] = []
-    work = hooked([], chunks=("a", "b"), stream_error=ValueError("x") if ending == "raised" else None)
+    error = ValueError("x") if ending == "raised" else None
+    work = hooked([], chunks=("a", "b"), stream_error=error)
     work_ref.append(with_hooks(work, post=stream_state_probe(seen, work_ref)))
     # a stream that raised ends quietly for its consumer: Event.stream records the failure
     got = run(consume(work, stop_after=1 if ending == "consumer stopped" else None))
@@ -355,13 +356,16 @@ def test_post_stream_hook_sees_how_the_stream_ended(
     assert (seen, work.status) == ([state], status)
 
 
-def test_post_stream_hook_sees_cancelled_when_the_consumer_is_cancelled(hook_log: list[str]) -> None:
+def test_post_stream_hook_sees_cancelled_when_the_consumer_is_cancelled(
+    hook_log: list[str],
+) -> None:
     seen: list[str] = []
     work_ref: list[Any] = []
 
     async def main() -> Any:
         block = asyncio.Event()
-        work_ref.append(with_hooks(hooked([], block=block), post=stream_state_probe(seen, work_ref)))
+        probe = stream_state_probe(seen, work_ref)
+        work_ref.append(with_hooks(hooked([], block=block), post=probe))
         return await cancel_when_entered(consume(work_ref[0]), block)
 
     assert isinstance(run(main()).error, asyncio.CancelledError)

@@ -1,4 +1,4 @@
-"""Characterization of lionagi 0.36.0's SessionObserver.emit (lionagi/session/observer.py): filters, gate, gather."""
+"""Characterization of lionagi 0.36.0's SessionObserver.emit (session/observer.py)."""
 
 from __future__ import annotations
 
@@ -119,7 +119,8 @@ def test_role_subscription_matches_the_envelope_role_and_gets_the_payload() -> N
     calls: list[Any] = []
     observer = SessionObserver()
     observer.observe(role="critic", handler=lambda payload, ctx: calls.append(("role", payload)))
-    observer.observe(int, role="critic", handler=lambda payload, ctx: calls.append(("int", payload)))
+    observer.observe(int, role="critic",
+                     handler=lambda payload, ctx: calls.append(("int", payload)))
     run(observer.emit(Signal(data=4, emitter_role="critic")))
     run(observer.emit(Signal(data=5, emitter_role="worker")))
     run(observer.emit(Signal(data="text", emitter_role="critic")))
@@ -240,7 +241,7 @@ def test_one_cancelled_awaitable_cancels_its_sibling_and_both_are_returned_not_r
     assert trace == ["sibling cancelled"]
 
 
-def test_ordinary_failure_beside_a_cancelled_awaitable_is_raised_and_the_cancellation_dropped() -> None:
+def test_failure_beside_a_cancelled_awaitable_is_raised_and_the_cancellation_dropped() -> None:
     boom = ValueError("ordinary")
     observer = SessionObserver()
     observer.observe(int, handler=failing_async(asyncio.CancelledError("gave up")))
@@ -353,7 +354,8 @@ def test_route_receives_the_event_before_subscribers_and_a_raising_route_propaga
     trace: list[str] = []
     observer = SessionObserver()
     observer.route(lambda payload: payload > 0, into="positive")
-    observer.observe(int, handler=lambda p, c: trace.append(f"stream={len(observer.stream('positive'))}"))
+    observer.observe(
+        int, handler=lambda p, c: trace.append(f"stream={len(observer.stream('positive'))}"))
     run(observer.emit(1))
     assert trace == ["stream=1"]
 

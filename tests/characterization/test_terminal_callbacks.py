@@ -1,4 +1,4 @@
-"""Characterization of lionagi 0.36.0's TerminalCallbackRegistry.emit (lionagi/state/lifecycle/callbacks.py)."""
+"""Characterization of lionagi 0.36.0's TerminalCallbackRegistry (state/lifecycle/callbacks.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,11 @@ from typing import Any
 import anyio.to_thread
 import pytest
 from lionagi.state.lifecycle import callbacks as module
-from lionagi.state.lifecycle.callbacks import EntityRef, RunTerminalEnvelope, TerminalCallbackRegistry
+from lionagi.state.lifecycle.callbacks import (
+    EntityRef,
+    RunTerminalEnvelope,
+    TerminalCallbackRegistry,
+)
 
 from .helpers import (
     ProbeAwaitable,
@@ -110,8 +114,10 @@ def test_awaitable_returned_by_an_offloaded_sync_handler_is_awaited_on_the_loop(
         return body() if kind == "coroutine" else ProbeAwaitable(trace, "custom awaitable awaited")
 
     run(registry(wrapper=handler).emit(envelope()))
-    expected = "returned awaitable ran on loop thread" if kind == "coroutine" else "custom awaitable awaited"
-    assert trace == [expected]
+    if kind == "coroutine":
+        assert trace == ["returned awaitable ran on loop thread"]
+    else:
+        assert trace == ["custom awaitable awaited"]
 
 
 def test_awaitable_returned_by_a_declared_async_handler_is_not_awaited() -> None:
