@@ -1,6 +1,6 @@
 """Runs the suite on mutated copies of lionagi: each module's tests must go red when a loop changes.
 
-Not collected by pytest (about a minute). From the repository's tests/ folder:
+Not collected by pytest (about 35 s). From the repository's tests/ folder:
 ``../.venv/bin/python -m characterization.mutants``; exit status 0 when every mutant was caught by
 the tests named for it.
 """

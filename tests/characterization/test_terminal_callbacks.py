@@ -172,7 +172,7 @@ def test_shared_deadline_cancels_slow_handlers_silently_and_emit_returns(
     # the cancellation order of the slow ones is the task group's, not registration order
     assert trace[0] == "fast done"
     assert sorted(trace[1:]) == ["slow a cancelled", "slow b cancelled"]
-    assert elapsed < 1.0  # one budget of 0.05 s for the whole fan-out, not one per handler
+    assert elapsed < 2.0  # one budget of 0.05 s for the whole fan-out: it does not hang
     assert lionagi_messages(caplog) == []
 
 
@@ -208,7 +208,7 @@ def test_handler_cancellation_cancels_its_siblings_unlogged_and_emit_returns_nor
 
     started = time.monotonic()
     assert run(main()) == ["cancelling", "sibling cancelled"]
-    assert time.monotonic() - started < 1.0  # cancelled at once, not by the 3 s deadline
+    assert time.monotonic() - started < 2.0  # cancelled at once, not by the 3 s deadline
     assert lionagi_messages(caplog) == []
 
 
