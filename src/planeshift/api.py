@@ -29,7 +29,8 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     packs = load_packs(config)
     vocab = vocabulary(packs)
     store = Store(config, packs, vocab)
-    files = discover(config.root, config.exclude, config.gitignore, settings_patterns(packs))
+    files = discover(config.root, config.exclude, config.gitignore, settings_patterns(packs),
+                     store.warnings)
     sources, unreadable = store.read(files)
     known = store.result(sources)
     if known is not None:  # the tree is as last scanned

@@ -76,6 +76,7 @@ class IgnoreRules:
 
     def __init__(self) -> None:
         self.rules: list[_Rule] = []
+        self.unreadable: list[str] = []  # ignore files that could not be read, and why
 
     def add_lines(self, lines: list[str], base: str) -> None:
         for raw in lines:
@@ -101,9 +102,11 @@ class IgnoreRules:
 
     def add_file(self, path: Path, base: str) -> None:
         try:
-            self.add_lines(path.read_text(encoding="utf-8", errors="replace").splitlines(), base)
-        except OSError:
-            pass  # an unreadable .gitignore ignores nothing, as git does
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError as exc:  # an unreadable .gitignore ignores nothing, as git does
+            self.unreadable.append(f"{path}: {exc.strerror or exc}")
+            return
+        self.add_lines(lines, base)
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
         verdict = False
@@ -182,9 +185,11 @@ def discover(
     exclude: tuple[str, ...] = (),
     use_gitignore: bool = True,
     settings: tuple[str, ...] = (),
+    warnings: list[str] | None = None,
 ) -> list[SourceFile]:
     """Python files under *root* (or *root* itself when it is a file), sorted by relative path,
-    plus the hook settings files the *settings* patterns (gitignore-style) name."""
+    plus the hook settings files the *settings* patterns (gitignore-style) name; an unreadable
+    .gitignore is added to *warnings*."""
     root = root.resolve()
     namer = _ModuleNamer()
     if root.is_file():
@@ -230,5 +235,7 @@ def discover(
                 continue
             module, is_pkg = _module_name(package, name)
             found.append(SourceFile(here / name, rel, module, is_pkg))
+    if warnings is not None:
+        warnings.extend(f"ignore file not read, so it ignores nothing: {u}" for u in rules.unreadable)
     return sorted(found, key=lambda f: f.rel)
 

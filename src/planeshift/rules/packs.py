@@ -106,13 +106,18 @@ def _parse_yaml(text: str, label: str) -> Any:
 
 
 def _store(entry: Path, data: Any) -> None:
-    """Write the parsed data atomically; data marshal cannot hold (a YAML date) is not cached."""
+    """Write the parsed data atomically; data marshal cannot hold (a YAML date) is not cached,
+    and an unwritable cache folder only costs the next scan a parse (the fact cache reports
+    the folder)."""
     try:
         blob = marshal.dumps(data)
+    except ValueError:
+        return  # not marshal data: parsed again next time
+    try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(entry, blob)
-    except (OSError, ValueError):
-        pass  # the cache only saves time
+    except OSError:
+        return
 
 
 def compose_yaml(text: str) -> yaml.Node | None:

@@ -104,16 +104,6 @@ def _all_args(args: ast.arguments) -> list[ast.arg]:
     return out
 
 
-def dotted(ref: Ref) -> str | None:
-    """``("attr", ("name", "a"), "b")`` -> ``"a.b"``; None for anything not a plain dotted name."""
-    if ref[0] == "name":
-        return ref[1]
-    if ref[0] == "attr":
-        base = dotted(ref[1])
-        return f"{base}.{ref[2]}" if base is not None else None
-    return None
-
-
 def render(ref: Ref) -> str:
     """A readable rendering of a ref, for evidence strings."""
     kind = ref[0]

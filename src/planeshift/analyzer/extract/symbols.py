@@ -1,4 +1,4 @@
-"""The whole-project pass: one fast ``ast`` walk per file giving names, classes, functions, bindings.
+"""The one ``ast`` walk over a file: its names, imports, classes, functions and bindings.
 
 Every file is read by this pass (``ast`` parses about five times faster than LibCST); in files
 the vocabulary prefilter admits, the same walk also records candidate sites (``sites.py``).
@@ -16,6 +16,20 @@ from .sites import Source, Vocabulary, assign_site, call_site, decorator_sites
 from .visitor import FastVisitor
 
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
+
+
+@dataclass
+class _Frame:
+    """What the pass gathers while inside one function body."""
+
+    self_stores: list[Binding] = field(default_factory=list)  # self.<attr> = <ref>
+    store_lines: dict[str, int] = field(default_factory=dict)  # self.<attr>: first store's line
+    returns: list[Ref] = field(default_factory=list)
+    yields: bool = False
+    # names iterated by the function's active loops; a call of one marks the function for
+    # dispatch-loop analysis, so the costly pass runs only where it matters
+    loop_names: set[str] = field(default_factory=set)
+    calls_loop_var: bool = False
 
 
 @dataclass
@@ -54,10 +68,6 @@ class SymbolCollector(FastVisitor):
         # local names standing for a vocabulary API: `from m import hook as on_point`,
         # `register = bus.on`; calls through them are sites too
         self.aliases: set[str] = set()
-        # names iterated by the enclosing function's active loops; a call of one marks the
-        # function for dispatch-loop analysis, so the costly pass runs only where it matters
-        self._loop_names: list[set[str]] = []
-        self._calls_loop_var: list[bool] = []
         self.stack: list[_Scope] = [_Scope("", "module")]
         self.functions: list[Function] = []
         self.classes: list[Class] = []
@@ -66,10 +76,7 @@ class SymbolCollector(FastVisitor):
         self.called_attrs: set[str] = set()
         self.called_funcs: set[str] = set()
         self.loaded_attrs: set[str] = set()
-        self._self_stores: list[list[Binding]] = []
-        self._store_lines: list[dict[str, int]] = []
-        self._returns: list[list[Ref]] = []
-        self._yields: list[bool] = []
+        self.frames: list[_Frame] = []  # one per enclosing function, innermost last
 
     # -- scopes -------------------------------------------------------------------------------
     @property
@@ -92,9 +99,9 @@ class SymbolCollector(FastVisitor):
                     self._bind_target(elt, wrapped, i)
             case ast.Starred(value=inner):
                 self._bind_target(inner, ("iter", wrapped))
-            case ast.Attribute(value=ast.Name(id="self"), attr=attr) if self._self_stores:
-                self._self_stores[-1].append((attr, wrapped))
-                self._store_lines[-1].setdefault(attr, target.lineno)
+            case ast.Attribute(value=ast.Name(id="self"), attr=attr) if self.frames:
+                self.frames[-1].self_stores.append((attr, wrapped))
+                self.frames[-1].store_lines.setdefault(attr, target.lineno)
 
     # -- definitions --------------------------------------------------------------------------
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
@@ -162,16 +169,10 @@ class SymbolCollector(FastVisitor):
         self.stack.append(_Scope(qualname, "function"))
         for p in params:
             self.bind(p.name, ("param", p.kind, p.annotation, p.default))
-        self._self_stores.append([])
-        self._store_lines.append({})
-        self._returns.append([])
-        self._yields.append(False)
-        self._loop_names.append(set())
-        self._calls_loop_var.append(False)
+        self.frames.append(_Frame())
         for stmt in node.body:
             self.visit(stmt)
-        self._loop_names.pop()
-        analyse_loops = self._calls_loop_var.pop()
+        frame = self.frames.pop()
         scope = self.stack.pop()
         self.functions.append(
             Function(
@@ -182,13 +183,13 @@ class SymbolCollector(FastVisitor):
                 kind=kind,
                 params=params,
                 returns=annotation_from_ast(node.returns),
-                return_values=tuple(self._returns.pop()),
+                return_values=tuple(frame.returns),
                 decorators=decorators,
                 bindings=tuple(scope.bindings),
-                self_stores=tuple(self._self_stores.pop()),
-                store_lines=tuple(self._store_lines.pop().items()),
-                is_generator=self._yields.pop(),
-                loop=loop_facts(node) if analyse_loops else None,
+                self_stores=tuple(frame.self_stores),
+                store_lines=tuple(frame.store_lines.items()),
+                is_generator=frame.yields,
+                loop=loop_facts(node) if frame.calls_loop_var else None,
             )
         )
 
@@ -240,7 +241,7 @@ class SymbolCollector(FastVisitor):
             self.visit(target)
             if self.vocab is not None:
                 self._add(assign_site(node, target, node.value, self.scope.qualname, self.vocab, self.src))
-        if self._loop_names and self._loop_names[-1] and len(node.targets) == 1:
+        if self.frames and self.frames[-1].loop_names and len(node.targets) == 1:
             self._derive_loop_name(node.targets[0], node.value)
         if self.scope.kind == "module":
             self._module_assign(node)
@@ -256,10 +257,10 @@ class SymbolCollector(FastVisitor):
             isinstance(node.target, ast.Attribute)
             and isinstance(node.target.value, ast.Name)
             and node.target.value.id == "self"
-            and self._self_stores
+            and self.frames
         ):
-            self._self_stores[-1].append((node.target.attr, ("annot", annotation, value)))
-            self._store_lines[-1].setdefault(node.target.attr, node.lineno)
+            self.frames[-1].self_stores.append((node.target.attr, ("annot", annotation, value)))
+            self.frames[-1].store_lines.setdefault(node.target.attr, node.lineno)
         if self.scope.kind == "module" and node.value is not None:
             self._module_assign(ast.Assign(targets=[node.target], value=node.value))
         if self.vocab is not None and node.value is not None:
@@ -272,20 +273,20 @@ class SymbolCollector(FastVisitor):
     def _derive_loop_name(self, target: ast.expr, value: ast.expr) -> None:
         """``fn = entry.handler`` or ``cb = ref()`` inside a loop: calling fn is calling the entry."""
         if isinstance(target, ast.Name) and any(
-            isinstance(n, ast.Name) and n.id in self._loop_names[-1] for n in ast.walk(value)
+            isinstance(n, ast.Name) and n.id in self.frames[-1].loop_names for n in ast.walk(value)
         ):
-            self._loop_names[-1].add(target.id)
+            self.frames[-1].loop_names.add(target.id)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
         self.visit(node.value)
         self.bind(node.target.id, from_ast(node.value))
-        if self._loop_names and self._loop_names[-1]:
+        if self.frames and self.frames[-1].loop_names:
             self._derive_loop_name(node.target, node.value)
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self.visit(node.iter)
         self._bind_target(node.target, ("iter", from_ast(node.iter)))
-        names = self._loop_names[-1] if self._loop_names else None
+        names = self.frames[-1].loop_names if self.frames else None
         added: set[str] = set()
         if names is not None:
             added = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)} - names
@@ -300,8 +301,8 @@ class SymbolCollector(FastVisitor):
     def visit_comprehension(self, node: ast.comprehension) -> None:
         self.visit(node.iter)
         self._bind_target(node.target, ("iter", from_ast(node.iter)))
-        if self._loop_names:
-            self._loop_names[-1].update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+        if self.frames:
+            self.frames[-1].loop_names.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
         for cond in node.ifs:
             self.visit(cond)
 
@@ -326,12 +327,12 @@ class SymbolCollector(FastVisitor):
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
             self.visit(node.value)
-            if self._returns:
-                self._returns[-1].append(from_ast(node.value))
+            if self.frames:
+                self.frames[-1].returns.append(from_ast(node.value))
 
     def visit_Yield(self, node: ast.Yield | ast.YieldFrom) -> None:
-        if self._yields:
-            self._yields[-1] = True
+        if self.frames:
+            self.frames[-1].yields = True
         self.generic_visit(node)
 
     visit_YieldFrom = visit_Yield  # type: ignore[assignment]
@@ -341,11 +342,11 @@ class SymbolCollector(FastVisitor):
         if self.vocab is not None:
             self._add(call_site(node, self.scope.qualname, self.vocab, self.src, self.aliases))
         if (
-            self._loop_names
+            self.frames
             and isinstance(node.func, ast.Name)
-            and node.func.id in self._loop_names[-1]
+            and node.func.id in self.frames[-1].loop_names
         ):
-            self._calls_loop_var[-1] = True
+            self.frames[-1].calls_loop_var = True
         if isinstance(node.func, ast.Attribute):
             self.called_attrs.add(node.func.attr)
             self.visit(node.func.value)

@@ -45,47 +45,47 @@ class Deps:
             self.stack[-1] |= read
 
 
-class _Table(dict):
-    """One table of the index: every key looked up is recorded in the open frame and, in a lazy
-    index, the module that may hold the key is loaded first. Iterating loads everything."""
+class Table:
+    """One table of the index. A lookup (``get``, ``[]``, ``in``) is recorded in the open frame
+    and, in a lazy index, first loads the module that may hold the key; iterating loads every
+    module. The index fills it with ``put`` and reads its own entries with ``peek``, unrecorded."""
 
-    __slots__ = ("name", "owner")
+    __slots__ = ("name", "owner", "data")
 
     def __init__(self, name: str, owner: ProjectIndex) -> None:
-        super().__init__()
         self.name, self.owner = name, owner
+        self.data: dict[Any, Any] = {}
 
     def __getitem__(self, key: Any) -> Any:
         self.owner.touch(self.name, key)
-        return dict.__getitem__(self, key)
+        return self.data[key]
 
     def get(self, key: Any, default: Any = None) -> Any:
         self.owner.touch(self.name, key)
-        return dict.get(self, key, default)
+        return self.data.get(key, default)
 
     def __contains__(self, key: object) -> bool:
         self.owner.touch(self.name, key)
-        return dict.__contains__(self, key)
+        return key in self.data
 
     def __iter__(self):
         self.owner.load_all()
-        return dict.__iter__(self)
+        return iter(self.data)
 
     def __len__(self) -> int:
         self.owner.load_all()
-        return dict.__len__(self)
-
-    def keys(self):
-        self.owner.load_all()
-        return dict.keys(self)
-
-    def values(self):
-        self.owner.load_all()
-        return dict.values(self)
+        return len(self.data)
 
     def items(self):
         self.owner.load_all()
-        return dict.items(self)
+        return self.data.items()
+
+    def put(self, key: Any, value: Any) -> None:
+        self.data[key] = value
+
+    def peek(self, key: Any, default: Any = None) -> Any:
+        """An entry as the index itself sees it: not recorded, nothing loaded."""
+        return self.data.get(key, default)
 
 
 class ProjectIndex:
@@ -95,13 +95,13 @@ class ProjectIndex:
     def __init__(self, files: Iterable[FileFacts] = (), loader: Loader | None = None,
                  module_names: Iterable[str] = ()) -> None:
         self.files: dict[str, FileFacts] = {}
-        self.modules: dict[str, FileFacts] = _Table("modules", self)
-        self.functions: dict[str, Function] = _Table("functions", self)  # "module.qualname"
-        self.function_module: dict[str, str] = _Table("function_module", self)
-        self.classes: dict[str, Class] = _Table("classes", self)
-        self.class_module: dict[str, str] = _Table("class_module", self)
-        self.scope_kind: dict[ScopeKey, str] = _Table("scope_kind", self)
-        self.methods_of: dict[str, list[str]] = _Table("methods_of", self)  # class -> functions
+        self.modules = Table("modules", self)  # module name -> FileFacts
+        self.functions = Table("functions", self)  # "module.qualname" -> Function
+        self.function_module = Table("function_module", self)  # function -> its module
+        self.classes = Table("classes", self)  # "module.qualname" -> Class
+        self.class_module = Table("class_module", self)  # class -> its module
+        self.scope_kind = Table("scope_kind", self)  # (module, scope) -> module|class|function
+        self.methods_of = Table("methods_of", self)  # class -> its functions' qualnames
         self.bindings = _Scopes()
         self.deps = Deps()
         self._loader = loader
@@ -112,33 +112,32 @@ class ProjectIndex:
 
     def add_file(self, facts: FileFacts) -> None:
         self.files[facts.path] = facts
-        if facts.module and not dict.__contains__(self.modules, facts.module):
-            dict.__setitem__(self.modules, facts.module, facts)
+        if facts.module and self.modules.peek(facts.module) is None:
+            self.modules.put(facts.module, facts)
             self._add(facts)
 
     def _add(self, facts: FileFacts) -> None:
         module = facts.module
-        put = dict.__setitem__
-        put(self.scope_kind, (module, ""), "module")
+        self.scope_kind.put((module, ""), "module")
         lazy = tuple((name, ("lazy", target, attr)) for name, target, attr in facts.lazy_exports)
         self.bindings.add((module, ""), facts.bindings + lazy)
         for cls in facts.classes:
             qn = f"{module}.{cls.qualname}"
-            put(self.classes, qn, cls)
-            put(self.class_module, qn, module)
-            put(self.scope_kind, (module, cls.qualname), "class")
+            self.classes.put(qn, cls)
+            self.class_module.put(qn, module)
+            self.scope_kind.put((module, cls.qualname), "class")
             self.bindings.add((module, cls.qualname), cls.bindings)
         for func in facts.functions:
             qn = f"{module}.{func.qualname}"
             # a redefinition (overloads, conditional defs) keeps the last body, as Python does;
             # a property's setter shares its name but not its meaning
-            if func.kind != "setter" or not dict.__contains__(self.functions, qn):
-                put(self.functions, qn, func)
-            put(self.function_module, qn, module)
-            put(self.scope_kind, (module, func.qualname), "function")
+            if func.kind != "setter" or self.functions.peek(qn) is None:
+                self.functions.put(qn, func)
+            self.function_module.put(qn, module)
+            self.scope_kind.put((module, func.qualname), "function")
             if "." in func.qualname:
                 owner = f"{module}.{func.qualname.rsplit('.', 1)[0]}"
-                dict.setdefault(self.methods_of, owner, []).append(qn)
+                self.methods_of.data.setdefault(owner, []).append(qn)
             self.bindings.add((module, func.qualname), func)  # its names are read when reached
 
     # -- recording and lazy loading -----------------------------------------------------------
@@ -175,7 +174,7 @@ class ProjectIndex:
         apart from the class's other facts, so decorating a class or adding an enum member does
         not count as changing every ancestry drawn through it."""
         self.touch("bases", qn)
-        cls = dict.get(self.classes, qn)
+        cls = self.classes.peek(qn)
         return None if cls is None else (cls.qualname, cls.bases)
 
     def binding(self, key: ScopeKey, name: str) -> list[Ref] | None:
@@ -240,8 +239,6 @@ class ProjectIndex:
         candidate = f"{module}.{spec}"
         return candidate if candidate in self.modules else spec
 
-    def is_module(self, name: str) -> bool:
-        return name in self.modules
 
 
 class _Scopes:
@@ -258,12 +255,13 @@ class _Scopes:
         self._raw[key].append(bindings)  # a redefined function merges its bodies' names
         self._grouped.pop(key, None)
 
-    def get(self, key: ScopeKey, default: dict | None = None) -> dict[str, list[Ref]]:
+    def get(self, key: ScopeKey) -> dict[str, list[Ref]]:
+        """*name* -> the refs it is bound to, in scope *key* (empty for an unknown scope)."""
         grouped = self._grouped.get(key)
         if grouped is None:
             raw = self._raw.get(key)
             if raw is None:
-                return default if default is not None else {}
+                return {}
             grouped = defaultdict(list)
             for source in raw:
                 bindings = source if isinstance(source, tuple) else source.bindings
@@ -271,14 +269,6 @@ class _Scopes:
                     grouped[name].append(ref)
             grouped = self._grouped[key] = dict(grouped)
         return grouped
-
-    def __getitem__(self, key: ScopeKey) -> dict[str, list[Ref]]:
-        if key not in self._raw:
-            raise KeyError(key)
-        return self.get(key)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._raw
 
     def scopes(self) -> list[ScopeKey]:
         return list(self._raw)
@@ -295,7 +285,7 @@ def entries(facts: FileFacts) -> dict[DepKey, Any]:
     index = ProjectIndex([facts])
     out: dict[DepKey, Any] = {}
     for table in TABLES:
-        for key, value in dict.items(getattr(index, table)):
+        for key, value in getattr(index, table).data.items():
             if table == "modules":
                 value = (value.path, value.is_package)
             elif table == "functions":  # field by field: a cached function is a LazyFunction

@@ -47,21 +47,27 @@ class StatIndex:
         self.path = folder / "stat-index"
         self.entries: dict[str, tuple] = {}
         self.dirty = False
+        self.warning: str | None = None
         try:
             version, entries = marshal.loads(self.path.read_bytes())
-            if version == FORMAT and isinstance(entries, dict):
-                self.entries = entries
-        except (OSError, ValueError, TypeError, EOFError):
-            pass  # absent or corrupt: every file is read and hashed, and the index rewritten
-
-    def save(self) -> None:
-        if not self.dirty:
+        except FileNotFoundError:
+            return  # a first scan: every file is read and hashed
+        except (OSError, ValueError, TypeError, EOFError) as exc:
+            self.warning = f"stat index {self.path} not read ({exc}); every file is read again"
             return
+        if version == FORMAT and isinstance(entries, dict):
+            self.entries = entries  # (another format's index is simply replaced)
+
+    def save(self) -> str | None:
+        """Write the index if it changed; a warning instead of an error when it cannot be."""
+        if not self.dirty:
+            return None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(self.path, marshal.dumps((FORMAT, self.entries)))
-        except OSError:
-            pass  # the fact cache reports an unwritable folder; this index only saves time
+        except OSError as exc:
+            return f"stat index not written to {self.path}: {exc.strerror or exc}"
+        return None
 
 
 def read_sources(files: Sequence[SourceFile],

@@ -53,7 +53,8 @@ class Store:
         index = StatIndex(self.folder) if self.enabled else None
         sources, errors = read_sources(files, index)
         if index is not None:
-            index.save()
+            self.warn(index.warning)
+            self.warn(index.save())
         return sources, errors
 
     def result(self, sources: Sequence[Source]) -> ScanResult | None:
