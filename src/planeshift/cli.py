@@ -166,7 +166,7 @@ def explain_command(ctx: click.Context, code: str | None) -> None:
     Findings appear in `planeshift scan --format json` under "findings".
     """
     from .rules.checks import all_rules
-    from .rules.docs import render, rule_by_code
+    from .rules.docs import rule_by_code, rule_page
 
     if code is None:
         for rule in all_rules():
@@ -177,7 +177,7 @@ def explain_command(ctx: click.Context, code: str | None) -> None:
     if rule is None:
         known = ", ".join(r.code for r in all_rules())
         fail(ctx, "explain", f"no rule {code!r} (have: {known})")
-    click.echo(render(rule), nl=False)
+    click.echo(rule_page(rule), nl=False)
 
 
 cli.add_command(kernels)

@@ -17,7 +17,7 @@ def rule_by_code(code: str) -> type[Rule] | None:
     return next((r for r in all_rules() if r.code == wanted or r.kind == code), None)
 
 
-def render(rule: type[Rule]) -> str:
+def rule_page(rule: type[Rule]) -> str:
     """The rule's page: a title line, then its docstring (ruff's headings)."""
     doc = inspect.cleandoc(rule.__doc__ or "")
     summary, _, body = doc.partition("\n")
@@ -37,7 +37,7 @@ def write_docs(folder: Path) -> list[Path]:
     written = []
     for rule in all_rules():
         path = folder / f"{rule.code}.md"
-        path.write_text(render(rule), encoding="utf-8")
+        path.write_text(rule_page(rule), encoding="utf-8")
         written.append(path)
     return written
 

@@ -44,7 +44,7 @@ def prefilter_for(vocab: Vocabulary) -> re.Pattern[str] | None:
     return re.compile("|".join(parts), re.MULTILINE) if parts else None
 
 
-def decode(data: bytes) -> str:
+def decode_source(data: bytes) -> str:
     """Decode Python source honouring its coding cookie and BOM; raises on bad bytes."""
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     return data.decode(encoding)
@@ -55,7 +55,7 @@ def extract_source(
 ) -> FileFacts:
     """Facts for one Python file given its bytes; never raises for a bad file."""
     try:
-        text = decode(data)
+        text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
         return FileFacts(path=path, module=module, error=f"cannot decode: {exc}")
     try:
