@@ -160,21 +160,21 @@ def packs_command(ctx: click.Context, show: str | None) -> None:
 @click.argument("code", required=False)
 @click.pass_context
 def explain_command(ctx: click.Context, code: str | None) -> None:
-    """Print what hazard rule CODE (e.g. PS101) checks and why; without CODE, list the rules.
+    """Print what rule CODE (e.g. PS101) checks and why; without CODE, list the rules.
 
-    Findings appear in `planeshift scan --format json` under "findings".
+    Hazard findings appear in `planeshift scan --format json` under "findings" and in
+    `planeshift lint`; the PS9xx rules are about lint's own suppression comments.
     """
-    from .rules.checks import all_rules
-    from .rules.docs import render, rule_by_code
+    from .rules.catalog import documented_rules
+    from .rules.docs import render, rule_by_code, summary
 
     if code is None:
-        for rule in all_rules():
-            summary = (rule.__doc__ or "").strip().splitlines()[0]
-            click.echo(f"{rule.code}  {rule.kind:<22} {rule.severity:<8} {summary}")
+        for rule in documented_rules():
+            click.echo(f"{rule.code}  {rule.kind:<22} {rule.severity:<8} {summary(rule)}")
         return
     rule = rule_by_code(code)
     if rule is None:
-        known = ", ".join(r.code for r in all_rules())
+        known = ", ".join(r.code for r in documented_rules())
         fail(ctx, "explain", f"no rule {code!r} (have: {known})")
     click.echo(render(rule), nl=False)
 
