@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from planeshift.lint import baseline_entries
-from planeshift.lint.baseline import BaselineEntry, BaselineError, load_baseline, merge, render_baseline
+from planeshift.lint.baseline import (
+    BaselineEntry,
+    BaselineError,
+    load_baseline,
+    merge,
+    render_baseline,
+)
 from planeshift.lint.scope import Scope
 
 from .helpers import HAZARD, lint_project, module, open_findings, write_project
@@ -119,14 +125,16 @@ def test_render_is_sorted_stable_and_versioned(project: Path) -> None:
     doc = json.loads(first)
     assert doc["schema"] == "planeshift.baseline/1"
     assert list(doc["findings"][0]) == ["file", "rule", "kind", "fingerprint", "message"]
-    entries = [BaselineEntry("b.py", "PS101", "k", "f:0", "m"), BaselineEntry("a.py", "PS103", "k", "f:0", "m"),
+    entries = [BaselineEntry("b.py", "PS101", "k", "f:0", "m"),
+               BaselineEntry("a.py", "PS103", "k", "f:0", "m"),
                BaselineEntry("a.py", "PS101", "k", "f:1", "m")]
     files = [(e["file"], e["rule"]) for e in json.loads(render_baseline(entries))["findings"]]
     assert files == [("a.py", "PS101"), ("a.py", "PS103"), ("b.py", "PS101")]
 
 
 def test_merge_keeps_entries_of_files_outside_the_scope() -> None:
-    old = [BaselineEntry("a.py", "PS101", "k", "x:0", "m"), BaselineEntry("b.py", "PS101", "k", "y:0", "m")]
+    old = [BaselineEntry("a.py", "PS101", "k", "x:0", "m"),
+           BaselineEntry("b.py", "PS101", "k", "y:0", "m")]
     new = [BaselineEntry("b.py", "PS101", "k", "z:0", "m")]
     assert merge(old, new, Scope(("b.py",), ("b.py",))) == [old[0], new[0]]
 
@@ -140,7 +148,8 @@ def test_merge_keeps_entries_of_files_outside_the_scope() -> None:
     ('{"schema": "planeshift.baseline/1", "findings": [{"file": "a", "rule": "PS101", "kind": "k", '
      '"fingerprint": "f", "message": "m", "line": 3}]}', "findings[0].line", "unknown key"),
 ])
-def test_malformed_baseline_names_the_file(tmp_path: Path, text: str, key: str, message: str) -> None:
+def test_malformed_baseline_names_the_file(tmp_path: Path, text: str, key: str,
+                                            message: str) -> None:
     path = tmp_path / "baseline.json"
     path.write_text(text)
     with pytest.raises(BaselineError) as info:

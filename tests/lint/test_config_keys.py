@@ -31,7 +31,8 @@ owners = {"lionagi/hooks/**" = "@hooks-team", "lionagi/**/*.py" = "@core"}
 
 def test_defaults_without_the_keys(tmp_path: Path) -> None:
     config = _config(tmp_path, "jobs = 1")
-    assert (config.severity, config.fail_on, config.baseline, config.owners) == ((), "warning", None, ())
+    got = (config.severity, config.fail_on, config.baseline, config.owners)
+    assert got == ((), "warning", None, ())
 
 
 @pytest.mark.parametrize(("table", "key", "message"), [
@@ -43,7 +44,8 @@ def test_defaults_without_the_keys(tmp_path: Path) -> None:
     ('owners = ["@team"]', "tool.planeshift.owners", "expected a table"),
     ('owners = {"src/**" = 1}', "tool.planeshift.owners", "expected a table"),
 ])
-def test_bad_values_name_the_file_and_key(tmp_path: Path, table: str, key: str, message: str) -> None:
+def test_bad_values_name_the_file_and_key(tmp_path: Path, table: str, key: str,
+                                          message: str) -> None:
     with pytest.raises(ConfigError) as info:
         _config(tmp_path, table)
     assert info.value.key == key

@@ -45,7 +45,8 @@ def test_summary_counts_severities_suppressed_baselined_and_the_verdict() -> Non
         "2 baseline entries fixed (no longer found); 1 file could not be analysed; "
         "failed (fail-on warning)")
     assert summary_line(clean_sample()) == (
-        "0 findings (0 error, 0 warning, 0 info), 0 suppressed, 0 baselined; passed (fail-on warning)")
+        "0 findings (0 error, 0 warning, 0 info), 0 suppressed, 0 baselined; "
+        "passed (fail-on warning)")
 
 
 def test_paths_are_shown_relative_to_the_working_folder() -> None:
@@ -71,7 +72,8 @@ def test_github_commands_carry_positions_title_and_levels() -> None:
         "::error file=app/session.py,line=44,col=9,endLine=45,endColumn=30,"
         "title=PS101 discard_unawaited::" + lint_sample().findings[1].finding.message
         + " (owner: @hooks-team)")
-    assert lines[0].startswith("::warning file=app/hooks.py,line=20,col=5,title=PS103 dormant_point::")
+    assert lines[0].startswith(
+        "::warning file=app/hooks.py,line=20,col=5,title=PS103 dormant_point::")
     assert "50%25 of 1, 2" in lines[0]  # message data: % escaped, the comma kept
     assert lines[2].startswith("::notice ")
     assert lines[-2] == ("::error file=app/broken.py,title=planeshift::cannot be analysed: "

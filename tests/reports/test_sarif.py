@@ -77,8 +77,9 @@ def test_unanalysable_files_are_notifications() -> None:
 
 
 def test_a_fixture_project_gives_valid_sarif(tmp_path: Path) -> None:
+    other = HAZARD.replace("bus", "other")
     files = {"app/main.py": module(f"{HAZARD}\nx = 1  # planeshift: ignore[PS101] stale\n"
-                                   f"{HAZARD.replace('bus', 'other')}  # planeshift: ignore[PS101] ok\n"),
+                                   f"{other}  # planeshift: ignore[PS101] ok\n"),
              "app/broken.py": "def f(:\n", "app/ünïcode.py": module(HAZARD)}
     write_project(tmp_path, files, 'owners = {"app/**" = "@app"}\n')
     doc = json.loads(render_sarif(lint_project(tmp_path, ["app"])))

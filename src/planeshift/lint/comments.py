@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +59,7 @@ def read_source(path: Path, rel: str) -> SourceText | None:
     lines = tuple(_decode(data, rel).splitlines())
     if MARKER.encode() not in data:
         return SourceText(lines, ())
+    found: Iterable[tuple[int, int, str]]
     if rel.endswith(".py"):
         found = _python_comments(data)
     elif rel.endswith(_YAML):
@@ -83,7 +84,8 @@ def parse_comment(file: str, row: int, col: int, text: str, alone: bool) -> Supp
     covers = (row + 1,) if alone else (row,)
     rest = match.group("rest").strip()
     if not rest.startswith("["):
-        return Suppression(file, row, col, (), rest, covers, "it names no rule code (`ignore[CODE]`)")
+        problem = "it names no rule code (`ignore[CODE]`)"
+        return Suppression(file, row, col, (), rest, covers, problem)
     body, closed, after = rest[1:].partition("]")
     codes = tuple(c.strip().upper() for c in body.split(",") if c.strip())
     reason = after.strip()

@@ -25,7 +25,8 @@ def site_index(registrations: Sequence[Registration]) -> dict[Site, list[Registr
     return index
 
 
-def registration_of(finding: Finding, index: Mapping[Site, list[Registration]]) -> Registration | None:
+def registration_of(finding: Finding,
+                    index: Mapping[Site, list[Registration]]) -> Registration | None:
     """The registration a finding reports on: the one at its site, or, where several share the
     site (a list of handlers), the one whose handler the message names."""
     found = index.get((finding.file, finding.line, finding.col, finding.mechanism), [])
@@ -42,7 +43,8 @@ def names_of(finding: Finding, reg: Registration | None) -> tuple[str, ...]:
 
 
 def fingerprints(findings: Sequence[Finding], index: Mapping[Site, list[Registration]],
-                 sources: Mapping[str, SourceText | None], comment_rules: frozenset[str]) -> list[str]:
+                 sources: Mapping[str, SourceText | None],
+                 comment_rules: frozenset[str]) -> list[str]:
     """One fingerprint per finding, in the order given. *comment_rules* are the rules reporting on
     a suppression comment itself, whose snippet keeps the comment."""
     bases = []

@@ -85,7 +85,7 @@ def _judge(findings: Sequence[Finding], suppressed: dict[int, Suppression], resu
     prints = fingerprints(findings, site_index(result.registrations), sources, comment_rules)
     owners = Owners(config)
     out = []
-    for i, (finding, fingerprint) in enumerate(zip(findings, prints)):
+    for i, (finding, fingerprint) in enumerate(zip(findings, prints, strict=True)):
         by = suppressed.get(i)
         out.append(LintFinding(finding, owners(finding.file), fingerprint,
                                "suppressed" if by else "open", by.reason if by else ""))

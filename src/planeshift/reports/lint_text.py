@@ -32,7 +32,8 @@ def render_text(result: LintResult, cwd: Path | None = None) -> str:
         lines.append(f"{display_path(result, f.file, cwd)}:{f.line}:{f.col + 1}: {f.rule} "
                      f"[{f.severity}] {message_of(item)}")
     for error in result.errors:
-        lines.append(f"{display_path(result, error.file, cwd)}: cannot be analysed: {error.message}")
+        path = display_path(result, error.file, cwd)
+        lines.append(f"{path}: cannot be analysed: {error.message}")
     lines.append(summary_line(result))
     return "\n".join(lines) + "\n"
 

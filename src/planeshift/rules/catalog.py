@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 
 class DocumentedRule(Protocol):
     """What documentation, `planeshift explain` and SARIF read from a rule class."""
 
-    code: str
-    kind: str
-    severity: str
-    __doc__: str | None
+    code: ClassVar[str]
+    kind: ClassVar[str]
+    severity: ClassVar[str]
 
 
 def documented_rules() -> list[type[DocumentedRule]]:
@@ -25,7 +24,8 @@ def documented_rules() -> list[type[DocumentedRule]]:
         for rule in rules:
             value = getattr(rule, attr)
             if value in seen:
-                raise ValueError(f"duplicate rule {attr} {value}: {seen[value]} and {rule.__name__}")
+                raise ValueError(
+                    f"duplicate rule {attr} {value}: {seen[value]} and {rule.__name__}")
             seen[value] = rule.__name__
     return sorted(rules, key=lambda r: r.code)
 

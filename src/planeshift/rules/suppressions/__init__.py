@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from ...lint.comments import Suppression
     from ...types import Finding
 
-__all__ = ["REGISTRY", "SuppressionRule", "register", "all_suppression_rules", "run_suppression_rules"]
+__all__ = ["REGISTRY", "SuppressionRule", "all_suppression_rules", "register",
+           "run_suppression_rules"]
 
 
 def all_suppression_rules() -> list[type[SuppressionRule]]:
@@ -30,7 +31,7 @@ def all_suppression_rules() -> list[type[SuppressionRule]]:
 
 
 def run_suppression_rules(comments: Sequence[Suppression]) -> list[Finding]:
-    findings = []
+    findings: list[Finding] = []
     for rule in all_suppression_rules():
         findings.extend(rule().check(comments))
     return sorted(findings, key=lambda f: (f.file, f.line, f.col, f.rule, f.message))

@@ -35,6 +35,7 @@ def register(cls: type[SuppressionRule]) -> type[SuppressionRule]:
     if not cls.code or not cls.kind:
         raise TypeError(f"{cls.__name__} needs a code and a kind")
     if cls.code in REGISTRY and REGISTRY[cls.code] is not cls:
-        raise ValueError(f"duplicate rule code {cls.code}: {cls.__name__} and {REGISTRY[cls.code].__name__}")
+        other = REGISTRY[cls.code].__name__
+        raise ValueError(f"duplicate rule code {cls.code}: {cls.__name__} and {other}")
     REGISTRY[cls.code] = cls
     return cls

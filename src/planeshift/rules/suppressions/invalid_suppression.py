@@ -51,7 +51,8 @@ class InvalidSuppression(SuppressionRule):
     code = "PS901"
     kind = "invalid_suppression"
     severity = "warning"
-    message = "this suppression suppresses nothing: {problem}; write `# planeshift: ignore[CODE] reason`"
+    message = ("this suppression suppresses nothing: {problem}; "
+               "write `# planeshift: ignore[CODE] reason`")
     VALID = [
         """
         from demo.bus import EventBus

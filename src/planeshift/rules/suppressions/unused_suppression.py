@@ -59,7 +59,7 @@ class UnusedSuppression(SuppressionRule):
         async def send(payload):
             return payload
 
-        bus = EventBus(on_event=[lambda payload: send(payload)])  # planeshift: ignore[PS101] owner @a
+        bus = EventBus(on_event=[lambda p: send(p)])  # planeshift: ignore[PS101] owner @a
         note = "# planeshift: ignore[PS101] a string, not a comment"
         """,
     ]
