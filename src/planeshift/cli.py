@@ -11,6 +11,7 @@ import click
 
 from . import __version__
 from .cli_kernels import kernels
+from .cli_lint import baseline_command, lint_command
 from .cli_options import (
     EXIT_OK,
     EXIT_USAGE,
@@ -180,6 +181,8 @@ def explain_command(ctx: click.Context, code: str | None) -> None:
 
 
 cli.add_command(kernels)
+cli.add_command(lint_command)
+cli.add_command(baseline_command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
