@@ -173,11 +173,11 @@ def explain_command(ctx: click.Context, code: str | None) -> None:
         for rule in documented_rules():
             click.echo(f"{rule.code}  {rule.kind:<22} {rule.severity:<8} {summary(rule)}")
         return
-    rule = rule_by_code(code)
-    if rule is None:
+    found = rule_by_code(code)
+    if found is None:
         known = ", ".join(r.code for r in documented_rules())
         fail(ctx, "explain", f"no rule {code!r} (have: {known})")
-    click.echo(render(rule), nl=False)
+    click.echo(render(found), nl=False)
 
 
 cli.add_command(kernels)
