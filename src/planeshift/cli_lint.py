@@ -87,6 +87,8 @@ def lint_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | None,
         text = _render(result, fmt)
         if output is not None:
             write_output(output, text)
+    for warning in result.stats.get("warnings", ()):  # e.g. a cache folder it cannot write
+        click.echo(f"planeshift: warning: {warning}", err=True)
     if output is None:
         click.echo(text, nl=False)
     else:

@@ -166,3 +166,11 @@ def test_baseline_of_some_paths_keeps_the_other_entries(project: Path) -> None:
 def test_baseline_needs_a_file(project: Path) -> None:
     result = run("baseline", "--no-cache")
     assert result.exit_code == 2 and "-o/--output: no baseline file" in result.stderr
+
+
+def test_scan_warnings_reach_stderr(project: Path, tmp_path: Path) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    result = run("lint", "--cache-dir", blocked / "cache", "app/clean.py")
+    assert result.exit_code == 0, result.output
+    assert "planeshift: warning:" in result.stderr
