@@ -162,6 +162,19 @@ def scan(tree: Path, cache_dir: Path, out: Path, sample_memory: bool = False) ->
     return timed
 
 
+def lint(tree: Path, cache_dir: Path, out: Path, files: list[Path]) -> Timed:
+    """``planeshift lint`` on *files* as pre-commit runs it (one process, startup included);
+    the scan's stats read back from the planeshift.lint/1 report."""
+    cmd = [sys.executable, "-m", "planeshift", "lint", "--root", str(tree), "--format", "json",
+           "-o", str(out), "--cache-dir", str(cache_dir), *map(str, files)]
+    timed = run_timed(cmd)
+    if timed.returncode not in (0, 1):  # 1 = findings in the files: the gate worked
+        raise RuntimeError(f"planeshift lint exited {timed.returncode}: {' '.join(cmd)}")
+    report = json.loads(out.read_text(encoding="utf-8"))
+    timed.stats = {**report.get("stats", {}), "files": len(files)}
+    return timed
+
+
 def parse_only(tree: Path) -> Timed:
     """The LibCST floor: the in-process parse loop's seconds (startup and imports excluded)."""
     timed = run_timed([sys.executable, __file__, "parse-only", str(tree)])

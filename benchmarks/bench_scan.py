@@ -69,7 +69,8 @@ class Incremental:
         self.code = code
         self.originals = {p: p.read_bytes() for p in pick_edits(self.tree)}
 
-    def run(self, n: int) -> bu.Timed:
+    def prepare(self, n: int) -> None:
+        """Restore the copy, warm the cache on it (untimed), then edit the five files."""
         for path, data in self.originals.items():
             path.write_bytes(data)
         bu.scan(self.tree, self.cache, self.out)  # untimed: facts and result hot on this state
@@ -77,20 +78,34 @@ class Incremental:
             sep = b"" if data.endswith(b"\n") else b"\n"
             edit = f"\n\ndef _bench_{n}():\n    return {n}\n" if self.code else f"# bench {n}\n"
             path.write_bytes(data + sep + edit.encode())
+
+    def run(self, n: int) -> bu.Timed:
+        self.prepare(n)
         return bu.scan(self.tree, self.cache, self.out)
 
 
+class PreCommitLint(Incremental):
+    """The pre-commit hook: the five files changed (code edits) on a warm cache, then
+    ``planeshift lint`` given exactly those five files, as pre-commit passes them."""
+
+    def run(self, n: int) -> bu.Timed:
+        self.prepare(n)
+        return bu.lint(self.tree, self.cache, self.out, list(self.originals))
+
+
 def round_robin(args: argparse.Namespace, tree: Path, work: Path) -> dict[str, list[bu.Timed]]:
-    """Round r runs every variant once: cold, warm, incremental, parse-only, fixit."""
+    """Round r runs every variant once: cold, warm, incremental, comment-edit, lint,
+    parse-only, fixit."""
     incremental = Incremental(tree, work, "incremental", code=True)
     comment_edit = Incremental(tree, work, "comment-edit", code=False)
+    lint = PreCommitLint(tree, work, "lint", code=True)
     out = work / "report.json"
     fixit = None
     if args.with_fixit:
         fixit, note = bu.ensure_fixit()
         print(note, file=sys.stderr)
     timings: dict[str, list[bu.Timed]] = {"cold": [], "warm": [], "incremental": [],
-                                          "comment-edit": [], "parse-only": []}
+                                          "comment-edit": [], "lint": [], "parse-only": []}
     if fixit is not None:
         timings["fixit"] = []
     for r in range(1, args.runs + 1):
@@ -99,6 +114,7 @@ def round_robin(args: argparse.Namespace, tree: Path, work: Path) -> dict[str, l
         step(timings, "warm", r, bu.scan, tree, cache, out)
         step(timings, "incremental", r, incremental.run, r)
         step(timings, "comment-edit", r, comment_edit.run, r)
+        step(timings, "lint", r, lint.run, r)
         step(timings, "parse-only", r, bu.parse_only, tree)
         if fixit is not None:
             step(timings, "fixit", r, bu.fixit_lint, fixit, tree)
@@ -116,7 +132,7 @@ def step(timings: dict[str, list[bu.Timed]], name: str, r: int,
 def check_cache_states(timings: dict[str, list[bu.Timed]]) -> None:
     """Warn when a variant did not measure what its name says (the cache layer it hit)."""
     expected = {"cold": "cold", "warm": "result", "incremental": "incremental",
-                "comment-edit": "result-facts"}
+                "comment-edit": "result-facts", "lint": "incremental"}
     for name, cache in expected.items():
         seen = {t.stats.get("cache") for t in timings[name]}
         if seen != {cache}:
@@ -168,6 +184,8 @@ def targets(timings: dict[str, list[bu.Timed]]) -> list[dict[str, Any]]:
         ("warm / parse-only", med["warm"] / med["parse-only"], "<= 0.05"),
         ("incremental median (s)", med["incremental"], "< 0.5"),
         ("comment-edit median (s)", med["comment-edit"], "< 0.5"),
+        ("lint, 5 changed files, median (s)", med["lint"], "< 0.5"),
+        ("lint / parse-only", med["lint"] / med["parse-only"], "<= 0.05"),
         ("cold peak memory (MB)", memory, "<= 400"),
     ]
     if "fixit" in med:

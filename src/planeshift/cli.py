@@ -11,6 +11,7 @@ import click
 
 from . import __version__
 from .cli_kernels import kernels
+from .cli_lint import baseline_command, lint_command
 from .cli_options import (
     EXIT_OK,
     EXIT_USAGE,
@@ -161,26 +162,28 @@ def packs_command(ctx: click.Context, show: str | None) -> None:
 @click.argument("code", required=False)
 @click.pass_context
 def explain_command(ctx: click.Context, code: str | None) -> None:
-    """Print what hazard rule CODE (e.g. PS101) checks and why; without CODE, list the rules.
+    """Print what rule CODE (e.g. PS101) checks and why; without CODE, list the rules.
 
-    Findings appear in `planeshift scan --format json` under "findings".
+    Hazard findings appear in `planeshift scan --format json` under "findings" and in
+    `planeshift lint`; the PS9xx rules are about lint's own suppression comments.
     """
-    from .rules.checks import all_rules
-    from .rules.docs import rule_by_code, rule_page
+    from .rules.catalog import documented_rules
+    from .rules.docs import rule_by_code, rule_page, summary
 
     if code is None:
-        for rule in all_rules():
-            summary = (rule.__doc__ or "").strip().splitlines()[0]
-            click.echo(f"{rule.code}  {rule.kind:<22} {rule.severity:<8} {summary}")
+        for rule in documented_rules():
+            click.echo(f"{rule.code}  {rule.kind:<22} {rule.severity:<8} {summary(rule)}")
         return
-    rule = rule_by_code(code)
-    if rule is None:
-        known = ", ".join(r.code for r in all_rules())
+    found = rule_by_code(code)
+    if found is None:
+        known = ", ".join(r.code for r in documented_rules())
         fail(ctx, "explain", f"no rule {code!r} (have: {known})")
-    click.echo(rule_page(rule), nl=False)
+    click.echo(rule_page(found), nl=False)
 
 
 cli.add_command(kernels)
+cli.add_command(lint_command)
+cli.add_command(baseline_command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

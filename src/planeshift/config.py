@@ -12,7 +12,9 @@ from typing import Any
 
 from .types import InputError
 
-KEYS = ("packs", "builtin-packs", "exclude", "gitignore", "cache-dir", "jobs")
+KEYS = ("packs", "builtin-packs", "exclude", "gitignore", "cache-dir", "jobs",
+        "severity", "fail-on", "baseline", "owners")
+LEVELS = ("error", "warning", "info")  # finding severities, highest first
 
 
 class ConfigError(InputError):
@@ -30,6 +32,10 @@ class Config:
     use_cache: bool = True
     jobs: int = 0  # 0 = one per core
     source: str | None = None  # the pyproject.toml the settings came from
+    severity: tuple[tuple[str, str], ...] = ()  # (rule code, level or "off"): lint overrides
+    fail_on: str = "warning"  # lint fails on a finding at or above this level
+    baseline: Path | None = None  # lint's baseline file
+    owners: tuple[tuple[str, str], ...] = ()  # (gitignore-style pattern, owner), last match wins
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def with_flags(self, **flags: Any) -> Config:
@@ -43,6 +49,11 @@ class Config:
             else:
                 updates[key] = value
         return replace(self, **updates)
+
+    @property
+    def base(self) -> Path:
+        """The folder relative paths in the settings start from: the pyproject's, else root."""
+        return Path(self.source).resolve().parent if self.source else self.root
 
 
 def find_pyproject(root: Path) -> Path | None:
@@ -104,4 +115,49 @@ def load_config(root: Path, pyproject: Path | None = None) -> Config:
         cache_dir=(base / cache_dir).resolve() if cache_dir else None,
         jobs=jobs,
         source=label,
+        **_lint_settings(section, label, base),
     )
+
+
+def _lint_settings(section: dict[str, Any], label: str, base: Path) -> dict[str, Any]:
+    """``severity``, ``fail-on``, ``baseline`` and ``owners``: the keys only lint reads."""
+    out: dict[str, Any] = {}
+    if "severity" in section:
+        out["severity"] = _severity(section["severity"], label)
+    if "fail-on" in section:
+        if section["fail-on"] not in LEVELS:
+            raise ConfigError(label, "tool.planeshift.fail-on",
+                              f"expected one of {', '.join(LEVELS)}, got {section['fail-on']!r}")
+        out["fail_on"] = section["fail-on"]
+    if "baseline" in section:
+        if not isinstance(section["baseline"], str) or not section["baseline"]:
+            raise ConfigError(label, "tool.planeshift.baseline", "expected a path string")
+        out["baseline"] = (base / section["baseline"]).resolve()
+    if "owners" in section:
+        owners = section["owners"]
+        if not isinstance(owners, dict) or not all(
+            isinstance(k, str) and k and isinstance(v, str) and v.strip() for k, v in owners.items()
+        ):
+            raise ConfigError(label, "tool.planeshift.owners",
+                              'expected a table of pattern = "owner" strings')
+        out["owners"] = tuple(owners.items())  # TOML tables keep the file's order
+    return out
+
+
+def _severity(table: Any, label: str) -> tuple[tuple[str, str], ...]:
+    """``{PS103 = "info", PS107 = "off"}``: each code must name a rule planeshift reports."""
+    key = "tool.planeshift.severity"
+    if not isinstance(table, dict):
+        raise ConfigError(label, key, 'expected a table of rule code = "error|warning|info|off"')
+    from .rules.catalog import rule_codes  # only when the key is used: it imports every rule
+
+    known = rule_codes()
+    out = []
+    for code, level in table.items():
+        if code not in known:
+            raise ConfigError(label, f"{key}.{code}", f"no such rule (have: {', '.join(known)})")
+        if level not in (*LEVELS, "off"):
+            raise ConfigError(label, f"{key}.{code}",
+                              f"expected one of {', '.join((*LEVELS, 'off'))}, got {level!r}")
+        out.append((code, level))
+    return tuple(out)

@@ -6,28 +6,39 @@ import inspect
 import sys
 from pathlib import Path
 
-from .checks import all_rules
-from .checks.base import Rule
+from .catalog import DocumentedRule, documented_rules
 
 HEADINGS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "References")
 
 
-def rule_by_code(code: str) -> type[Rule] | None:
+def rule_by_code(code: str) -> type[DocumentedRule] | None:
     wanted = code.upper()
-    return next((r for r in all_rules() if r.code == wanted or r.kind == code), None)
+    return next((r for r in documented_rules() if r.code == wanted or r.kind == code), None)
 
 
-def rule_page(rule: type[Rule]) -> str:
+def summary(rule: type[DocumentedRule]) -> str:
+    """The docstring's first line."""
+    return inspect.cleandoc(rule.__doc__ or "").partition("\n")[0].strip()
+
+
+def section(rule: type[DocumentedRule], heading: str) -> str:
+    """The text under ``## heading`` in the rule's docstring, up to the next heading."""
+    doc = inspect.cleandoc(rule.__doc__ or "")
+    _, found, rest = doc.partition(f"## {heading}\n")
+    return rest.split("\n## ", 1)[0].strip() if found else ""
+
+
+def rule_page(rule: type[DocumentedRule]) -> str:
     """The rule's page: a title line, then its docstring (ruff's headings)."""
     doc = inspect.cleandoc(rule.__doc__ or "")
-    summary, _, body = doc.partition("\n")
+    first, _, body = doc.partition("\n")
     return (
-        f"# {rule.code} {rule.kind}\n\n{summary.strip()}\n\n"
+        f"# {rule.code} {rule.kind}\n\n{first.strip()}\n\n"
         f"Default severity: {rule.severity}. JSON `kind`: `{rule.kind}`.\n\n{body.strip()}\n"
     )
 
 
-def missing_headings(rule: type[Rule]) -> list[str]:
+def missing_headings(rule: type[DocumentedRule]) -> list[str]:
     doc = rule.__doc__ or ""
     return [h for h in HEADINGS if f"## {h}" not in doc]
 
@@ -35,7 +46,7 @@ def missing_headings(rule: type[Rule]) -> list[str]:
 def write_docs(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for rule in all_rules():
+    for rule in documented_rules():
         path = folder / f"{rule.code}.md"
         path.write_text(rule_page(rule), encoding="utf-8")
         written.append(path)

@@ -1,0 +1,119 @@
+"""One lint run: scan the whole project, judge the findings in scope, return a LintResult.
+
+The scan (``api.scan``, with its caches) sees the whole project so names resolve everywhere;
+only findings in the files the run names are judged: severity overrides, then suppression
+comments, then the baseline. Only the files in scope that have findings, and the files named
+explicitly, are read.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from ..config import Config
+from ..types import Finding, ScanResult
+from .baseline import BaselineEntry, load_baseline
+from .comments import SourceText, Suppression, read_source
+from .fingerprint import fingerprints, site_index
+from .model import LintFinding, LintResult
+from .owners import Owners
+from .scope import Scope
+from .suppress import apply
+
+
+def lint(config: Config, scope: Scope, baseline: Path | None = None,
+         fail_on: str | None = None, scanned: ScanResult | None = None) -> LintResult:
+    """Judge the findings in *scope*; *scanned* reuses a scan already made of this config."""
+    from .. import api  # the analyzer stack: imported when a run needs it, not for --help
+
+    result = scanned if scanned is not None else api.scan(config)
+    started = time.perf_counter()
+    overrides = dict(config.severity)
+    hazards = configured((f for f in result.findings if f.file in scope), overrides)
+    errors = tuple(e for e in result.errors if e.file in scope)
+    broken = {e.file for e in errors}
+    sources = {rel: read_source(config.root / rel, rel)
+               for rel in sorted({f.file for f in hazards} | set(scope.files))}
+    comments = [c for rel, text in sources.items() if text and rel not in broken
+                for c in text.comments]
+    suppressed, comments = apply(hazards, comments)
+    findings = [*hazards, *configured(_comment_findings(comments), overrides)]
+    judged = _judge(findings, suppressed, result, sources, config)
+    entries = load_baseline(baseline) if baseline is not None else ()
+    judged, fixed = _apply_baseline(judged, [e for e in entries if e.file in scope], baseline)
+    stats = {**result.stats, "lint_seconds": round(time.perf_counter() - started, 3)}
+    return LintResult(
+        root=config.root.as_posix(),
+        paths=scope.paths,
+        findings=tuple(sorted(judged, key=_order)),
+        errors=errors,
+        fail_on=fail_on or config.fail_on,
+        severity=config.severity,
+        baseline=str(baseline) if baseline is not None else None,
+        baseline_fixed=fixed,
+        files_read=len(sources),
+        stats=stats,
+    )
+
+
+def configured(findings: Iterable[Finding], overrides: dict[str, str]) -> list[Finding]:
+    """Findings at their configured severity; a rule set to "off" reports nothing."""
+    out = []
+    for f in findings:
+        level = overrides.get(f.rule)
+        if level == "off":
+            continue
+        out.append(replace(f, severity=level) if level and level != f.severity else f)
+    return out
+
+
+def _comment_findings(comments: Sequence[Suppression]) -> list[Finding]:
+    from ..rules.suppressions import run_suppression_rules
+
+    return run_suppression_rules(comments)
+
+
+def _judge(findings: Sequence[Finding], suppressed: dict[int, Suppression], result: ScanResult,
+           sources: dict[str, SourceText | None], config: Config) -> list[LintFinding]:
+    from ..rules.suppressions import all_suppression_rules
+
+    comment_rules = frozenset(r.code for r in all_suppression_rules())
+    prints = fingerprints(findings, site_index(result.registrations), sources, comment_rules)
+    owners = Owners(config)
+    out = []
+    for i, (finding, fingerprint) in enumerate(zip(findings, prints, strict=True)):
+        by = suppressed.get(i)
+        out.append(LintFinding(finding, owners(finding.file), fingerprint,
+                               "suppressed" if by else "open", by.reason if by else ""))
+    return out
+
+
+def _apply_baseline(judged: list[LintFinding], entries: Sequence[BaselineEntry],
+                    baseline: Path | None) -> tuple[list[LintFinding], int]:
+    """Open findings the baseline holds become "baselined"; returns them and how many entries
+    matched nothing (fixed). A suppressed finding still uses up its entry."""
+    left = Counter(e.key for e in entries)
+    out = []
+    for item in judged:
+        key = (item.finding.file, item.fingerprint)
+        if left[key] > 0:
+            left[key] -= 1
+            if item.status == "open":
+                item = replace(item, status="baselined", justification=f"in baseline {baseline}")
+        out.append(item)
+    return out, sum(left.values())
+
+
+def baseline_entries(result: LintResult) -> list[BaselineEntry]:
+    """What ``planeshift baseline`` records: every finding no comment suppresses."""
+    return [BaselineEntry(f.finding.file, f.finding.rule, f.finding.kind, f.fingerprint,
+                          f.finding.message) for f in result.findings if f.status != "suppressed"]
+
+
+def _order(item: LintFinding) -> tuple:
+    f = item.finding
+    return (f.file, f.line, f.col, f.rule, f.message)
