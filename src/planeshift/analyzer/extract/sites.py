@@ -33,8 +33,8 @@ class Vocabulary:
         return "|".join(",".join(sorted(p)) for p in parts)
 
 
-class Source:
-    """Source text by ast position: character columns and exact segments."""
+class Positions:
+    """A file's text by ast position: character columns and exact segments."""
 
     def __init__(self, text: str) -> None:
         self.lines = text.encode("utf-8").splitlines(keepends=True)
@@ -72,7 +72,7 @@ def last_name(node: ast.AST) -> str | None:
     return None
 
 
-def _args(call: ast.Call, src: Source) -> tuple[Arg, ...]:
+def _args(call: ast.Call, src: Positions) -> tuple[Arg, ...]:
     out = [
         Arg(None, from_ast(a.value), src.segment(a.value), "*")
         if isinstance(a, ast.Starred)
@@ -87,7 +87,7 @@ def _args(call: ast.Call, src: Source) -> tuple[Arg, ...]:
 
 
 def call_site(
-    node: ast.Call, scope: str, vocab: Vocabulary, src: Source, aliases: frozenset[str] | set[str] = frozenset()
+    node: ast.Call, scope: str, vocab: Vocabulary, src: Positions, aliases: frozenset[str] | set[str] = frozenset()
 ) -> Site | None:
     name = last_name(node.func)
     if name == "getattr" and isinstance(node.func, ast.Call) and len(node.func.args) >= 2:
@@ -119,7 +119,7 @@ def decorator_sites(
     scope: str,
     decorated: str,
     vocab: Vocabulary,
-    src: Source,
+    src: Positions,
     aliases: frozenset[str] | set[str] = frozenset(),
 ) -> list[Site]:
     out: list[Site] = []
@@ -147,7 +147,7 @@ def decorator_sites(
 
 
 def assign_site(
-    stmt: ast.stmt, target: ast.expr, value: ast.expr, scope: str, vocab: Vocabulary, src: Source
+    stmt: ast.stmt, target: ast.expr, value: ast.expr, scope: str, vocab: Vocabulary, src: Positions
 ) -> Site | None:
     if not (isinstance(target, ast.Attribute) and target.attr in vocab.assign_attrs):
         return None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from .facts import Binding, Class, FileFacts, Function, Param, Site
 from .loops import loop_facts
 from .refs import Ref, annotation_from_ast, from_ast
-from .sites import Source, Vocabulary, assign_site, call_site, decorator_sites
+from .sites import Positions, Vocabulary, assign_site, call_site, decorator_sites
 from .visitor import FastVisitor
 
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
@@ -58,7 +58,7 @@ class SymbolCollector(FastVisitor):
     """Collects the module's bindings, classes and functions into plain facts."""
 
     def __init__(
-        self, module: str, is_package: bool, vocab: Vocabulary | None = None, src: Source | None = None
+        self, module: str, is_package: bool, vocab: Vocabulary | None = None, src: Positions | None = None
     ) -> None:
         self.module = module
         self.is_package = is_package
@@ -451,7 +451,7 @@ def collect_symbols(
     text: str = "",
 ) -> FileFacts:
     """Run the symbol pass over a parsed module; with *vocab*, also record candidate sites."""
-    collector = SymbolCollector(module, is_package, vocab, Source(text) if vocab else None)
+    collector = SymbolCollector(module, is_package, vocab, Positions(text) if vocab else None)
     for stmt in tree.body:
         collector.visit(stmt)
     defines_getattr = any(
