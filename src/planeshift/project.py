@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from .analyzer.extract.summary import FileSummary
 from .rules.forms import Mechanism
@@ -48,6 +50,13 @@ class ProjectFacts:
 
     def mechanism(self, mechanism_id: str) -> MechanismFacts:
         return self._by_id[mechanism_id]
+
+    def rule_facts(self, code: str) -> Iterator[tuple[str, Any]]:
+        """(file, data) for every file the rule *code* read something of (``Rule.file_facts``)."""
+        for summary in self.files:
+            for rule, data in summary.rule_facts:
+                if rule == code:
+                    yield summary.path, data
 
 
 def mechanism_summaries(project: ProjectFacts) -> list[MechanismSummary]:

@@ -115,3 +115,4 @@ class FileFacts:
     config_hooks: tuple[ConfigHook, ...] = ()
     has_sites: bool = False  # the prefilter admitted this file to site collection
     error: str | None = None
+    rule_facts: tuple[tuple[str, Any], ...] = ()  # (rule code, what the rule read of the file)

@@ -12,7 +12,9 @@ import io
 import re
 import tokenize
 import warnings
+from dataclasses import replace
 
+from ...rules.checks import file_facts
 from .facts import FileFacts
 from .sites import Vocabulary
 from .symbols import collect_symbols
@@ -71,6 +73,8 @@ def extract_source(
     pattern = prefilter_for(vocab)
     wants_sites = pattern is not None and pattern.search(text) is not None
     try:
-        return collect_symbols(tree, path, module, is_package, vocab if wants_sites else None, text)
+        facts = collect_symbols(tree, path, module, is_package, vocab if wants_sites else None,
+                                text)
+        return replace(facts, rule_facts=file_facts(tree, text))
     except RecursionError:
         return FileFacts(path=path, module=module, error="cannot analyse: nesting too deep")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from .facts import FileFacts
 
@@ -32,6 +33,7 @@ class FileSummary:
     error_stores: tuple[tuple[str, str, int], ...] = ()
     # (line, event, is a shell string) of the external hook commands a settings file registers
     config_commands: tuple[tuple[int, str, bool], ...] = ()
+    rule_facts: tuple[tuple[str, Any], ...] = ()  # what each rule read of the file's syntax
 
 
 def summarize(facts: FileFacts) -> FileSummary:
@@ -46,7 +48,7 @@ def summarize(facts: FileFacts) -> FileSummary:
                 invoked.update(re.findall(r"\w+", text))
     commands = tuple((h.line, h.event, isinstance(h.command, str)) for h in facts.config_hooks)
     return FileSummary(facts.path, facts.module, facts.has_sites, facts.error, properties,
-                       frozenset(invoked), _error_stores(facts), commands)
+                       frozenset(invoked), _error_stores(facts), commands, facts.rule_facts)
 
 
 def _error_stores(facts: FileFacts) -> tuple[tuple[str, str, int], ...]:

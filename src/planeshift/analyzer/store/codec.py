@@ -22,7 +22,7 @@ from ..extract.facts import Arg, Class, ConfigHook, FileFacts, Function, LoopFac
 from ..extract.summary import FileSummary
 from ..link.candidate import Candidate
 
-FORMAT = 9
+FORMAT = 10
 
 
 # -- codec --------------------------------------------------------------------------------------

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...types import Finding, Registration, ordered_flags
 from .base import REGISTRY, Hazard, Rule, register
@@ -13,7 +14,7 @@ from .base import REGISTRY, Hazard, Rule, register
 if TYPE_CHECKING:
     from ...project import ProjectFacts
 
-__all__ = ["REGISTRY", "Hazard", "Rule", "register", "all_rules", "run_checks"]
+__all__ = ["REGISTRY", "Hazard", "Rule", "all_rules", "file_facts", "register", "run_checks"]
 
 
 def all_rules() -> list[type[Rule]]:
@@ -21,6 +22,17 @@ def all_rules() -> list[type[Rule]]:
         if info.name != "base":
             importlib.import_module(f"{__name__}.{info.name}")
     return sorted(REGISTRY.values(), key=lambda r: r.code)
+
+
+def file_facts(tree: ast.Module, text: str) -> tuple[tuple[str, Any], ...]:
+    """Each rule's facts about one file, for the rules whose words the file's text contains."""
+    out = []
+    for rule in all_rules():
+        if rule.FACT_WORDS and any(word in text for word in rule.FACT_WORDS):
+            data = rule().file_facts(tree)
+            if data is not None:
+                out.append((rule.code, data))
+    return tuple(out)
 
 
 def run_checks(project: ProjectFacts) -> tuple[list[Finding], list[Registration]]:

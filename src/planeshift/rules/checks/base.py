@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...types import Finding, Registration
 
@@ -36,9 +37,11 @@ class Rule:
     """A hazard rule: ``check`` reads the whole project's plain facts and yields its hazards.
 
     Everything a rule decides is computed here from :class:`ProjectFacts` (registrations with
-    their handler facts, emissions, each mechanism's policy and points, each file's summary);
-    a rule needing a fact nobody extracts yet adds it to the per-file summary
-    (``analyzer/extract/summary.py``), so an incremental scan keeps it for unchanged files.
+    their handler facts, emissions, each mechanism's policy and points, each file's summary).
+    A rule that needs something of the syntax nobody extracts yet gathers it itself: it names
+    the words a file must contain (``FACT_WORDS``) and ``file_facts`` reads such a file's tree
+    during extraction; the result is cached with the file's facts, kept in its summary (so an
+    incremental scan keeps it for unchanged files) and read back with ``project.rule_facts``.
     """
 
     code: ClassVar[str] = ""
@@ -47,6 +50,12 @@ class Rule:
     message: ClassVar[str] = ""
     VALID: ClassVar[list[str]] = []  # modules (using the tests' demo bus) with no finding
     INVALID: ClassVar[list[Invalid]] = []
+    FACT_WORDS: ClassVar[tuple[str, ...]] = ()  # a file holding one of these is read by file_facts
+
+    def file_facts(self, tree: ast.Module) -> Any:
+        """What this rule needs from one file's syntax, as plain marshal data (tuples, strings,
+        numbers, booleans, None); None when the file has nothing for it."""
+        return None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         raise NotImplementedError
