@@ -8,9 +8,9 @@ from dataclasses import replace
 
 from .analyzer.discover import discover
 from .analyzer.extract.pool import Extraction
-from .analyzer.shapes import vocabulary
 from .analyzer.link.linker import Linked
 from .analyzer.link.run import link
+from .analyzer.shapes import vocabulary
 from .analyzer.store.store import Store
 from .config import Config, ConfigError
 from .project import ProjectFacts, mechanism_summaries

@@ -104,7 +104,9 @@ def scan(ctx: click.Context, path: Path, fmt: str, output: Path | None, details:
 
 
 def _run(config: Config) -> ScanResult:
-    from . import api  # the analyzer stack costs most of a second: --help and packs skip it
+    from . import (
+        api,  # the analyzer stack costs most of a second: --help and packs skip it
+    )
 
     if not sys.stderr.isatty():
         return api.scan(config)

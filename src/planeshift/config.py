@@ -149,7 +149,9 @@ def _severity(table: Any, label: str) -> tuple[tuple[str, str], ...]:
     key = "tool.planeshift.severity"
     if not isinstance(table, dict):
         raise ConfigError(label, key, 'expected a table of rule code = "error|warning|info|off"')
-    from .rules.catalog import rule_codes  # only when the key is used: it imports every rule
+    from .rules.catalog import (
+        rule_codes,  # only when the key is used: it imports every rule
+    )
 
     known = rule_codes()
     out = []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import logging
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from dataclasses import dataclass

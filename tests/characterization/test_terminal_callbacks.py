@@ -24,7 +24,6 @@ from .helpers import (
     lionagi_messages,
     loop_thread_probe,
     messages,
-    outcome,
     record,
     rendezvous,
     run,

@@ -7,14 +7,26 @@ from typing import TYPE_CHECKING, Any
 
 from ._vocab import (
     CompletionTiming as CT,
+)
+from ._vocab import (
     DispatchConcurrency,
-    DispatchFailure as DF,
-    ErrorSurface as ES,
-    HandlerClassification as HC,
-    ReturnedAwaitableDisposition as RAD,
-    ReturnedValueClassifier as RVC,
     SyncHandlerMode,
     UnsetType,
+)
+from ._vocab import (
+    DispatchFailure as DF,
+)
+from ._vocab import (
+    ErrorSurface as ES,
+)
+from ._vocab import (
+    HandlerClassification as HC,
+)
+from ._vocab import (
+    ReturnedAwaitableDisposition as RAD,
+)
+from ._vocab import (
+    ReturnedValueClassifier as RVC,
 )
 
 if TYPE_CHECKING:

@@ -14,10 +14,16 @@ from ._vocab import (
     ErrorSurface,
     HandlerCancellation,
     HandlerClassification,
-    OutcomeStatus as S,
-    PredicateFailure as PF,
-    ReturnedAwaitableDisposition as RAD,
     SyncHandlerMode,
+)
+from ._vocab import (
+    OutcomeStatus as S,
+)
+from ._vocab import (
+    PredicateFailure as PF,
+)
+from ._vocab import (
+    ReturnedAwaitableDisposition as RAD,
 )
 from .errors import ReturnedAwaitableRejected
 from .phases import DispatchPhase, DispatchStagePolicy

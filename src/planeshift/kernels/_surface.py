@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ._runner import Slot
-from ._vocab import ErrorSurface as ES, HandlerCancellation as HC, OutcomeStatus
+from ._vocab import ErrorSurface as ES
+from ._vocab import HandlerCancellation as HC
+from ._vocab import OutcomeStatus
 from .errors import HandlerCancelled
 from .phases import DispatchStagePolicy
 

@@ -15,11 +15,13 @@ from ._steps import PhaseSteps
 from ._surface import finish_stage
 from ._vocab import (
     CompletionTiming,
-    DeadlineDisposition as DD,
     DispatchConcurrency,
     OutcomeStatus,
     SyncEntryPolicy,
     UnsetType,
+)
+from ._vocab import (
+    DeadlineDisposition as DD,
 )
 from .errors import DeadlineExceeded, SnapshotError, SyncEntryError
 from .phases import DispatchPhase

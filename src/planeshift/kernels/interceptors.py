@@ -8,7 +8,8 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from ._vocab import InterceptorDisposition as D, StageExceptionPolicy, Unset, UnsetType
+from ._vocab import InterceptorDisposition as D
+from ._vocab import StageExceptionPolicy, Unset, UnsetType
 from .errors import PolicyError
 
 __all__ = [

@@ -9,20 +9,32 @@ from typing import ClassVar
 from ._rules import Violations, phase_rules, stage_rules
 from ._vocab import (
     CompletionTiming as CT,
+)
+from ._vocab import (
     DeadlineDisposition,
     DispatchConcurrency,
-    DispatchFailure as DF,
-    ErrorSurface as ES,
     HandlerCancellation,
-    HandlerClassification as HC,
     PredicateFailure,
-    ReturnedAwaitableDisposition as RAD,
-    ReturnedValueClassifier as RVC,
     Selector,
     SyncEntryPolicy,
     SyncHandlerMode,
     Unset,
     UnsetType,
+)
+from ._vocab import (
+    DispatchFailure as DF,
+)
+from ._vocab import (
+    ErrorSurface as ES,
+)
+from ._vocab import (
+    HandlerClassification as HC,
+)
+from ._vocab import (
+    ReturnedAwaitableDisposition as RAD,
+)
+from ._vocab import (
+    ReturnedValueClassifier as RVC,
 )
 from .errors import PolicyError
 

@@ -5,16 +5,38 @@ from __future__ import annotations
 
 from ._vocab import (
     CompletionTiming as CT,
+)
+from ._vocab import (
     DeadlineDisposition,
+)
+from ._vocab import (
     DispatchConcurrency as DC,
+)
+from ._vocab import (
     DispatchFailure as DF,
+)
+from ._vocab import (
     ErrorSurface as ES,
+)
+from ._vocab import (
     HandlerCancellation as HCan,
+)
+from ._vocab import (
     HandlerClassification as HC,
+)
+from ._vocab import (
     PredicateFailure as PF,
+)
+from ._vocab import (
     ReturnedAwaitableDisposition as RAD,
+)
+from ._vocab import (
     ReturnedValueClassifier as RVC,
+)
+from ._vocab import (
     SyncEntryPolicy as SE,
+)
+from ._vocab import (
     SyncHandlerMode as SH,
 )
 from .phases import DispatchPhase, DispatchStagePolicy

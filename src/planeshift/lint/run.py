@@ -28,7 +28,9 @@ from .suppress import apply
 def lint(config: Config, scope: Scope, baseline: Path | None = None,
          fail_on: str | None = None, scanned: ScanResult | None = None) -> LintResult:
     """Judge the findings in *scope*; *scanned* reuses a scan already made of this config."""
-    from .. import api  # the analyzer stack: imported when a run needs it, not for --help
+    from .. import (
+        api,  # the analyzer stack: imported when a run needs it, not for --help
+    )
 
     result = scanned if scanned is not None else api.scan(config)
     started = time.perf_counter()

@@ -65,7 +65,9 @@ def mechanism_ids(result: ScanResult) -> list[str]:
 
 def load_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) that every report this module writes satisfies."""
-    from importlib import resources  # here: it imports tempfile, which a scan does not need
+    from importlib import (
+        resources,  # here: it imports tempfile, which a scan does not need
+    )
 
     text = (resources.files("planeshift") / "schema" / "report.schema.json").read_text("utf-8")
     return json.loads(text)

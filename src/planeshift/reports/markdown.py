@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
-from ..types import Emission, FileError, Finding, MechanismSummary, Registration, ScanResult
+from ..types import (
+    Emission,
+    FileError,
+    Finding,
+    MechanismSummary,
+    Registration,
+    ScanResult,
+)
 from .json_report import PLANES, mechanism_ids
 
 NONE = "—"

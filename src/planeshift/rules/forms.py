@@ -11,8 +11,6 @@ from typing import Any
 
 from ..types import InputError
 
-
-
 POLICY_AXES: dict[str, tuple[str, ...]] = {
     "concurrency": ("sequential", "concurrent"),
     "failure": ("propagate", "collect", "isolate"),

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..analyzer.shapes import all_shapes, kinds as shape_kinds, shape_of
+from ..analyzer.shapes import all_shapes, shape_of
+from ..analyzer.shapes import kinds as shape_kinds
 from ..types import PLANES
 from .forms import (
+    POLICY_AXES,
+    WHEN_KEYS,
     ArgSpec,
     ClassifyRule,
     ConfigSource,
@@ -15,11 +18,8 @@ from .forms import (
     Mechanism,
     Pack,
     PackError,
-    POLICY_AXES,
     RegistrationForm,
-    WHEN_KEYS,
 )
-
 
 # every option any registration form takes (each shape says which of them it accepts)
 FORM_OPTIONS = ("callable", "point", "handler", "receiver", "fixed_point", "many", "owner", "item")

@@ -17,8 +17,8 @@ from ...config import Config
 from ..store.caches import FactCache
 from ..store.codec import dumps, loads
 from ..store.sources import Source
-from .file import extract_source, prefilter_for
 from .facts import FileFacts
+from .file import extract_source, prefilter_for
 from .sites import Vocabulary
 
 POOL_THRESHOLD = 8  # fewer misses than this are extracted in-process (a fork costs ~50 ms)
@@ -98,7 +98,9 @@ def _item(src: Source, vocab: Vocabulary) -> tuple[bytes, str, str, bool, Vocabu
 def _work(item: tuple[bytes, str, str, bool, Vocabulary]) -> FileFacts:
     data, rel, module, is_package, vocab = item
     if not rel.endswith(".py"):
-        from .configs import extract_config  # here: it imports yaml, which .py files never need
+        from .configs import (
+            extract_config,  # here: it imports yaml, which .py files never need
+        )
 
         return extract_config(data, rel, vocab.config_keys)
     return extract_source(data, rel, module, is_package, vocab)

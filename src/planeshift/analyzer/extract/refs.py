@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import ast
 
-
 Ref = tuple
 MAX_DEPTH = 12
 OTHER: Ref = ("other", "?")

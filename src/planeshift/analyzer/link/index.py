@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import fields, replace
 from typing import Any
 
-from ..extract.facts import Binding, Class, FileFacts, Function, Ref
+from ..extract.facts import Binding, FileFacts, Function, Ref
 
 ScopeKey = tuple[str, str]  # (module, scope qualname); qualname "" is the module itself
 DepKey = tuple  # (table, key) or ("bindings", scope key, name): one thing a lookup read

@@ -18,22 +18,21 @@ from typing import TYPE_CHECKING
 
 from ...project import MechanismFacts
 from ...rules.forms import Mechanism, Pack, RegistrationForm
-from ...rules.policy import infer_from_loops, merge
 from ...types import Emission
 from ..extract.facts import FileFacts
 from ..extract.sites import Vocabulary
 from ..extract.summary import FileSummary, list_aliases, summarize
+from .assemble import candidates_of, dormant_points, forwarder_apis
 from .candidate import Candidate
-from .match.emissions import RawEmission
+from .dispatchers import DispatcherFinder, Dispatchers
 from .evaluate.engine import Evaluator
 from .forward import derive
-from .incremental import Changes, FullLink, example
+from .incremental import Changes, FullLink
 from .index import DepKey, ProjectIndex
+from .match.emissions import RawEmission
 from .match.matcher import Matcher
 
 if TYPE_CHECKING:
-    import networkx as nx
-
     from ..store.snapshot import Snapshot
 
 Reextract = Callable[[Sequence[str], Vocabulary], list[FileFacts]]
@@ -57,18 +56,6 @@ class Unit:
     @property
     def forms(self) -> set[RegistrationForm]:
         return {form for _, form in self.entries if form is not None}
-
-
-@dataclass
-class Dispatchers:
-    """Each mechanism's dispatcher classes (subclasses included) and its dispatch policy, with
-    what finding each read: a later scan reuses them while no edit reaches those reads."""
-
-    classes: dict[str, list[str]]
-    class_reads: frozenset[DepKey]
-    policies: dict[str, dict[str, str]]
-    notes: dict[str, list[str]]
-    policy_reads: frozenset[DepKey]
 
 
 @dataclass
@@ -102,6 +89,7 @@ class Linker:
             for factory in mech.factories:
                 self.evaluator.factories[factory] = mech.dispatchers[0]
         self.matcher = Matcher(packs, self.evaluator)
+        self.finder = DispatcherFinder(index, self.evaluator, self.matcher, self.mechanisms)
         self.derived: dict[str, list[RegistrationForm]] = {m.id: [] for m in self.mechanisms}
         self.aliases: frozenset[str] = frozenset()
 
@@ -110,7 +98,7 @@ class Linker:
         """The whole project, from scratch."""
         current = {f.path: f for f in files}
         summaries = [summarize(f) for f in files]
-        found = self.dispatchers()
+        found = self.finder.find()
         evaluated = self._rounds(current, summaries)
         units = {path: self.unit(current[path], evaluated[path]) for path in sorted(evaluated)}
         return self.assemble(units, found, summaries)
@@ -127,7 +115,7 @@ class Linker:
         calls, lists = snap.words
         self.vocab = replace(self.vocab, calls=self.vocab.calls | calls,
                              list_attrs=self.vocab.list_attrs | lists)
-        found = self.reuse_dispatchers(snap.dispatchers, changes.touched)
+        found = self.finder.reuse(snap.dispatchers, changes.touched)
         present = set(changes.paths)
         units = {p: u for p, u in snap.units.items()
                  if p in present and p not in changes.changed and not u.reads & changes.touched}
@@ -145,79 +133,6 @@ class Linker:
                 raise FullLink(f"a forwarder in {path} appeared, changed or went")
             units[path] = self.unit(facts, evaluated)
         return self.assemble(units, found, summaries)
-
-    # -- dispatchers and policies -------------------------------------------------------------
-    def inheritance(self) -> nx.DiGraph:
-        """subclass -> base edges over every project class (bases may be external names)."""
-        import networkx as nx  # only a scan that is not answered from the result cache pays it
-
-        graph = nx.DiGraph()
-        for cls in self.index.classes:
-            graph.add_node(cls)
-            for base in self.evaluator.mro(cls)[1:]:
-                graph.add_edge(cls, base)
-        return graph
-
-    def dispatcher_classes(self, graph: nx.DiGraph, mech: Mechanism) -> list[str]:
-        import networkx as nx
-
-        roots = [c for c in self.matcher.dispatcher_ids(mech) if c in graph]
-        found = set(roots)
-        for root in roots:
-            found |= nx.ancestors(graph, root)  # every class with a path to the dispatcher
-        return sorted(found)
-
-    def is_dispatcher_class(self, cls: str, mech: Mechanism) -> bool:
-        """``cls`` is in ``dispatcher_classes`` (for a class defined in the project)."""
-        roots = self.matcher.dispatcher_ids(mech)
-        return any(c in roots for c in self.evaluator.mro(cls))
-
-    def dispatchers(self) -> Dispatchers:
-        deps = self.index.deps
-        deps.push()
-        graph = self.inheritance()
-        classes = {mech.id: self.dispatcher_classes(graph, mech) for mech in self.mechanisms}
-        class_reads = deps.pop()
-        return Dispatchers(classes, class_reads, *self.policies(classes))
-
-    def reuse_dispatchers(self, found: Dispatchers, touched: set[DepKey]) -> Dispatchers:
-        """The last link's dispatcher classes and policies, while the edit leaves them as they were."""
-        if found.class_reads & touched:
-            raise FullLink(f"class ancestry changed ({example(found.class_reads & touched)})")
-        # a class that existed before had its bases read when every class's ancestry was drawn,
-        # so only a class the edit adds can be a dispatcher it was not before
-        added = [key[1] for key in touched if key[0] == "bases" and key[1] in self.index.classes]
-        if any(cls not in found.classes[mech.id] and self.is_dispatcher_class(cls, mech)
-               for mech in self.mechanisms for cls in added):
-            raise FullLink("a new class is a dispatcher")
-        if found.policy_reads & touched:
-            policies, notes, reads = self.policies(found.classes)
-            if policies != found.policies:
-                raise FullLink("a dispatch policy changed")
-            found = replace(found, notes=notes, policy_reads=reads)  # (their lines may move)
-        return found
-
-    def policies(self, classes: dict[str, list[str]]):
-        """Each mechanism's policy: the pack's, checked against the dispatcher's own loops."""
-        deps = self.index.deps
-        deps.push()
-        policies: dict[str, dict[str, str]] = {}
-        policy_notes: dict[str, list[str]] = {}
-        for mech in self.mechanisms:
-            inferred, evidence = infer_from_loops(self._loops(classes[mech.id]))
-            policies[mech.id], notes = merge(mech.policy_map, inferred)
-            source = [f"declared in pack {mech.pack}: {mech.policy_evidence}"] if mech.policy else []
-            policy_notes[mech.id] = source + evidence + notes
-        return policies, policy_notes, deps.pop()
-
-    def _loops(self, classes: list[str]):
-        for cls in classes:
-            if cls not in self.index.classes:
-                continue
-            for qn in self.index.methods_of.get(cls, ()):
-                func = self.index.functions[qn]
-                if func.loop is not None:
-                    yield qn[len(self.index.class_module[cls]) + 1:], func
 
     # -- derived registration forms -----------------------------------------------------------
     def add_list_aliases(self, summaries: list[FileSummary]) -> frozenset[str]:
@@ -317,26 +232,13 @@ class Linker:
     def assemble(self, units: dict[str, Unit], found: Dispatchers,
                  summaries: list[FileSummary]) -> Linked:
         """Candidates, emissions and each mechanism's facts from every file's unit."""
-        used = frozenset().union(*(u.used for u in units.values()))
-        kept: list[Candidate] = []
-        for path in sorted(units):
-            for cand, form in units[path].entries:
-                if form is None:
-                    kept.append(cand)
-                elif form not in used:  # a forwarder's own site stands in for absent callers
-                    kept.append(replace(
-                        cand, flags=(*cand.flags, "forwarder_without_callers"),
-                        evidence=(*cand.evidence, f"{form.name} forwards its parameters here and "
-                                  "nothing in the scanned tree calls it, so this site stands for "
-                                  "its future callers")))
-        candidates = _dedupe(kept)
+        candidates = candidates_of(units)
         raw_emissions = [e for path in sorted(units) for e in units[path].emissions]
-        emissions = [
-            Emission(e.file, e.line, e.col, e.mechanism.id, e.api, e.point, e.scope)
-            for e in raw_emissions
-        ]
-        dormant = self._dormant(candidates, raw_emissions, found.classes)
-        forwarders = self._forwarder_apis(units)
+        emissions = [Emission(e.file, e.line, e.col, e.mechanism.id, e.api, e.point, e.scope)
+                     for e in raw_emissions]
+        dormant = dormant_points(candidates, raw_emissions, found.classes, self.mechanisms,
+                                 self.index, self.matcher)
+        forwarders = forwarder_apis(units, self.derived)
         mechanisms = [
             MechanismFacts(
                 model=mech, classes=tuple(found.classes[mech.id]),
@@ -350,55 +252,6 @@ class Linker:
         return Linked(candidates, emissions, mechanisms, summaries, units, found, self.derived,
                       self.vocab, self.aliases)
 
-    def _forwarder_apis(self, units: dict[str, Unit]) -> dict[str, list[str]]:
-        """Each mechanism's derived forms as "X (forwards to file:line)". A form derived at
-        several sites is shown at the first in the tree, however the rounds or an incremental
-        link happened to meet them."""
-        first: dict[RegistrationForm, str] = {}
-        for unit in units.values():
-            for _, form in unit.entries:
-                if form is not None:
-                    first[form] = min(first.get(form, form.forwards), form.forwards,
-                                      key=_site_order)
-        return {mech: [f"{f.name} (forwards to {first.get(f, f.forwards)})" for f in forms]
-                for mech, forms in self.derived.items()}
-
-    def _dormant(self, candidates, raw_emissions, classes) -> dict[str, set[str]]:
-        """Points registered on but never emitted (only where the dispatcher's project is
-        scanned), and the points the pack declares dormant."""
-        registered: dict[str, set[str]] = {}
-        emitted: dict[str, set[str]] = {}
-        for cand in candidates:
-            registered.setdefault(cand.mechanism, set()).update(
-                part for part in (cand.point or "").split("+") if part)
-        blind: set[str] = set()
-        for em in raw_emissions:
-            owner = self.index.enclosing_class(em.module, em.scope) or ""
-            if em.dynamic and owner not in classes[em.mechanism.id]:
-                blind.add(em.mechanism.id)  # a dynamic emission may fire any point
-            if em.point:
-                emitted.setdefault(em.mechanism.id, set()).add(em.point)
-        out: dict[str, set[str]] = {}
-        for mech in self.mechanisms:
-            declared = set(mech.dormant_points)
-            local = any(c in self.index.classes for c in classes[mech.id])
-            inferred: set[str] = set()
-            if local and mech.id not in blind and any(e.point for e in mech.emissions):
-                members = self.matcher.enum_members(mech)
-                names = None if members is None else {name for name, _ in members}
-                inferred = {
-                    point for point in registered.get(mech.id, set()) - emitted.get(mech.id, set())
-                    if names is None or point in names  # a slot's fixed point is no emit key
-                }
-            out[mech.id] = declared | inferred
-        return out
-
-
-def _site_order(where: str) -> tuple[str, int]:
-    """"path:line" in tree order (line 10 after line 9)."""
-    path, _, line = where.rpartition(":")
-    return path, int(line) if line.isdigit() else 0
-
 
 def needs_reextract(facts: FileFacts, calls: set[str], lists: set[str]) -> bool:
     """The file calls a derived API or loads a derived list name: collect its sites again."""
@@ -410,15 +263,3 @@ def _call_word(qualname: str) -> str:
     """The name a call site of a derived API spells: ``X.__init__`` is called as ``X(...)``."""
     parts = qualname.split(".")
     return parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]
-
-
-def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
-    """One candidate per (site, mechanism, handler, point): two forms may see the same call."""
-    seen: set[tuple] = set()
-    out: list[Candidate] = []
-    for cand in sorted(candidates, key=lambda c: c.sort_key):
-        key = (cand.file, cand.line, cand.col, cand.mechanism, cand.handler.expr, cand.point)
-        if key not in seen:
-            seen.add(key)
-            out.append(cand)
-    return out

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-
 from typing import TYPE_CHECKING
 
 from ..extract.sites import Vocabulary

@@ -7,8 +7,7 @@ import marshal
 from dataclasses import fields
 from typing import Any
 
-from ...rules.forms import ArgSpec
-from ...rules.forms import RegistrationForm
+from ...rules.forms import ArgSpec, RegistrationForm
 from ...types import (
     Emission,
     FileError,
@@ -18,7 +17,16 @@ from ...types import (
     Registration,
     ScanResult,
 )
-from ..extract.facts import Arg, Class, ConfigHook, FileFacts, Function, LoopFacts, Param, Site
+from ..extract.facts import (
+    Arg,
+    Class,
+    ConfigHook,
+    FileFacts,
+    Function,
+    LoopFacts,
+    Param,
+    Site,
+)
 from ..extract.summary import FileSummary
 from ..link.candidate import Candidate
 

@@ -13,14 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...atomic import write_atomic
-from ...rules.forms import Pack
-from ...rules.forms import RegistrationForm
+from ...rules.forms import Pack, RegistrationForm
 from ..extract.sites import Vocabulary
 from ..extract.summary import FileSummary
 from ..link.candidate import Candidate
-from ..link.match.emissions import RawEmission
 from ..link.index import DepKey
 from ..link.linker import Dispatchers, Linked, Unit
+from ..link.match.emissions import RawEmission
 from .codec import FORMAT, decode, encode
 from .sources import Source
 

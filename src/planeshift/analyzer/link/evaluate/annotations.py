@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ...extract.facts import Ref
 from ...extract.refs import parse_annotation, render
-from .values import Value, Values, WRAPPER_TYPES, OPAQUE_TYPES, unknown
+from .values import OPAQUE_TYPES, WRAPPER_TYPES, Value, Values, unknown
 
 if TYPE_CHECKING:
     from .engine import Evaluator

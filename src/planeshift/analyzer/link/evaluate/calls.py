@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ...extract.facts import Ref
 from ...extract.refs import render
-from .values import Value, Values, PARTIALS, unknown, all_unknown
+from .values import PARTIALS, Value, Values, all_unknown, unknown
 
 if TYPE_CHECKING:
     from .engine import Evaluator

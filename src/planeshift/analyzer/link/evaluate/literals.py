@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 from ...extract.facts import Ref
 from ...extract.refs import render
 
-
 if TYPE_CHECKING:
     from .engine import Evaluator
 

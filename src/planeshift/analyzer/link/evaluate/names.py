@@ -6,7 +6,15 @@ from typing import TYPE_CHECKING
 
 from ...extract.facts import Ref
 from ...extract.refs import render
-from .values import Value, Values, BUILTIN_CONTAINERS, BUILTIN_NAMES, unknown, all_unknown, is_field_spec
+from .values import (
+    BUILTIN_CONTAINERS,
+    BUILTIN_NAMES,
+    Value,
+    Values,
+    all_unknown,
+    is_field_spec,
+    unknown,
+)
 
 if TYPE_CHECKING:
     from .engine import Evaluator

@@ -1,0 +1,98 @@
+"""Assembling the link: the candidates of every unit, each mechanism's forwarders and points."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from ...rules.forms import Mechanism, RegistrationForm
+from .candidate import Candidate
+from .index import ProjectIndex
+from .match.emissions import RawEmission
+from .match.matcher import Matcher
+
+if TYPE_CHECKING:
+    from .linker import Unit
+
+
+def candidates_of(units: dict[str, Unit]) -> list[Candidate]:
+    """Every unit's candidates, once each; a forwarder's own site stands in for absent callers."""
+    used = frozenset().union(*(u.used for u in units.values()))
+    kept: list[Candidate] = []
+    for path in sorted(units):
+        for cand, form in units[path].entries:
+            if form is None:
+                kept.append(cand)
+            elif form not in used:
+                kept.append(replace(
+                    cand, flags=(*cand.flags, "forwarder_without_callers"),
+                    evidence=(*cand.evidence, f"{form.name} forwards its parameters here and "
+                              "nothing in the scanned tree calls it, so this site stands for "
+                              "its future callers")))
+    return _dedupe(kept)
+
+
+def forwarder_apis(units: dict[str, Unit],
+                   derived: dict[str, list[RegistrationForm]]) -> dict[str, list[str]]:
+    """Each mechanism's derived forms as "X (forwards to file:line)". A form derived at
+    several sites is shown at the first in the tree, however the rounds or an incremental
+    link happened to meet them."""
+    first: dict[RegistrationForm, str] = {}
+    for unit in units.values():
+        for _, form in unit.entries:
+            if form is not None:
+                first[form] = min(first.get(form, form.forwards), form.forwards,
+                                  key=_site_order)
+    return {mech: [f"{f.name} (forwards to {first.get(f, f.forwards)})" for f in forms]
+            for mech, forms in derived.items()}
+
+
+def dormant_points(candidates: list[Candidate], raw_emissions: list[RawEmission],
+                   classes: dict[str, list[str]], mechanisms: list[Mechanism],
+                   index: ProjectIndex, matcher: Matcher) -> dict[str, set[str]]:
+    """Points registered on but never emitted (only where the dispatcher's project is
+    scanned), and the points the pack declares dormant."""
+    registered: dict[str, set[str]] = {}
+    emitted: dict[str, set[str]] = {}
+    for cand in candidates:
+        registered.setdefault(cand.mechanism, set()).update(
+            part for part in (cand.point or "").split("+") if part)
+    blind: set[str] = set()
+    for em in raw_emissions:
+        owner = index.enclosing_class(em.module, em.scope) or ""
+        if em.dynamic and owner not in classes[em.mechanism.id]:
+            blind.add(em.mechanism.id)  # a dynamic emission may fire any point
+        if em.point:
+            emitted.setdefault(em.mechanism.id, set()).add(em.point)
+    out: dict[str, set[str]] = {}
+    for mech in mechanisms:
+        declared = set(mech.dormant_points)
+        local = any(c in index.classes for c in classes[mech.id])
+        inferred: set[str] = set()
+        if local and mech.id not in blind and any(e.point for e in mech.emissions):
+            members = matcher.enum_members(mech)
+            names = None if members is None else {name for name, _ in members}
+            inferred = {
+                point for point in registered.get(mech.id, set()) - emitted.get(mech.id, set())
+                if names is None or point in names  # a slot's fixed point is no emit key
+            }
+        out[mech.id] = declared | inferred
+    return out
+
+
+def _site_order(where: str) -> tuple[str, int]:
+    """"path:line" in tree order (line 10 after line 9)."""
+    path, _, line = where.rpartition(":")
+    return path, int(line) if line.isdigit() else 0
+
+
+def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
+    """One candidate per (site, mechanism, handler, point): two forms may see the same call."""
+    seen: set[tuple] = set()
+    out: list[Candidate] = []
+    for cand in sorted(candidates, key=lambda c: c.sort_key):
+        key = (cand.file, cand.line, cand.col, cand.mechanism, cand.handler.expr, cand.point)
+        if key not in seen:
+            seen.add(key)
+            out.append(cand)
+    return out
