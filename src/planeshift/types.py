@@ -80,6 +80,8 @@ class Registration:
     via: str = "method"  # the registration form: method, function, decorator, keyword, ...
     scope: str = ""  # enclosing function qualname
     rule: str = ""  # the classification rule that decided the plane
+    end_line: int = 0  # where the registering node ends (with line, col: its exact span)
+    end_col: int = 0
 
     @property
     def sort_key(self) -> tuple:
@@ -95,6 +97,8 @@ class Registration:
             "file": self.file,
             "line": self.line,
             "col": self.col,
+            "end_line": self.end_line,
+            "end_col": self.end_col,
             "mechanism": self.mechanism,
             "api": self.api,
             "point": self.point,
@@ -118,9 +122,13 @@ class Emission:
     api: str
     point: str | None
     scope: str = ""
+    end_line: int = 0
+    end_col: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"file": self.file, "line": self.line, "col": self.col,
+                "end_line": self.end_line, "end_col": self.end_col, "mechanism": self.mechanism,
+                "api": self.api, "point": self.point, "scope": self.scope}
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,9 +173,13 @@ class Finding:
     severity: str  # error | warning | info
     message: str
     mechanism: str = ""
+    end_line: int | None = None  # the span of the node found, when it has one
+    end_col: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"rule": self.rule, "kind": self.kind, "file": self.file, "line": self.line,
+                "col": self.col, "end_line": self.end_line, "end_col": self.end_col,
+                "severity": self.severity, "message": self.message, "mechanism": self.mechanism}
 
 
 @dataclass(frozen=True, slots=True)

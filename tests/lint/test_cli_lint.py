@@ -35,7 +35,7 @@ def test_a_finding_exits_1_with_a_sorted_line_and_summary(project: Path) -> None
     result = lint()
     assert result.exit_code == 1, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("app/main.py:6:7: PS101 [error] lambda payload: send(payload)")
+    assert lines[0].startswith("app/main.py:6:16: PS101 [error] lambda payload: send(payload)")
     assert lines[-1] == ("1 finding (1 error, 0 warning, 0 info), 0 suppressed, 0 baselined; "
                          "failed (fail-on warning)")
     assert "Traceback" not in result.output
@@ -52,14 +52,14 @@ def test_paths_are_relative_to_the_working_folder(project: Path,
     monkeypatch.chdir(project / "app")  # the root is still the git top-level
     result = lint("main.py")
     assert result.exit_code == 1
-    assert result.stdout.startswith("main.py:6:7: PS101 [error]")
+    assert result.stdout.startswith("main.py:6:16: PS101 [error]")
 
 
 def test_root_option(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project.parent)
     result = lint("--root", "project", "project/app/main.py")
     assert result.exit_code == 1
-    assert result.stdout.startswith("project/app/main.py:6:7: PS101")
+    assert result.stdout.startswith("project/app/main.py:6:16: PS101")
 
 
 @pytest.mark.parametrize("fail_on", ["error", "warning", "info"])
@@ -89,7 +89,8 @@ def test_sarif_and_github_to_stdout(project: Path) -> None:
     assert sarif["version"] == "2.1.0" and len(sarif["runs"][0]["results"]) == 1
     github = lint("--format", "github").stdout
     assert github.startswith(
-        "::error file=app/main.py,line=6,col=7,title=PS101 discard_unawaited::")
+        "::error file=app/main.py,line=6,col=16,endLine=6,endColumn=55,"
+        "title=PS101 discard_unawaited::")
 
 
 def test_broken_file_in_paths_exits_1_with_one_line(project: Path) -> None:

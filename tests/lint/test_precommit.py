@@ -47,7 +47,7 @@ def test_pre_commit_runs_the_hook_on_the_changed_files(tmp_path: Path) -> None:
 
     failed = _try_repo(project, home, "app/main.py", "app/clean.py")
     assert failed.returncode == 1, failed.stdout + failed.stderr
-    assert "app/main.py:6:7: PS101 [error]" in failed.stdout
+    assert "app/main.py:6:16: PS101 [error]" in failed.stdout
 
     main = project / "app" / "main.py"
     main.write_text(main.read_text().replace(

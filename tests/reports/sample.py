@@ -23,22 +23,22 @@ def sample_result() -> ScanResult:
         Registration("app/hooks.py", 12, 4, "hookbus", "on", "TOOL_PRE", GUARD, "interceptor",
                      "high", ("rule hookbus.blocking (point TOOL_PRE) -> interceptor: ADR-0120 D4",
                               "bus is a HookBus instance"), (), "method", "app.hooks.setup",
-                     "hookbus.blocking"),
+                     "hookbus.blocking", 12, 35),
         Registration("app/hooks.py", 20, 4, "hookbus", "on", "ARTIFACT_CREATED", UNKNOWN,
                      "needs_review", "low", ("handler is a subscript: handlers[name]",
                                              "point | handler not resolved"),
-                     ("dormant_point",), "method", "app.hooks.setup", "hookbus.unknown"),
+                     ("dormant_point",), "method", "app.hooks.setup", "hookbus.unknown", 20, 50),
         Registration("app/session.py", 40, 8, "broadcaster", "subscribe", None, LOG, "subscriber",
                      "medium", ("Broadcaster.subscribe is fan-out",), (), "method",
-                     "app.session.Session.__init__", "broadcaster.default"),
+                     "app.session.Session.__init__", "broadcaster.default", 40, 37),
         Registration("app/session.py", 44, 8, "broadcaster", "subscribe", None, LAMBDA,
                      "subscriber", "high", ("rule broadcaster.default -> subscriber",),
                      ("discard_unawaited",), "method", "app.session.Session.__init__",
-                     "broadcaster.default"),
+                     "broadcaster.default", 45, 30),
     )
     emissions = (
-        Emission("app/run.py", 7, 10, "hookbus", "emit", "TOOL_PRE", "app.run.main"),
-        Emission("app/run.py", 9, 4, "broadcaster", "broadcast", None, "app.run.main"),
+        Emission("app/run.py", 7, 10, "hookbus", "emit", "TOOL_PRE", "app.run.main", 7, 41),
+        Emission("app/run.py", 9, 4, "broadcaster", "broadcast", None, "app.run.main", 9, 33),
     )
     mechanisms = (
         MechanismSummary(
@@ -63,7 +63,7 @@ def sample_result() -> ScanResult:
     findings = (
         Finding("PS101", "discard_unawaited", "app/session.py", 44, 8, "error",
                 "lambda m: send(m) | 1 lands on broadcaster, whose policy never awaits",
-                "broadcaster"),
+                "broadcaster", 45, 30),
         Finding("PS103", "dormant_point", "app/hooks.py", 20, 4, "warning",
                 "ARTIFACT_CREATED is never emitted", "hookbus"),
     )

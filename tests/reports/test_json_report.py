@@ -28,7 +28,7 @@ def test_top_level_keys_are_the_contract() -> None:
 
 def test_registration_carries_handler_evidence_and_location() -> None:
     reg = to_dict(sample_result())["registrations"][0]
-    assert list(reg) == ["file", "line", "col", "mechanism", "api", "point", "handler", "plane",
+    assert list(reg) == ["file", "line", "col", "end_line", "end_col", "mechanism", "api", "point", "handler", "plane",
                          "confidence", "evidence", "flags", "via", "scope", "rule"]
     assert reg["handler"] == {"expr": "guard", "qualname": "app.hooks.guard",
                               "declared_async": True, "returns_awaitable": True,

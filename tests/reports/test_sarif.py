@@ -89,5 +89,6 @@ def test_a_fixture_project_gives_valid_sarif(tmp_path: Path) -> None:
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
     assert uris == {"app/main.py", "app/%C3%BCn%C3%AFcode.py"}
     regions = [r["locations"][0]["physicalLocation"]["region"] for r in results]
-    assert {"startLine": 6, "startColumn": 7} in regions  # `bus = EventBus(...)`: 0-based col 6
+    # `bus = EventBus(on_event=[...])`: the keyword at 0-based col 15, ending before col 55
+    assert {"startLine": 6, "startColumn": 16, "endLine": 6, "endColumn": 56} in regions
     assert [r["suppressions"][0]["kind"] for r in results if "suppressions" in r] == ["inSource"]

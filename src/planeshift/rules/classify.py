@@ -104,6 +104,8 @@ def classify(c: Candidate, mechanism: Mechanism) -> Registration:
         file=c.file,
         line=c.line,
         col=c.col,
+        end_line=c.end_line,
+        end_col=c.end_col,
         mechanism=c.mechanism,
         api=c.api,
         point=c.point,

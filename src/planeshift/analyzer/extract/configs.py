@@ -68,10 +68,12 @@ def extract_config(data: bytes, path: str, keys: frozenset[str]) -> FileFacts:
             for group in groups.value:
                 for entry in _commands(group):
                     command = _mapping_get(entry, "command")
+                    start, end = command.start_mark, command.end_mark
                     hooks.append(ConfigHook(
-                        line=command.start_mark.line + 1,
+                        line=start.line + 1,
                         event=str(event_node.value),
                         command=_plain(command),
                         key_path=key,
+                        span=(start.line + 1, start.column, end.line + 1, end.column),
                     ))
     return FileFacts(path=path, module="", config_hooks=tuple(hooks))

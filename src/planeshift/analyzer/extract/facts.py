@@ -64,12 +64,17 @@ class Class:
     enum_members: tuple[tuple[str, Any], ...] = ()  # NAME -> literal value, for enum-like classes
 
 
+Span = tuple[int, int, int, int]  # line, col, end line, end col (1-based lines, 0-based chars)
+
+
 @dataclass(frozen=True, slots=True)
 class Arg:
     name: str | None  # keyword name, or None for a positional argument
     ref: Ref
     text: str
     star: str = ""  # "" | "*" | "**"
+    span: Span | None = None  # the whole argument (`name=value` for a keyword)
+    entries: tuple[Span, ...] = ()  # a dict literal: each entry, from its key to its value
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +91,8 @@ class Site:
     decorated: str = ""  # decorator: qualname of the decorated function or class
     decorated_async: bool | None = None
     has_call: bool = True  # decorator: `@x(...)` rather than `@x`
+    end_line: int = 0  # where the site's node ends (a call's closing parenthesis)
+    end_col: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +103,7 @@ class ConfigHook:
     event: str
     command: Any  # str (shell string) or list (argv) as written
     key_path: str
+    span: Span | None = None  # the command's value in the file
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .facts import Arg, Site
+from .facts import Arg, Site, Span
 from .refs import from_ast
 
 LIST_METHODS = frozenset({"append", "extend", "insert"})
@@ -55,6 +55,13 @@ class Positions:
         text = raw.decode("utf-8", "replace").strip()
         return " ".join(text.split()) if "\n" in text else text
 
+    def span(self, node: ast.AST, start: ast.AST | None = None) -> Span:
+        """(line, col, end line, end col) of *node*, in characters; from *start* when given."""
+        first = start if start is not None else node
+        end_line = node.end_lineno or node.lineno
+        return (first.lineno, self.col(first.lineno, first.col_offset), end_line,
+                self.col(end_line, node.end_col_offset or 0))
+
     def decorator_col(self, node: ast.expr) -> int:
         """Column of the ``@`` before a decorator expression."""
         raw = self.lines[node.lineno - 1][: node.col_offset]
@@ -74,16 +81,25 @@ def last_name(node: ast.AST) -> str | None:
 
 def _args(call: ast.Call, src: Positions) -> tuple[Arg, ...]:
     out = [
-        Arg(None, from_ast(a.value), src.segment(a.value), "*")
+        Arg(None, from_ast(a.value), src.segment(a.value), "*", src.span(a))
         if isinstance(a, ast.Starred)
-        else Arg(None, from_ast(a), src.segment(a))
+        else Arg(None, from_ast(a), src.segment(a), "", src.span(a), _entries(a, src))
         for a in call.args
     ]
     out += [
-        Arg(k.arg, from_ast(k.value), src.segment(k.value), "" if k.arg else "**")
+        Arg(k.arg, from_ast(k.value), src.segment(k.value), "" if k.arg else "**", src.span(k),
+            _entries(k.value, src))
         for k in call.keywords
     ]
     return tuple(out)
+
+
+def _entries(node: ast.expr, src: Positions) -> tuple[Span, ...]:
+    """Each entry of a dict literal, from its key (or ``**``) to its value."""
+    if not isinstance(node, ast.Dict):
+        return ()
+    return tuple(src.span(value, key) if key is not None else src.span(value)
+                 for key, value in zip(node.keys, node.values))
 
 
 def call_site(
@@ -103,14 +119,17 @@ def call_site(
         wanted = last_name(node.func.value) in vocab.list_attrs
     if not wanted:
         return None
+    line, col, end_line, end_col = src.span(node)
     return Site(
         kind="call",
-        line=node.lineno,
-        col=src.col(node.lineno, node.col_offset),
+        line=line,
+        col=col,
         scope=scope,
         func=from_ast(node.func),
         args=_args(node, src),
         text=src.segment(node.func),
+        end_line=end_line,
+        end_col=end_col,
     )
 
 
@@ -129,6 +148,7 @@ def decorator_sites(
             continue
         is_call = isinstance(dec, ast.Call)
         target = dec.func if isinstance(dec, ast.Call) else dec
+        _, _, end_line, end_col = src.span(dec)
         out.append(
             Site(
                 kind="decorator",
@@ -141,6 +161,8 @@ def decorator_sites(
                 decorated=decorated,
                 decorated_async=is_async,
                 has_call=is_call,
+                end_line=end_line,
+                end_col=end_col,
             )
         )
     return out
@@ -151,12 +173,15 @@ def assign_site(
 ) -> Site | None:
     if not (isinstance(target, ast.Attribute) and target.attr in vocab.assign_attrs):
         return None
+    line, col, end_line, end_col = src.span(stmt)
     return Site(
         kind="assign",
-        line=stmt.lineno,
-        col=src.col(stmt.lineno, stmt.col_offset),
+        line=line,
+        col=col,
         scope=scope,
         func=from_ast(target),
-        args=(Arg(None, from_ast(value), src.segment(value)),),
+        args=(Arg(None, from_ast(value), src.segment(value), "", src.span(value)),),
         text=src.segment(target),
+        end_line=end_line,
+        end_col=end_col,
     )

@@ -87,12 +87,12 @@ def _site_order(where: str) -> tuple[str, int]:
 
 
 def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
-    """One candidate per (site, mechanism, handler, point): two forms may see the same call."""
+    """One candidate per (site, mechanism, handler, point): two forms may see the same call (the
+    first form in pack order wins); then in report order, by the registering node."""
     seen: set[tuple] = set()
     out: list[Candidate] = []
-    for cand in sorted(candidates, key=lambda c: c.sort_key):
-        key = (cand.file, cand.line, cand.col, cand.mechanism, cand.handler.expr, cand.point)
-        if key not in seen:
-            seen.add(key)
+    for cand in sorted(candidates, key=lambda c: (c.file, *c.site, c.mechanism, c.handler.expr)):
+        if cand.key not in seen:
+            seen.add(cand.key)
             out.append(cand)
-    return out
+    return sorted(out, key=lambda c: c.sort_key)

@@ -15,6 +15,8 @@ class Candidate:
     file: str
     line: int
     col: int
+    end_line: int
+    end_col: int
     scope: str  # enclosing function qualname ("" at module level)
     mechanism: str
     via: str  # the registration form's kind: method, function, decorator, keyword, ...
@@ -25,6 +27,12 @@ class Candidate:
     confidence: str = "high"
     evidence: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
+    site: tuple[int, int] = (0, 0)  # where the whole site starts (a keyword's call): one per site
+
+    @property
+    def key(self) -> tuple:
+        """Two forms matching one site with the same mechanism, handler and point are one."""
+        return (self.file, *self.site, self.mechanism, self.handler.expr, self.point)
 
     @property
     def sort_key(self) -> tuple:

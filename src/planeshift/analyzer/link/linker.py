@@ -234,8 +234,8 @@ class Linker:
         """Candidates, emissions and each mechanism's facts from every file's unit."""
         candidates = candidates_of(units)
         raw_emissions = [e for path in sorted(units) for e in units[path].emissions]
-        emissions = [Emission(e.file, e.line, e.col, e.mechanism.id, e.api, e.point, e.scope)
-                     for e in raw_emissions]
+        emissions = [Emission(e.file, e.line, e.col, e.mechanism.id, e.api, e.point, e.scope,
+                              e.end_line, e.end_col) for e in raw_emissions]
         dormant = dormant_points(candidates, raw_emissions, found.classes, self.mechanisms,
                                  self.index, self.matcher)
         forwarders = forwarder_apis(units, self.derived)

@@ -92,8 +92,10 @@ class CalleeShape(Shape):
     @staticmethod
     def with_handler(m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
                      form: RegistrationForm, evidence: list[str], flags: list[str],
-                     confidence: str, handler_spec: ArgSpec | None) -> Iterator[Match]:
-        """One match per handler the call hands over (each of a list when the form says many)."""
+                     confidence: str, handler_spec: ArgSpec | None,
+                     at_argument: bool = False) -> Iterator[Match]:
+        """One match per handler the call hands over (each of a list when the form says many);
+        *at_argument*: the registration is the argument (a keyword), not the whole call."""
         point, note, _ = m.points.point_of(facts, site, mech, form)
         if form.fixed_handler is not None:
             yield m.build.match(facts, site, mech, form, form.api_suffix, point, note,
@@ -105,7 +107,8 @@ class CalleeShape(Shape):
         for ref, text in m.build.handler_items(arg, many=form.many):
             handler = m.build.handler(ref, text, facts, site)
             yield m.build.match(facts, site, mech, form, form.api_suffix, point, note, handler,
-                                confidence, list(evidence), list(flags), handler_arg=arg)
+                                confidence, list(evidence), list(flags), handler_arg=arg,
+                                at=arg.span if at_argument else None)
 
 
 def register(cls: type[Shape]) -> type[Shape]:

@@ -55,7 +55,7 @@ class KeywordShape(CalleeShape):
     def at_call(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
                 form: RegistrationForm, evidence: list[str]) -> Iterator[Match]:
         yield from self.with_handler(m, facts, site, mech, form, evidence, [], "high",
-                                     ArgSpec(keyword=form.name))
+                                     ArgSpec(keyword=form.name), at_argument=True)
 
 
 def default_callables(reader: PackReader, data: dict[str, Any], key: str,

@@ -51,18 +51,20 @@ class MappingShape(CalleeShape):
             yield m.build.match(facts, site, mech, form, form.name, None,
                                 f"{form.name} may arrive through **{spread[0].text}",
                                 Handler(f"**{spread[0].text}"), "low", evidence, [],
-                                handler_arg=spread[0])
+                                handler_arg=spread[0], at=spread[0].span)
             return
         if arg is None or arg.ref == ("const", "None"):
             return
         if arg.ref[0] != "dict":
             yield m.build.match(facts, site, mech, form, form.name, None,
                                 f"hooks mapping {arg.text} is not a literal", Handler(arg.text),
-                                "low", evidence, [], handler_arg=arg)
+                                "low", evidence, [], handler_arg=arg, at=arg.span)
             return
-        for key, value in arg.ref[1]:
+        entries = arg.entries or (None,) * len(arg.ref[1])
+        for (key, value), entry in zip(arg.ref[1], entries):
             values = m.ev.eval(key, facts.module, site.scope)
             point, note, _ = m.points.normalize_point(values, mech, render(key))
             handler = m.build.handler(value, render(value), facts, site)
             yield m.build.match(facts, site, mech, form, form.name, point, note, handler, "high",
-                                list(evidence), [], handler_arg=Arg(None, value, render(value)))
+                                list(evidence), [], handler_arg=Arg(None, value, render(value)),
+                                at=entry)

@@ -95,8 +95,8 @@ def _encode_snapshot(snap: Snapshot) -> tuple:
         u.encoded[0] if u.encoded is not None and u.encoded[1] is old and old else
         (u.path, [(encode(r), None if s is None else encode(s)) for r, s in u.entries],
          [encode(s) for s in u.used],
-         [(e.file, e.line, e.col, e.scope, e.module, e.mechanism.id, e.api, e.point, e.dynamic)
-          for e in u.emissions],
+         [(e.file, e.line, e.col, e.scope, e.module, e.mechanism.id, e.api, e.point, e.dynamic,
+           e.end_line, e.end_col) for e in u.emissions],
          reads(u.reads))
         for u in snap.units.values()
     ]
@@ -124,8 +124,8 @@ def _decode_snapshot(row: tuple, packs: tuple[Pack, ...]) -> Snapshot:
                 path,
                 [(decode(Candidate, r), None if s is None else spec(s)) for r, s in entries],
                 frozenset(spec(s) for s in used),
-                [RawEmission(f, line, col, scope, module, mechanisms[m], api, point, dyn)
-                 for f, line, col, scope, module, m, api, point, dyn in emissions],
+                [RawEmission(f, line, col, scope, module, mechanisms[m], api, point, dyn, el, ec)
+                 for f, line, col, scope, module, m, api, point, dyn, el, ec in emissions],
                 reads(ids),
                 (row, table),
             )

@@ -63,7 +63,8 @@ class Rule:
     def on(self, reg: Registration, message: str, severity: str | None = None) -> Hazard:
         """A finding at a registration, which is flagged with this rule's kind."""
         return Hazard(Finding(self.code, self.kind, reg.file, reg.line, reg.col,
-                              severity or self.severity, message, reg.mechanism), reg)
+                              severity or self.severity, message, reg.mechanism, reg.end_line,
+                              reg.end_col), reg)
 
     def at(self, file: str, line: int, col: int, message: str, severity: str | None = None,
            mechanism: str = "") -> Hazard:

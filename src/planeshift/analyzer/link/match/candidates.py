@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ....rules.forms import ArgSpec, Mechanism, RegistrationForm
 from ....types import Handler
-from ...extract.facts import Arg, FileFacts, Ref, Site
+from ...extract.facts import Arg, FileFacts, Ref, Site, Span
 from ...extract.refs import render
 from ..candidate import Candidate
 from ..evaluate.engine import Evaluator
@@ -37,14 +37,20 @@ class Match:
     handler_arg: Arg | None = None
     point_args: tuple[Arg, ...] = ()
     receiver: Ref | None = None
+    at: Span | None = None  # the registering node when it is not the whole site (a keyword)
+
+    @property
+    def span(self) -> Span:
+        site = self.site
+        return self.at or (site.line, site.col, site.end_line, site.end_col)
 
     @property
     def line(self) -> int:
-        return self.site.line
+        return self.span[0]
 
     @property
     def col(self) -> int:
-        return self.site.col
+        return self.span[1]
 
     @property
     def scope(self) -> str:
@@ -54,11 +60,14 @@ class Match:
         flags = list(self.flags)
         if self.handler.returns_awaitable and not self.handler.declared_async:
             flags.append("returns_awaitable")  # a sync handler that can hand back an awaitable
+        line, col, end_line, end_col = self.span
         return Candidate(
-            file=self.file, line=self.line, col=self.col, scope=self.scope,
+            file=self.file, line=line, col=col, end_line=end_line, end_col=end_col,
+            scope=self.scope,
             mechanism=self.mechanism.id, via=self.spec.kind, api=self.api, point=self.point,
             point_note=self.point_note, handler=self.handler, confidence=self.confidence,
             evidence=tuple(e for e in self.evidence if e), flags=tuple(dict.fromkeys(flags)),
+            site=(self.site.line, self.site.col),
         )
 
 
@@ -74,7 +83,7 @@ class Builder:
     def match(self, facts: FileFacts, site: Site, mech: Mechanism, spec: RegistrationForm,
               api: str, point: str | None, note: str | None, handler: Handler, confidence: str,
               evidence: list[str], flags: list[str], handler_arg: Arg | None = None,
-              receiver: Ref | None = None) -> Match:
+              receiver: Ref | None = None, at: Span | None = None) -> Match:
         evidence = [e for e in evidence if e]
         if note:
             flags = [*flags, "dynamic_point"]
@@ -83,6 +92,7 @@ class Builder:
             file=facts.path, module=facts.module, site=site, mechanism=mech, spec=spec, api=api,
             point=point, handler=handler, confidence=confidence, evidence=evidence, flags=flags,
             point_note=note, handler_arg=handler_arg, point_args=point_args, receiver=receiver,
+            at=at,
         )
 
     @staticmethod

@@ -24,6 +24,8 @@ class RawEmission:
     api: str
     point: str | None
     dynamic: bool
+    end_line: int = 0
+    end_col: int = 0
 
 
 class Emissions:
@@ -59,7 +61,7 @@ class Emissions:
                     point, _, _ = self.points.normalize_point(values, mech, args[0].text)
                     dynamic = point is None
                 yield RawEmission(facts.path, site.line, site.col, site.scope, facts.module, mech,
-                                  em.name, point, dynamic)
+                                  em.name, point, dynamic, site.end_line, site.end_col)
 
     def _emits_own_point(self, facts: FileFacts, site: Site, mech: Mechanism,
                          em: EmissionForm) -> bool:

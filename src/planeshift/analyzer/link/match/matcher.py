@@ -114,8 +114,9 @@ class Matcher:
                 continue
             shell = isinstance(hook.command, str)
             text = hook.command if shell else " ".join(map(str, hook.command))
-            site = Site(kind="config", line=hook.line, col=0, scope="", func=("other", "config"),
-                        text=hook.key_path)
+            line, col, end_line, end_col = hook.span or (hook.line, 0, hook.line, 0)
+            site = Site(kind="config", line=line, col=col, scope="", func=("other", "config"),
+                        text=hook.key_path, end_line=end_line, end_col=end_col)
             form = RegistrationForm(kind="config", name=hook.key_path)
             evidence = [f"{hook.key_path}.{hook.event} command in {facts.path}",
                         "a shell string: the runtime requires argv (ADR-0120 D6)" if shell
