@@ -60,6 +60,8 @@ class EventBus:
             self._table[point].append(fn)
         listeners = on_event if isinstance(on_event, list) else [on_event] if on_event else []
         self._callbacks: list[Handler] = list(listeners)
+        self._named: dict[Point, Handler] = {}  # one handler per point, stored by key
+        self._buckets: dict[str, list[Handler]] = {}  # lists of handlers by a "phase:name" key
 
     def on(self, point: Point, handler: Handler | None = None) -> Any:
         """``bus.on(point, fn)``, or ``@bus.on(point)`` as a decorator."""

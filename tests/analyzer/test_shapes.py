@@ -51,7 +51,8 @@ def test_vocabulary_takes_each_forms_words_by_its_shape() -> None:
     vocab = vocabulary(packs)
     assert {"on", "subscribe", "intercept", "hook", "EventBus", "emit"} <= vocab.calls
     assert {"on_event", "hooks"} <= vocab.keywords
-    assert vocab.list_attrs == {"_queued", "_callbacks"} and vocab.assign_attrs == {"gate"}
+    assert vocab.list_attrs == {"_queued", "_callbacks", "_buckets"}
+    assert vocab.assign_attrs == {"gate"} and vocab.item_attrs == {"_named"}
 
 
 def test_every_word_class_is_a_vocabulary_field() -> None:

@@ -23,7 +23,8 @@ EXPECTED_PLANES = {
     "scheduler_signals": {"subscriber": 1},
     "terminal_callbacks": {"delivery_sink": 4},
     "tool_processors": {"interceptor": 2, "needs_review": 2},
-    "agent_spec_hooks": {"interceptor": 5, "needs_review": 1},
+    # (+1: factory.py:397 puts the policy's pre hook first: hook_handlers.setdefault(...).insert)
+    "agent_spec_hooks": {"interceptor": 6, "needs_review": 1},
     "coding_toolkit_hooks": {"interceptor": 4, "needs_review": 1},
     "action_tool_hooks": {"interceptor": 1, "observing_subscriber": 1},
     "messenger": {"needs_review": 3},
@@ -63,6 +64,8 @@ SITES = [
     ("cli/orchestrate/flow.py", 2061, "messenger", "done", "needs_review",
      "lionagi.cli.orchestrate._orchestration.TeamLifecycleCoordinator.on_done"),
     ("agent/factory.py", 369, "action_tool_hooks", "TOOL_PRE", "interceptor", None),
+    # spec.hook_handlers.setdefault("security_pre:*", []).insert(0, policy.to_pre_hook())
+    ("agent/factory.py", 397, "agent_spec_hooks", "security_pre:*", "interceptor", None),
     ("agent/factory.py", 371, "action_tool_hooks", "TOOL_POST", "observing_subscriber", None),
     ("agent/factory.py", 671, "coding_toolkit_hooks", "ERROR", "needs_review", None),
     ("tools/coding.py", 679, "coding_toolkit_hooks", "POST", "interceptor",
@@ -108,7 +111,7 @@ def test_counts_per_mechanism_and_plane(lionagi_scan: ScanResult) -> None:
     assert {m: dict(c) for m, c in found.items()} == EXPECTED_PLANES
     planes = Counter(r.plane for r in lionagi_scan.registrations)
     assert dict(planes) == {
-        "subscriber": 32, "needs_review": 23, "interceptor": 19, "delivery_sink": 6,
+        "subscriber": 32, "needs_review": 23, "interceptor": 20, "delivery_sink": 6,
         "observing_subscriber": 1,
     }
 

@@ -48,8 +48,8 @@ def holds(rule: ClassifyRule, facts: dict[str, Any]) -> bool | None:
                 return False  # this registration form has no point at all
             result = None
             continue
-        elif key == "point":
-            ok = all(part in expected for part in actual.split("+"))
+        elif key == "point":  # (a pattern: "error:*" is every error bucket)
+            ok = all(any(fnmatchcase(part, p) for p in expected) for part in actual.split("+"))
         else:
             ok = actual == expected
         if not ok:

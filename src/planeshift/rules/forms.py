@@ -58,6 +58,7 @@ class RegistrationForm:
     receiver: ArgSpec | None = None  # function registrations: the argument holding the dispatcher
     fixed_point: str | None = None  # a registration that implies its point (on_error= -> "ERROR")
     many: bool = False  # the handler argument may be a list of handlers
+    keyed: bool = False  # append: the attribute is a mapping of lists, and a bucket's key its point
     owner: tuple[str, ...] = ()  # append / assign: the class holding the list or slot
     item: tuple[int, int] | None = None  # append: (point, handler) positions in an appended tuple
     fixed_handler: Any = None  # derived forwarders: the handler the forwarder always registers

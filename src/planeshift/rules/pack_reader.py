@@ -22,7 +22,8 @@ from .forms import (
 )
 
 # every option any registration form takes (each shape says which of them it accepts)
-FORM_OPTIONS = ("callable", "point", "handler", "receiver", "fixed_point", "many", "owner", "item")
+FORM_OPTIONS = ("callable", "point", "handler", "receiver", "fixed_point", "many", "owner", "item",
+                "keyed")
 
 
 class PackReader:
@@ -180,6 +181,7 @@ class PackReader:
             "receiver": self.argspec(data.get("receiver"), f"{key}.receiver"),
             "fixed_point": data.get("fixed_point"),
             "many": bool(data.get("many", False)),
+            "keyed": bool(data.get("keyed", False)),
             "owner": self.strings(data.get("owner"), f"{key}.owner"),
         }
         fields.update(shape.read(self, data, key, dispatchers))

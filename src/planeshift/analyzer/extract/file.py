@@ -41,6 +41,8 @@ def prefilter_for(vocab: Vocabulary) -> re.Pattern[str] | None:
         parts.append(rf"{lead}(?:{words(vocab.keywords)})[ \t]*=")
     if vocab.list_attrs:
         parts.append(rf"\.[ \t]*(?:{words(vocab.list_attrs)})\b")
+    if vocab.item_attrs:
+        parts.append(rf"\.[ \t]*(?:{words(vocab.item_attrs)})[ \t]*\[")
     if vocab.assign_attrs:
         parts.append(rf"\.[ \t]*(?:{words(vocab.assign_attrs)})[ \t]*(?::[^=\n]*)?=(?!=)")
     return re.compile("|".join(parts), re.MULTILINE) if parts else None

@@ -26,10 +26,12 @@ class Vocabulary:
     list_attrs: frozenset[str] = frozenset()  # callback lists: <attr>.append(handler)
     assign_attrs: frozenset[str] = frozenset()  # setters: <obj>.<attr> = handler
     config_keys: frozenset[str] = frozenset()  # settings files: dotted paths to hook event maps
+    item_attrs: frozenset[str] = frozenset()  # mappings of handlers: <obj>.<attr>[key] = handler
 
     def fingerprint(self) -> str:
         """A stable text for cache keys (frozenset order varies between processes)."""
-        parts = (self.calls, self.keywords, self.list_attrs, self.assign_attrs, self.config_keys)
+        parts = (self.calls, self.keywords, self.list_attrs, self.assign_attrs, self.config_keys,
+                 self.item_attrs)
         return "|".join(",".join(sorted(p)) for p in parts)
 
 
@@ -79,6 +81,17 @@ def last_name(node: ast.AST) -> str | None:
     return None
 
 
+def list_name(node: ast.expr) -> str | None:
+    """The attribute a list is reached through: ``x.cbs``, or a bucket of a mapping of lists
+    (``x.hooks.setdefault(key, [])``, ``x.hooks[key]``)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+            node.func.attr == "setdefault"):
+        node = node.func.value
+    elif isinstance(node, ast.Subscript):
+        node = node.value
+    return last_name(node) if isinstance(node, ast.Attribute) else None
+
+
 def _args(call: ast.Call, src: Positions) -> tuple[Arg, ...]:
     out = [
         Arg(None, from_ast(a.value), src.segment(a.value), "*", src.span(a))
@@ -116,7 +129,7 @@ def call_site(
         or any(k.arg in vocab.keywords for k in node.keywords if k.arg)
     )
     if not wanted and name in LIST_METHODS and isinstance(node.func, ast.Attribute):
-        wanted = last_name(node.func.value) in vocab.list_attrs
+        wanted = list_name(node.func.value) in vocab.list_attrs
     if not wanted:
         return None
     line, col, end_line, end_col = src.span(node)
@@ -171,7 +184,11 @@ def decorator_sites(
 def assign_site(
     stmt: ast.stmt, target: ast.expr, value: ast.expr, scope: str, vocab: Vocabulary, src: Positions
 ) -> Site | None:
-    if not (isinstance(target, ast.Attribute) and target.attr in vocab.assign_attrs):
+    """``obj.slot = handler`` (a setter slot) or ``obj.hooks[key] = handler`` (a mapping)."""
+    slot = isinstance(target, ast.Attribute) and target.attr in vocab.assign_attrs
+    item = (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute)
+            and target.value.attr in vocab.item_attrs)
+    if not (slot or item):
         return None
     line, col, end_line, end_col = src.span(stmt)
     return Site(
@@ -181,6 +198,26 @@ def assign_site(
         scope=scope,
         func=from_ast(target),
         args=(Arg(None, from_ast(value), src.segment(value), "", src.span(value)),),
+        text=src.segment(target),
+        end_line=end_line,
+        end_col=end_col,
+    )
+
+
+def augassign_site(stmt: ast.AugAssign, scope: str, vocab: Vocabulary,
+                   src: Positions) -> Site | None:
+    """``obj.callbacks += [handler]``: handlers added to a callback list in place."""
+    target = stmt.target
+    if not (isinstance(stmt.op, ast.Add) and list_name(target) in vocab.list_attrs):
+        return None
+    line, col, end_line, end_col = src.span(stmt)
+    return Site(
+        kind="augassign",
+        line=line,
+        col=col,
+        scope=scope,
+        func=from_ast(target),
+        args=(Arg(None, from_ast(stmt.value), src.segment(stmt.value), "", src.span(stmt.value)),),
         text=src.segment(target),
         end_line=end_line,
         end_col=end_col,

@@ -13,7 +13,14 @@ from .declarations import decorator_name, lazy_entries, params_of, resolve_relat
 from .facts import Binding, Class, FileFacts, Function, Site
 from .loops import loop_facts
 from .refs import Ref, annotation_from_ast, from_ast
-from .sites import Positions, Vocabulary, assign_site, call_site, decorator_sites
+from .sites import (
+    Positions,
+    Vocabulary,
+    assign_site,
+    augassign_site,
+    call_site,
+    decorator_sites,
+)
 from .visitor import FastVisitor
 
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
@@ -231,6 +238,12 @@ class SymbolCollector(FastVisitor):
             self._derive_loop_name(node.targets[0], node.value)
         if self.scope.kind == "module":
             self._module_assign(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.value)
+        self.visit(node.target)
+        if self.vocab is not None:
+            self._add(augassign_site(node, self.scope.qualname, self.vocab, self.src))
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:

@@ -1,5 +1,7 @@
-"""``bus._callbacks.append(handler)``: a callback list of the dispatcher (also ``extend`` and
-``insert``, through properties that return the list, and queued ``(point, handler)`` tuples)."""
+"""``bus._callbacks.append(handler)``: a callback list of the dispatcher (also ``extend``,
+``insert`` and ``+=``, through properties that return the list, queued ``(point, handler)``
+tuples, and, with ``keyed: true``, the buckets of a mapping of lists whose key is the point:
+``spec.hooks.setdefault(key, []).append(handler)``, ``spec.hooks[key].insert(0, handler)``)."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
 @register
 class AppendShape(Shape):
     kind = "append"
-    options = ("owner", "item", "fixed_point")
+    options = ("owner", "item", "fixed_point", "keyed")
     needs_dispatcher = True
     order = 20
     MATCHES = [
@@ -36,7 +38,20 @@ class AppendShape(Shape):
             bus = EventBus()
             bus._callbacks.append(cb)
             bus._callbacks.insert(0, cb)
-            """, ((7, "_callbacks.append", None, "cb"), (8, "_callbacks.insert", None, "cb"))),
+            bus._callbacks += [cb]
+            """, ((7, "_callbacks.append", None, "cb"), (8, "_callbacks.insert", None, "cb"),
+                  (9, "_callbacks +=", None, "cb"))),
+        Example("""
+            from demo.bus import EventBus
+
+            def guard(**kw):
+                pass
+
+            bus = EventBus()
+            bus._buckets.setdefault("pre:*", []).insert(0, guard)
+            bus._buckets["post:read"].append(guard)
+            """, ((7, "_buckets.insert", "pre:*", "guard"),
+                  (8, "_buckets.append", "post:read", "guard"))),
     ]
     LOOKALIKES = [
         Example("""
@@ -66,13 +81,18 @@ class AppendShape(Shape):
 
     def match(self, m: Matcher, facts: FileFacts, site: Site) -> Iterator[Match]:
         func = site.func
-        if site.kind != "call" or func[0] != "attr" or func[2] not in LIST_METHODS:
+        if site.kind == "augassign":
+            receiver, method = func, "+="
+        elif site.kind == "call" and func[0] == "attr" and func[2] in LIST_METHODS:
+            receiver, method = func[1], func[2]
+        else:
             return
-        receiver = func[1]
-        if receiver[0] != "attr":
+        list_ref, key = _bucket(receiver)
+        if list_ref[0] != "attr":
             return
-        for mech, form in m.forms.forms(self.kind, receiver[2]):
-            yield from self._append(m, facts, site, mech, form, receiver, func[2])
+        for mech, form in m.forms.forms(self.kind, list_ref[2]):
+            if (key is not None) == form.keyed:
+                yield from self._append(m, facts, site, mech, form, list_ref, method, key)
 
     def list_status(self, m: Matcher, list_ref: Ref, form: RegistrationForm, mech: Mechanism,
                     module: str, scope: str, depth: int = 0) -> tuple[str, str]:
@@ -100,7 +120,8 @@ class AppendShape(Shape):
         return "other", ""
 
     def _append(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
-                form: RegistrationForm, list_ref: Ref, method: str) -> Iterator[Match]:
+                form: RegistrationForm, list_ref: Ref, method: str,
+                key: Ref | None) -> Iterator[Match]:
         status, why = self.list_status(m, list_ref, form, mech, facts.module, site.scope)
         if status == "other" and _owner_unknown(m, list_ref, facts, site):
             # the list's own name is the pack's callback list (or a property over it), but its
@@ -111,17 +132,33 @@ class AppendShape(Shape):
         positional = [a for a in site.args if a.name is None]
         arg = positional[-1] if positional else None
         flags = {"dynamic": ["dynamic_receiver"], "unresolved": ["receiver_unknown"]}.get(status, [])
-        evidence = [why, f"{method} onto the {form.name} callback list"]
-        api = f"{form.name}.{method}"
+        where = f"the {form.name} callback list" if key is None else (
+            f"the {render(key)} bucket of {form.name}")
+        evidence = [why, f"{method} onto {where}"]
+        api = f"{form.name} +=" if method == "+=" else f"{form.name}.{method}"
         confidence = "high" if not flags else "low"
         if form.item is not None:
             yield _tuple_item(m, facts, site, mech, form, arg, api, evidence, flags, confidence)
             return
-        for ref, text in m.build.handler_items(arg, many=(method == "extend")):
+        point, note = form.fixed_point, None
+        if key is not None:
+            values = m.ev.eval(key, facts.module, site.scope)
+            point, note, _ = m.points.normalize_point(values, mech, render(key))
+        for ref, text in m.build.handler_items(arg, many=method in ("extend", "+=")):
             handler = m.build.handler(ref, text, facts, site)
-            yield m.build.match(facts, site, mech, form, api, form.fixed_point, None, handler,
+            yield m.build.match(facts, site, mech, form, api, point, note, handler,
                                 confidence, list(evidence), list(flags), handler_arg=arg,
                                 receiver=list_ref)
+
+
+def _bucket(ref: Ref) -> tuple[Ref, Ref | None]:
+    """(the attribute holding the list, the bucket's key): ``x.hooks.setdefault(k, [])`` and
+    ``x.hooks[k]`` are the bucket *k* of the mapping ``x.hooks``; ``x.cbs`` is a plain list."""
+    if ref[0] == "call" and ref[1][0] == "attr" and ref[1][2] == "setdefault" and ref[2]:
+        return ref[1][1], ref[2][0]
+    if ref[0] == "sub":
+        return ref[1], ref[2]
+    return ref, None
 
 
 def _owner_unknown(m: Matcher, list_ref: Ref, facts: FileFacts, site: Site) -> bool:

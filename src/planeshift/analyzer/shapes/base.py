@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..link.match.matcher import Matcher
 
 REGISTRY: dict[str, Shape] = {}
-WORD_CLASSES = ("calls", "keywords", "list_attrs", "assign_attrs")  # see extract/sites.py
+WORD_CLASSES = ("calls", "keywords", "list_attrs", "assign_attrs", "item_attrs")  # extract/sites.py
 
 
 @dataclass(frozen=True)

@@ -65,13 +65,20 @@ class Matcher:
             yield from self._config(facts, hook)
 
     def api_bodies(self) -> frozenset[str]:
-        """Qualnames of pack-declared registration functions and decorators: sites inside their
-        own bodies are the API's plumbing (``def hook(p): def wrap(fn): bus.on(p, fn)``)."""
+        """Qualnames of pack-declared registration functions, decorators and dispatcher methods:
+        sites inside their own bodies are the API's plumbing (``def hook(p): def wrap(fn):
+        bus.on(p, fn)``, ``def pre(self, name, h): self.hooks.setdefault(...).append(h)``)."""
 
         def find() -> frozenset[str]:
             names = tuple(form.name for _, form in self.forms.callee
                           if form.kind in ("function", "decorator") and not form.forwards)
-            return frozenset(n for n in self.identity.ids(names) if n in self.ev.index.functions)
+            found = {n for n in self.identity.ids(names) if n in self.ev.index.functions}
+            for mech in self.forms.mechanisms:
+                methods = [f.name for f in mech.registrations if f.kind == "method"]
+                for cls in self.identity.dispatcher_ids(mech) if methods else ():
+                    found.update(qn for name in methods
+                                 if (qn := self.ev.method(cls, name)) is not None)
+            return frozenset(found)
 
         return self._bodies.get("bodies", find)
 
