@@ -21,18 +21,24 @@ from ..atomic import write_atomic
 from ..rules.packs import ArgSpec
 from ..rules.packs import Registration as RegSpec
 from ..types import (
+    AxisEvidence,
+    DispatchPath,
     Emission,
     FileError,
     Finding,
     Handler,
+    MechanismPolicy,
     MechanismSummary,
+    PolicyAxis,
+    ProfileDifference,
+    ProfileMatch,
     Registration,
     ScanResult,
 )
-from .facts import Arg, Class, ConfigHook, FileFacts, Function, LoopFacts, Param, Site
+from .facts import Arg, Class, ConfigHook, FileFacts, Function, LoopFacts, Param, Seen, Site
 from .summary import FileSummary
 
-FORMAT = 8
+FORMAT = 9
 
 
 @functools.cache
@@ -177,6 +183,7 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
         "config_hooks": (ConfigHook, MANY),
     },
     Function: {"params": (Param, MANY), "loop": (LoopFacts, OPTIONAL)},
+    LoopFacts: {"seen": (Seen, MANY)},
     Site: {"args": (Arg, MANY)},
     ScanResult: {
         "registrations": (Registration, MANY), "emissions": (Emission, MANY),
@@ -184,15 +191,24 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
         "errors": (FileError, MANY),
     },
     Registration: {"handler": (Handler, ONE)},
+    MechanismSummary: {"policy_axes": (PolicyAxis, MANY), "dispatch_paths": (DispatchPath, MANY),
+                       "profile": (ProfileMatch, OPTIONAL)},
+    MechanismPolicy: {"axes": (PolicyAxis, MANY), "paths": (DispatchPath, MANY),
+                      "profile": (ProfileMatch, OPTIONAL)},
+    PolicyAxis: {"evidence": (AxisEvidence, MANY)},
+    DispatchPath: {"axes": (PolicyAxis, MANY), "profile": (ProfileMatch, OPTIONAL)},
+    ProfileMatch: {"differences": (ProfileDifference, MANY)},
+    ProfileDifference: {"evidence": (AxisEvidence, MANY)},
     RegSpec: {"point": (ArgSpec, OPTIONAL), "handler": (ArgSpec, OPTIONAL),
               "receiver": (ArgSpec, OPTIONAL), "fixed_handler": (Handler, OPTIONAL)},
 }
 _FIELDS: dict[type, tuple[str, ...]] = {
     cls: tuple(f.name for f in fields(cls))
     for cls in (
-        FileFacts, Function, Class, Param, Site, Arg, LoopFacts, ConfigHook, ScanResult,
+        FileFacts, Function, Class, Param, Site, Arg, LoopFacts, Seen, ConfigHook, ScanResult,
         Registration, Handler, Emission, MechanismSummary, Finding, FileError, RegSpec, ArgSpec,
-        FileSummary,
+        FileSummary, MechanismPolicy, PolicyAxis, AxisEvidence, DispatchPath, ProfileMatch,
+        ProfileDifference,
     )
 }
 

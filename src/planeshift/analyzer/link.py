@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..rules.classify import classify
 from ..rules.packs import Mechanism, Pack
 from ..rules.packs import Registration as RegSpec
-from ..rules.policy import infer_from_loops, merge
+from ..rules.policy import policy_fields, resolve
 from ..types import Emission, MechanismSummary, Registration
 from .emissions import RawEmission
 from .facts import FileFacts
@@ -54,7 +54,7 @@ class Dispatchers:
     classes: dict[str, list[str]]
     class_reads: frozenset[DepKey]
     policies: dict[str, dict[str, str]]
-    notes: dict[str, list[str]]
+    notes: dict[str, list]  # per mechanism: its resolved policy as a plain row (rules/policy.py)
     policy_reads: frozenset[DepKey]
 
 
@@ -141,12 +141,10 @@ class Linker:
         deps = self.index.deps
         deps.push()
         policies: dict[str, dict[str, str]] = {}
-        policy_notes: dict[str, list[str]] = {}
+        policy_notes: dict[str, list] = {}
         for mech in self.mechanisms:
-            inferred, evidence = infer_from_loops(self._loops(classes[mech.id]))
-            policies[mech.id], notes = merge(mech.policy_map, inferred)
-            source = [f"declared in pack {mech.pack}: {mech.policy_evidence}"] if mech.policy else []
-            policy_notes[mech.id] = source + evidence + notes
+            policies[mech.id], policy_notes[mech.id] = resolve(
+                mech, classes[mech.id], self.index, self.mechanisms)
         return policies, policy_notes, deps.pop()
 
     # -- derived registration forms -----------------------------------------------------------
@@ -307,15 +305,6 @@ class Linker:
         return {mech: [f"{s.name} (forwards to {first.get(s, s.forwards)})" for s in specs]
                 for mech, specs in self.derived.items()}
 
-    def _loops(self, classes: list[str]):
-        for cls in classes:
-            if cls not in self.index.classes:
-                continue
-            for qn in self.index.methods_of.get(cls, ()):
-                func = self.index.functions[qn]
-                if func.loop is not None:
-                    yield qn[len(self.index.class_module[cls]) + 1:], func
-
     def _dormant(self, registrations, raw_emissions, classes) -> dict[str, set[str]]:
         """Points registered on but never emitted (only where the dispatcher's project is scanned)."""
         registered: dict[str, set[str]] = {}
@@ -363,7 +352,7 @@ class Linker:
             registrations=len(mine),
             planes=tuple(sorted(planes.items())),
             policy=tuple(sorted(policy.items())),
-            policy_evidence=tuple(notes),
+            **policy_fields(notes),
             pack=mech.pack,
             dormant_points=tuple(sorted(dormant)),
             emitted_points=tuple(emitted),

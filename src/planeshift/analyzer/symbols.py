@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .facts import Binding, Class, FileFacts, Function, Param, Site
-from .loops import loop_facts
+from .loops import dispatch_facts
 from .refs import Ref, annotation_from_ast, from_ast
 from .sites import Source, Vocabulary, assign_site, call_site, decorator_sites
 from .visitor import FastVisitor
@@ -58,6 +58,8 @@ class SymbolCollector(FastVisitor):
         # function for dispatch-loop analysis, so the costly pass runs only where it matters
         self._loop_names: list[set[str]] = []
         self._calls_loop_var: list[bool] = []
+        self.nodes: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # for dispatch_facts
+        self.loop_seeds: set[str] = set()
         self.stack: list[_Scope] = [_Scope("", "module")]
         self.functions: list[Function] = []
         self.classes: list[Class] = []
@@ -171,7 +173,9 @@ class SymbolCollector(FastVisitor):
         for stmt in node.body:
             self.visit(stmt)
         self._loop_names.pop()
-        analyse_loops = self._calls_loop_var.pop()
+        if self._calls_loop_var.pop():
+            self.loop_seeds.add(qualname)
+        self.nodes[qualname] = node
         scope = self.stack.pop()
         self.functions.append(
             Function(
@@ -188,7 +192,6 @@ class SymbolCollector(FastVisitor):
                 self_stores=tuple(self._self_stores.pop()),
                 store_lines=tuple(self._store_lines.pop().items()),
                 is_generator=self._yields.pop(),
-                loop=loop_facts(node) if analyse_loops else None,
             )
         )
 
@@ -453,6 +456,9 @@ def collect_symbols(
     collector = SymbolCollector(module, is_package, vocab, Source(text) if vocab else None)
     for stmt in tree.body:
         collector.visit(stmt)
+    # dispatch paths start at functions calling what they iterate and at the packs' words
+    seeds = collector.loop_seeds | (
+        {qn for qn, node in collector.nodes.items() if node.name in vocab.calls} if vocab else set())
     defines_getattr = any(
         isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__getattr__"
         for s in tree.body
@@ -462,7 +468,8 @@ def collect_symbols(
         module=module,
         is_package=is_package,
         bindings=tuple(collector.stack[0].bindings),
-        functions=tuple(collector.functions),
+        functions=tuple(dispatch_facts(collector.functions, collector.nodes, seeds,
+                                       (c.qualname for c in collector.classes))),
         classes=tuple(collector.classes),
         exports=tuple(collector.exports),
         lazy_exports=tuple(collector.lazy) if defines_getattr else (),
