@@ -160,10 +160,13 @@ def packs_command(ctx: click.Context, show: str | None) -> None:
 @click.argument("code", required=False)
 @click.pass_context
 def explain_command(ctx: click.Context, code: str | None) -> None:
-    """Print what hazard rule CODE (e.g. PS101) checks and why; without CODE, list the rules.
+    """Print what hazard rule CODE (e.g. PS101) checks and why, or what a dispatch-policy axis
+    means (`axes` lists them, e.g. `explain concurrency`); without CODE, list the rules.
 
-    Findings appear in `planeshift scan --format json` under "findings".
+    Findings appear in `planeshift scan --format json` under "findings"; axes under
+    "mechanisms[].policy_axes".
     """
+    from .rules.axes_doc import DOCS, render_all, render_axis
     from .rules.checks import all_rules
     from .rules.docs import render, rule_by_code
 
@@ -171,11 +174,18 @@ def explain_command(ctx: click.Context, code: str | None) -> None:
         for rule in all_rules():
             summary = (rule.__doc__ or "").strip().splitlines()[0]
             click.echo(f"{rule.code}  {rule.kind:<22} {rule.severity:<8} {summary}")
+        click.echo("\nplaneshift explain axes: the ADR-0120 D2 dispatch-policy axes")
+        return
+    if code.lower() in ("axes", "axis", "policy"):
+        click.echo(render_all(), nl=False)
+        return
+    if code.lower() in DOCS:
+        click.echo(render_axis(code.lower()), nl=False)
         return
     rule = rule_by_code(code)
     if rule is None:
         known = ", ".join(r.code for r in all_rules())
-        fail(ctx, "explain", f"no rule {code!r} (have: {known})")
+        fail(ctx, "explain", f"no rule or axis {code!r} (rules: {known}; axes: planeshift explain axes)")
     click.echo(render(rule), nl=False)
 
 
