@@ -144,7 +144,7 @@ class FunctionReader:
         if name == "wait_for":
             self.add("deadline", name, call, at=call.end_lineno or call.lineno)
         root = self.roles.callee_root(call.func, self.scope.methods(self.qualname))
-        tested = in_predicate_position(call, self.parents)
+        tested = in_predicate_position(call, self.parents) or self._tested_later(call)
         if root is not None and not self.roles.is_deref(call):
             if tested:
                 self.predicates.append((call, self.roles.involved_origin(call) or ""))
@@ -158,6 +158,19 @@ class FunctionReader:
         target = self.scope.resolve(call.func, self.qualname)
         if target is not None and target != self.qualname:
             self._follow(call, target, call.args, call.keywords)
+
+    def _tested_later(self, call: ast.Call) -> bool:
+        """``ok = when is None or when(event)`` then ``if ok:``: a condition computed ahead."""
+        node: ast.AST = call
+        while isinstance(self.parents.get(node), (ast.BoolOp, ast.UnaryOp, ast.Compare)):
+            node = self.parents[node]
+        stmt = self.parents.get(node)
+        if node is call or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                                and isinstance(stmt.targets[0], ast.Name)):
+            return False
+        name = stmt.targets[0].id
+        return any(isinstance(n, (ast.If, ast.While)) and any(
+            isinstance(x, ast.Name) and x.id == name for x in ast.walk(n.test)) for n in self.nodes)
 
     def _classifier(self, call: ast.Call, name: str) -> None:
         root = self.roles.handler_root(call.args[0]) if name in DECLARATION and call.args else None

@@ -6,11 +6,10 @@ decided it; an axis the path does not decide is "unknown" with the reason, never
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..types import AxisEvidence
-from .dispatch_paths import Hit, Path
+from .dispatch_paths import Hit, Path, catches_cancel, catches_ordinary
 
 AXES = (
     "concurrency", "failure", "completion", "error_surface", "sync_handlers",
@@ -30,32 +29,6 @@ class Reading:
 def ev(hit: Hit, note: str = "") -> AxisEvidence:
     return AxisEvidence(hit.file, hit.seen.line,
                         f"{hit.function}: {hit.seen.text}" + (f" ({note})" if note else ""))
-
-
-def _tokens(caught: str) -> set[str]:
-    return set(re.findall(r"\w+", caught))
-
-
-def catches_ordinary(caught: str) -> bool:
-    return bool({"Exception", "BaseException"} & _tokens(caught))
-
-
-def catches_cancel(caught: str) -> bool:
-    tokens = _tokens(caught)
-    return "BaseException" in tokens or any("ancel" in t for t in tokens)
-
-
-def _split(guard: Hit) -> tuple[str, list[str]]:
-    caught, _, actions = guard.seen.detail.partition("=>")
-    return caught, actions.split("+")
-
-
-def _synthetic(guard: Hit) -> str:
-    """"gathered" / "gather" / "task_group" / "task" for a guard the dispatcher's concurrency
-    implies, else ""."""
-    caught, acts = _split(guard)
-    kind = acts[0].split(":")[0]
-    return kind if caught == "BaseException" and kind in ("gathered", "gather", "task_group", "task") else ""
 
 
 class PathReader:
@@ -78,7 +51,7 @@ class PathReader:
 
     # -- how handlers run -------------------------------------------------------------------
     def _spawns(self) -> list[tuple[Hit, Hit]]:
-        return [(c, g) for c in self.calls for g in c.guards if _synthetic(g)]
+        return [(c, g) for c in self.calls for g in c.guards if g.synthetic()]
 
     def concurrency(self) -> Reading:
         spawns = self._spawns()
@@ -93,8 +66,8 @@ class PathReader:
     def _ordinary(self, call: Hit) -> tuple[str, Hit | None]:
         """What an ordinary exception of *call* meets: its first catching clause."""
         for g in call.guards:
-            caught, acts = _split(g)
-            kind = _synthetic(g)
+            caught, acts = g.clause()
+            kind = g.synthetic()
             if kind:
                 return ("collect" if kind == "gathered" else f"propagate:{kind}"), g
             if not catches_ordinary(caught):
@@ -129,7 +102,7 @@ class PathReader:
             return Reading(UNKNOWN, tuple(evidence))
         kind = kinds.pop()
         value = {"collect": "await_all", "isolate": "await_all", "isolate:break": "stop_on_failure",
-                 "isolate:continue": "await_all", "isolate:return": "await_all",
+                 "isolate:continue": "await_all", "isolate:return": "stop_on_failure",
                  "propagate": "stop_on_failure", "propagate:task_group": "cancel_remaining_on_failure",
                  "propagate:gather": UNKNOWN, "propagate:task": "detach_bounded"}[kind]
         concurrency = self.concurrency().value
@@ -145,7 +118,7 @@ class PathReader:
             return Reading(UNKNOWN, tuple(evidence))
         kind = kinds.pop().split(":")
         if kind[0] == "isolate":
-            acts = {a for c in self.calls for g in [self._ordinary(c)[1]] if g for a in _split(g)[1]}
+            acts = {a for c in self.calls for g in [self._ordinary(c)[1]] if g for a in g.clause()[1]}
             value = "log_only" if "log" in acts else "return_report" if "return" in acts else "silent"
             return Reading(value, tuple(evidence))
         if kind[0] == "collect":
@@ -178,13 +151,13 @@ class PathReader:
         seen: list[Hit] = []
         done: set[str] = set()  # a try whose clause re-raised: its other clauses are not tried
         for hit in call.guards:
-            caught, acts = _split(hit)
+            caught, acts = hit.clause()
             if hit.seen.root and hit.seen.root in done:
                 continue
-            if _synthetic(hit) == "task_group":
+            if hit.synthetic() == "task_group":
                 lib = acts[0].split(":")[1]
                 return ("cancel_siblings_and_return" if lib == "anyio" else "absorbed_by_task_group"), [*seen, hit]
-            if _synthetic(hit) == "gathered":
+            if hit.synthetic() == "gathered":
                 translated = [h for h in self.path.of("raise") if h.seen.detail.startswith("translate")]
                 return ("translate", [hit, *translated]) if translated else ("collect", [hit])
             if not catches_cancel(caught):

@@ -12,6 +12,7 @@ fires the pile-rewritten callbacks) and at another entry of the same mechanism (
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -22,6 +23,18 @@ from .packs import Mechanism
 MAX_DEPTH = 6
 HANDLER_KINDS = frozenset({"call", "offload"})
 ITEM_KINDS = frozenset({"call", "offload", "predicate", "classify"})
+SYNTHETIC = ("gathered", "gather", "task_group", "task")  # guards concurrency implies
+
+
+def catches_ordinary(caught: str) -> bool:
+    """An except clause of this type text catches an ordinary exception."""
+    return bool({"Exception", "BaseException"} & set(re.findall(r"\w+", caught)))
+
+
+def catches_cancel(caught: str) -> bool:
+    """... or a cancellation (BaseException, CancelledError, get_cancelled_exc_class())."""
+    tokens = set(re.findall(r"\w+", caught))
+    return "BaseException" in tokens or any("ancel" in t for t in tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +48,18 @@ class Hit:
     guards: tuple[Hit, ...] = ()  # except clauses (and synthetic ones) around it
     chain: tuple[tuple[str, int], ...] = ()  # (caller function, line of its call) from the entry
     per_item: bool = False  # reached through a call made once per handler
+
+    def clause(self) -> tuple[str, list[str]]:
+        """A guard's (caught type text, actions): see analyzer/loop_shapes.clause_actions."""
+        caught, _, actions = self.seen.detail.partition("=>")
+        return caught, actions.split("+")
+
+    def synthetic(self) -> str:
+        """"gathered" / "gather" / "task_group" / "task" for a guard the dispatcher's
+        concurrency implies (not an except clause), else ""."""
+        caught, acts = self.clause()
+        kind = acts[0].split(":")[0]
+        return kind if caught == "BaseException" and kind in SYNTHETIC else ""
 
     def encloses(self, other: Hit) -> bool:
         """This span (a loop, a deadline, a task group) holds *other*, in its own function or
