@@ -392,3 +392,23 @@ def test_a_registration_inherits_the_discarding_policy(tmp_path: Path) -> None:
     reg = next(r for r in result.registrations if r.mechanism == "discard")
     assert "discard_unawaited" in reg.flags
     assert [f.severity for f in result.findings if f.rule == "PS101"] == ["error"]
+
+
+def test_an_inherited_emission_method_is_the_entry(tmp_path: Path) -> None:
+    """The pack names the subclass; its emit() comes from a base the pack does not know."""
+    files = {
+        "shapes/base.py": """
+            class Base:
+                def __init__(self):
+                    self._callbacks = []
+
+                def notify(self, event):
+                    for callback in self._callbacks:
+                        callback(event)
+            """,
+        "shapes/discard.py": "from shapes.base import Base\n\n\nclass Bus(Base):\n    pass\n",
+    }
+    result = scan_tree(tmp_path, files, packs=(SHAPES_PACK,), demo=False)
+    mech = next(m for m in result.mechanisms if m.id == "discard")
+    assert [(p.entry, p.file) for p in mech.dispatch_paths] == [("Base.notify", "shapes/base.py")]
+    assert dict(mech.policy)["returned_awaitable"] == "discard_unawaited"

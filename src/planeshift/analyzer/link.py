@@ -144,7 +144,7 @@ class Linker:
         policy_notes: dict[str, list] = {}
         for mech in self.mechanisms:
             policies[mech.id], policy_notes[mech.id] = resolve(
-                mech, classes[mech.id], self.index, self.mechanisms)
+                mech, classes[mech.id], self.index, self.mechanisms, self.evaluator.mro)
         return policies, policy_notes, deps.pop()
 
     # -- derived registration forms -----------------------------------------------------------

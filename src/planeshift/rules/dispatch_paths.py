@@ -13,7 +13,7 @@ fires the pile-rewritten callbacks) and at another entry of the same mechanism (
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..analyzer.facts import Function, Seen
@@ -24,6 +24,7 @@ MAX_DEPTH = 6
 HANDLER_KINDS = frozenset({"call", "offload"})
 ITEM_KINDS = frozenset({"call", "offload", "predicate", "classify"})
 SYNTHETIC = ("gathered", "gather", "task_group", "task")  # guards concurrency implies
+Mro = Callable[[str], tuple[str, ...]]
 
 
 def catches_ordinary(caught: str) -> bool:
@@ -85,10 +86,11 @@ class Path:
 
 
 def mechanism_paths(mech: Mechanism, classes: Iterable[str], index: ProjectIndex,
-                    mechanisms: Iterable[Mechanism]) -> list[Path]:
-    """Every dispatch path of *mech* whose entry is in the scanned tree."""
+                    mechanisms: Iterable[Mechanism], mro: Mro | None = None) -> list[Path]:
+    """Every dispatch path of *mech* whose entry is in the scanned tree (an emission method a
+    dispatcher class defines or inherits, with *mro* giving a class and its ancestors)."""
     classes = list(classes)
-    entries = _entries(mech, classes, index)
+    entries = _entries(mech, classes, index, mro or (lambda cls: (cls,)))
     cut = _foreign_emissions(mech, classes, mechanisms)
     slots = _slots(mech)
     names = {qn.rsplit(".", 1)[-1] for qn in entries}
@@ -96,12 +98,13 @@ def mechanism_paths(mech: Mechanism, classes: Iterable[str], index: ProjectIndex
             for qn in entries]
 
 
-def _entries(mech: Mechanism, classes: list[str], index: ProjectIndex) -> list[str]:
+def _entries(mech: Mechanism, classes: list[str], index: ProjectIndex, mro: Mro) -> list[str]:
     found: list[str] = []
     for em in mech.emissions:
         if em.kind == "method":
-            found += [f"{cls}.{em.name}" for cls in classes
-                      if cls in index.classes and f"{cls}.{em.name}" in index.functions]
+            for cls in (c for c in classes if c in index.classes):
+                found += [f"{base}.{em.name}" for base in mro(cls)
+                          if f"{base}.{em.name}" in index.functions][:1]
         elif em.name in index.functions:
             found.append(em.name)
     if found:

@@ -16,7 +16,7 @@ from typing import Any
 from ..analyzer.names import ProjectIndex
 from ..types import AxisEvidence, DispatchPath, MechanismPolicy, PolicyAxis
 from .axes import AXES, UNKNOWN, PathReader, Reading
-from .dispatch_paths import Path, mechanism_paths
+from .dispatch_paths import Mro, Path, mechanism_paths
 from .packs import Mechanism
 from .profiles import match
 
@@ -24,11 +24,11 @@ NOT_IN_VIEW = "no handler call of this mechanism is in the scanned tree"
 
 
 def resolve(mech: Mechanism, classes: Iterable[str], index: ProjectIndex,
-            mechanisms: Iterable[Mechanism]) -> tuple[dict[str, str], list[Any]]:
+            mechanisms: Iterable[Mechanism], mro: Mro | None = None) -> tuple[dict[str, str], list[Any]]:
     """(the effective axis -> value map, the resolved policy as a cache row for the summary)."""
     from ..analyzer.cache import encode  # the row survives the link snapshot as plain data
 
-    resolved = resolve_policy(mech, classes, index, mechanisms)
+    resolved = resolve_policy(mech, classes, index, mechanisms, mro)
     effective = {a.axis: a.value for a in resolved.axes if a.provenance != "unknown"}
     return effective, encode(resolved)
 
@@ -43,8 +43,8 @@ def policy_fields(row: list[Any]) -> dict[str, Any]:
 
 
 def resolve_policy(mech: Mechanism, classes: Iterable[str], index: ProjectIndex,
-                   mechanisms: Iterable[Mechanism]) -> MechanismPolicy:
-    found = [_dispatch_path(mech, p) for p in mechanism_paths(mech, classes, index, mechanisms)]
+                   mechanisms: Iterable[Mechanism], mro: Mro | None = None) -> MechanismPolicy:
+    found = [_dispatch_path(mech, p) for p in mechanism_paths(mech, classes, index, mechanisms, mro)]
     paths = [p for p in found if any(a.provenance == "inferred" for a in p.axes)]
     blind = [p.entry for p in found if p not in paths]
     if paths:
