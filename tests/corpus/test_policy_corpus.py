@@ -118,8 +118,14 @@ VERIFIED: dict[tuple[str, str], dict[str, tuple[str, str, list[tuple[str, int]]]
         "error_surface": ("log_only", "inferred", [(TCR, 195)]),
         "sync_handlers": ("offload", "inferred", [(TCR, 189)]),  # to_thread.run_sync(...)
         "handler_classification": ("by_declaration", "inferred", [(TCR, 184)]),
-        "returned_value_classifier": ("inspect_awaitable", "inferred", [(TCR, 185), (TCR, 188)]),
-        "returned_awaitable": ("await_in_invocation", "inferred", [(TCR, 185), (TCR, 189)]),
+        # a sync handler's result goes to maybe_await (189, after the thread); a declared
+        # coroutine function is itself passed to maybe_await, so what it returns is dropped (185)
+        "returned_value_classifier": (
+            "inspect_awaitable (sync) / not_inspected (declared async)", "inferred",
+            [(TCR, 185), (TCR, 189)]),
+        "returned_awaitable": (
+            "await_in_invocation (sync) / discard_unawaited (declared async)", "inferred",
+            [(TCR, 185), (TCR, 189)]),
         "sync_entry": ("unavailable", "inferred", [(TCR, 170)]),
         # except get_cancelled_exc_class(): raise, inside the anyio task group
         "handler_cancellation": ("cancel_siblings_and_return", "inferred", [(TCR, 193), (TCR, 206)]),
@@ -152,12 +158,17 @@ ADR_PROFILES = {  # entries the pack holds to an ADR-0120 D2 named profile
     ("service_hook_registry", "HookRegistry.call"): "service_hook_registry",
     ("service_hook_registry", "HookRegistry.handle_streaming_chunk"): "service_hook_registry",
 }
-# where lionagi 0.36.0 differs from the profile the ADR pins, each read in the source: the
-# handler's cancellation is re-raised inside the anyio task group, which cancels the sibling
-# handlers and lets emit() return normally (checked by running it: the sibling is cancelled and
-# emit returns) instead of propagating out of emit()
+# where lionagi 0.36.0 differs from the profile the ADR pins, each read in the source:
+# TerminalCallbackRegistry applies maybe_await to a declared coroutine function's coroutine, so
+# the value it returns is never inspected and an awaitable among them is dropped (185); and it
+# re-raises a handler's cancellation inside the anyio task group (193, 206), which cancels the
+# siblings and lets emit() return normally (checked by running it) instead of propagating
 DIFFERENCES = {
     ("terminal_callbacks", "TerminalCallbackRegistry.emit"): [
+        ("returned_value_classifier", "inspect_awaitable",
+         "inspect_awaitable (sync) / not_inspected (declared async)", [(TCR, 185)]),
+        ("returned_awaitable", "await_in_invocation",
+         "await_in_invocation (sync) / discard_unawaited (declared async)", [(TCR, 185)]),
         ("handler_cancellation", "propagate", "cancel_siblings_and_return", [(TCR, 193), (TCR, 206)]),
     ],
 }

@@ -213,6 +213,11 @@ class Roles:
                 return self.origins[base.id]
         return None
 
+    def is_entry(self, expr: ast.expr) -> bool:
+        """*expr* is (part of) a registration entry: ``r`` of ``r.matches(e)``."""
+        base = _base(expr)
+        return isinstance(base, ast.Name) and base.id in self.origins and base.id not in ("self", "cls")
+
     def via_of(self, call: ast.Call) -> str:
         base = _base(call.func)
         if isinstance(base, ast.Name):

@@ -42,7 +42,7 @@ from .facts import Function, LoopFacts, Seen
 from .loop_results import Results
 from .loop_roles import FileScope, Roles
 from .loop_shapes import (
-    COMPS, DECLARATION, DEADLINES, NOT_PREDICATES, OFFLOAD, RESULT_CLASSIFIERS, SPAWNS,
+    AWAIT_WRAPPERS, COMPS, DECLARATION, DEADLINES, NOT_PREDICATES, OFFLOAD, RESULT_CLASSIFIERS, SPAWNS,
     TASK_GROUPS, caught, clause_actions, evidence_text, guards, in_handler,
     in_predicate_position, iterable, local_aliases, loop_line, raise_condition,
     returns_exceptions, short, walk_body,
@@ -207,10 +207,36 @@ class FunctionReader:
             self.add("classify", detail, node, root=root)
         self.results.pending.clear()
         via = self.roles.via_of(call)
-        detail = disposition + (f"+via:{via}" if via else "")
+        detail = disposition + (f"+via:{via}" if via else "") + self._declared_async_value(call)
         self.add("call", detail, call, at=self._mark_loops(call), root=root)
         self.lines.append(call.lineno)
         self._guards(call)
+
+    def _declared_async_value(self, call: ast.Call) -> str:
+        """``+async:<disposition>`` for a call in the branch of ``if is_coro_func(h):``: there
+        the awaited coroutine's result is what the handler returned, and this is what becomes
+        of it (``await maybe_await(h(x))`` as a statement drops it)."""
+        child, parent = call, self.parents.get(call)
+        while parent is not None:
+            if isinstance(parent, ast.If) and _declaration_test(parent.test) is not None:
+                negated = _declaration_test(parent.test)
+                in_body = any(child is s for s in parent.body)
+                if in_body != negated:  # the declared-async branch
+                    break
+                return ""
+            child, parent = parent, self.parents.get(parent)
+        else:
+            return ""
+        node: ast.AST = call
+        if isinstance(self.parents.get(node), ast.Call) and last_name(self.parents[node]) in AWAIT_WRAPPERS:
+            node = self.parents[node]
+        awaited = self.parents.get(node)
+        if not isinstance(awaited, ast.Await):
+            return ""
+        pending = len(self.results.pending)
+        value = self.results.disposition(awaited)
+        del self.results.pending[pending:]  # a classifier of the result: recorded with the value
+        return f"+async:{value}"
 
     def _follow(self, call: ast.Call, target: str, args: list, keywords: list) -> None:
         pos, kw = self.scope.params(target)
@@ -265,7 +291,9 @@ class FunctionReader:
         at = loop_line(call, self.parents)
         if at not in self.loops:
             at = self._fed_loop(call) or at
-        self.add("predicate", last_name(call) or short(call.func, 40), call, at=at, root=root)
+        name = last_name(call) or short(call.func, 40)
+        on_entry = isinstance(call.func, ast.Attribute) and self.roles.is_entry(call.func.value)
+        self.add("predicate", f"method:{name}" if on_entry else name, call, at=at, root=root)
         self._guards(call)
 
     def _fed_loop(self, call: ast.Call) -> int:
@@ -308,3 +336,12 @@ class FunctionReader:
         else:
             detail = "gather:return_exceptions" if returns_exceptions(call) else "gather"
         self.add("concurrency", detail, call, at=call.end_lineno or call.lineno)
+
+
+def _declaration_test(test: ast.expr) -> bool | None:
+    """For ``is_coro_func(h)``: False; ``not is_coro_func(h)``: True (negated); else None."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    inner = test.operand if negated else test
+    if isinstance(inner, ast.Call) and last_name(inner) in DECLARATION:
+        return negated
+    return None

@@ -38,7 +38,7 @@ class PathReader:
         self.path = path
         self.calls = path.of("call")
         self.live = [h for h in path.of("loop") if any(h.encloses(c) for c in path.of("call", "offload"))]
-        self.dispositions = {c.seen.detail.split("+via:")[0] for c in self.calls}
+        self.dispositions = {c.seen.detail.split("+")[0] for c in self.calls}
         self.via = [c for c in self.calls if "+via:" in c.seen.detail]
 
     def read(self) -> dict[str, Reading]:
@@ -86,7 +86,11 @@ class PathReader:
         for call in self.calls:
             kind, guard = self._ordinary(call)
             kinds.add(kind)
-            evidence.append(ev(guard) if guard is not None else ev(call, "no except clause around it"))
+            if guard is None:
+                evidence.append(ev(call, "no except clause around it"))
+            else:
+                conditional = "raise_if" in guard.clause()[1] and not kind.startswith("propagate")
+                evidence.append(ev(guard, "the clause re-raises some exceptions" if conditional else ""))
         return kinds, list(dict.fromkeys(evidence))
 
     def failure(self) -> Reading:
@@ -129,7 +133,8 @@ class PathReader:
     def _collected_surface(self, evidence: list[AxisEvidence]) -> Reading:
         raises = [h for h in self.path.of("raise") if not h.seen.detail.startswith("translate")]
         details = {h.seen.detail for h in raises}
-        shown = tuple(ev(h) for h in raises) or tuple(evidence)
+        shown = tuple(ev(h, "one collected error raised alone, outside the one-error case"
+                         if h.seen.detail == "one" else "") for h in raises) or tuple(evidence)
         if "group" in details and "one:single" in details:
             return Reading("unwrap_single_else_group", shown)
         if "group" in details:
@@ -199,39 +204,61 @@ class PathReader:
             return Reading("by_return_value", tuple(ev(h) for h in inspected))
         return Reading("not_applicable", tuple(ev(c, "no handler is classified") for c in self.calls))
 
+    def _values(self) -> dict[str, list[tuple[Hit, str]]]:
+        """Handler calls by kind ("declared async" in an ``if is_coro_func(h):`` branch, "sync"
+        beside one, else ""), each with what becomes of the value the handler returned: for a
+        declared coroutine function, the awaited coroutine's result."""
+        declared = any(h.seen.detail.startswith("by_declaration") for h in self.path.of("classify"))
+        out: dict[str, list[tuple[Hit, str]]] = {}
+        for call in self.calls:
+            base, *flags = call.seen.detail.split("+")
+            value = next((f[6:] for f in flags if f.startswith("async:")), None)
+            kind = "declared async" if value is not None else "sync" if declared else ""
+            out.setdefault(kind, []).append((call, value if value is not None else base))
+        return out
+
+    def _per_kind(self, read) -> Reading:
+        """One value when every kind of handler reads alike, else "x (sync) / y (declared async)"."""
+        found = {kind: read(calls) for kind, calls in self._values().items()}
+        values = {r.value for r in found.values()}
+        evidence = tuple(e for r in found.values() for e in r.evidence)
+        if len(values) == 1:
+            return Reading(values.pop(), evidence)
+        if UNKNOWN in values:
+            return Reading(UNKNOWN, evidence)
+        return Reading(" / ".join(f"{r.value} ({kind})" for kind, r in sorted(found.items(), reverse=True)),
+                       evidence)
+
     def returned_value_classifier(self) -> Reading:
-        wrapped = self._wrapped()
-        if wrapped is not None:
-            return wrapped
-        classify = self.path.of("classify")
-        kinds = {h.seen.detail for h in classify}
-        if "iscoroutine" in kinds and not {"maybe_await", "isawaitable"} & kinds:
-            return Reading("asyncio_coroutine_only",
-                           tuple(ev(h) for h in classify if h.seen.detail == "iscoroutine"))
-        found = [h for h in classify if h.seen.detail in ("maybe_await", "isawaitable")]
-        if found:
-            return Reading("inspect_awaitable", tuple(ev(h) for h in found))
-        return Reading("not_inspected", tuple(ev(c, "its result is never inspected") for c in self.calls))
+        return self._wrapped() or self._per_kind(self._classifier)
+
+    def _classifier(self, calls: list[tuple[Hit, str]]) -> Reading:
+        kinds = {_classifier_of(value) for _, value in calls}
+        value = next((k for k in ("inspect_awaitable", "asyncio_coroutine_only") if k in kinds),
+                     "not_inspected")
+        tests = [h for h in self.path.of("classify") if h.seen.detail in ("isawaitable", "iscoroutine")
+                 and h.function in {c.function for c, _ in calls}]
+        shown = [ev(c, _VALUE_NOTE.get(v, "")) for c, v in calls if _classifier_of(v) == value]
+        shown += [ev(h) for h in tests if value != "not_inspected"]
+        return Reading(value, tuple(dict.fromkeys(shown)))
 
     def returned_awaitable(self) -> Reading:
-        wrapped = self._wrapped()
-        if wrapped is not None:
-            return wrapped
-        dropped = [c for c in self.calls if c.seen.detail == "dropped"]
+        return self._wrapped() or self._per_kind(self._disposition)
+
+    def _disposition(self, calls: list[tuple[Hit, str]]) -> Reading:
+        dropped = [c for c, v in calls if v == "dropped"]
         if dropped:
-            return Reading("discard_unawaited", tuple(ev(c, "its result is dropped") for c in dropped))
+            return Reading("discard_unawaited", tuple(ev(c, _VALUE_NOTE["dropped"]) for c in dropped))
         gathered = {h.seen.detail.split(":", 1)[1]: h for h in self.path.of("concurrency")
                     if h.seen.detail.startswith("gather_awaitables:")}
-        stored = [c for c in self.calls if c.seen.detail.split(":")[-1] in gathered
-                  and c.seen.detail.startswith("stored")]
+        stored = [(c, v.split(":")[-1]) for c, v in calls
+                  if v.startswith("stored") and v.split(":")[-1] in gathered]
         if stored:
-            lists = {c.seen.detail.split(":")[-1] for c in stored}
-            return Reading("gather_after_invocations", tuple(ev(c) for c in stored)
-                           + tuple(ev(gathered[name]) for name in sorted(lists)))
-        awaiting = ("awaited", "maybe_await", "gathered")
-        if all(c.seen.detail in awaiting or c.seen.detail.startswith("awaited_if") for c in self.calls):
-            return Reading("await_in_invocation", tuple(ev(c) for c in self.calls))
-        return Reading(UNKNOWN, tuple(ev(c, "the result leaves the dispatcher") for c in self.calls))
+            return Reading("gather_after_invocations", tuple(ev(c) for c, _ in stored)
+                           + tuple(ev(gathered[name]) for name in sorted({n for _, n in stored})))
+        if all(v in ("awaited", "maybe_await", "gathered") or v.startswith("awaited_if") for _, v in calls):
+            return Reading("await_in_invocation", tuple(ev(c) for c, _ in calls))
+        return Reading(UNKNOWN, tuple(ev(c, "the result leaves the dispatcher") for c, _ in calls))
 
     def sync_entry(self) -> Reading:
         path = self.path
@@ -263,7 +290,9 @@ class PathReader:
                      "isolate:break": "isolate", "isolate:continue": "no_match",
                      "isolate:return": "no_match"}.get(kind, "propagate")
             values.add(value)
-            evidence += [ev(p)] + ([ev(guard)] if guard is not None else [])
+            note = ("the filter's own method is not on this path: one that catches its errors "
+                    "reads as no_match" if p.seen.detail.startswith("method:") else "")
+            evidence += [ev(p, note)] + ([ev(guard)] if guard is not None else [])
         return Reading(values.pop() if len(values) == 1 else UNKNOWN, tuple(dict.fromkeys(evidence)))
 
     def _deadlines(self) -> list[tuple[Hit, str]]:
@@ -296,3 +325,16 @@ class PathReader:
         names = {d.seen.detail for d, _ in found}
         value = "silent_stop" if names <= SILENT_DEADLINES else "raise" if not names & SILENT_DEADLINES else UNKNOWN
         return Reading(value, tuple(ev(d) for d, _ in found))
+
+
+_VALUE_NOTE = {
+    "dropped": "its result is dropped", "used": "its result is never inspected",
+    "maybe_await": "maybe_await awaits it when inspect.isawaitable",
+}
+
+
+def _classifier_of(value: str) -> str:
+    """The returned-value classifier a disposition shows (see analyzer/loop_results.py)."""
+    if value == "maybe_await" or "isawaitable" in value:
+        return "inspect_awaitable"
+    return "asyncio_coroutine_only" if "iscoroutine" in value else "not_inspected"

@@ -77,7 +77,10 @@ DOCS: dict[str, AxisDoc] = {
          ("not_inspected", "the result is not examined")),
         "maybe_await(handler(...)) (lionagi's awaits when inspect.isawaitable) or `if "
         "inspect.isawaitable(out)` is inspect_awaitable; `if asyncio.iscoroutine(result)` alone "
-        "is asyncio_coroutine_only; otherwise not_inspected."),
+        "is asyncio_coroutine_only; otherwise not_inspected. In the branch of `if "
+        "is_coro_func(h):` the handler's returned value is the awaited coroutine's result, so "
+        "`await maybe_await(h(x))` as a statement does not inspect it; when sync and declared-async "
+        "handlers differ the value reads `x (sync) / y (declared async)`."),
     "returned_awaitable": AxisDoc(
         "What happens to an awaitable a handler returns.",
         (("await_in_invocation", "awaited as part of the handler's call"),
@@ -87,7 +90,8 @@ DOCS: dict[str, AxisDoc] = {
         "A handler call whose result is dropped (an expression statement, or an unused name) is "
         "discard_unawaited; a result appended to a list that is later passed to gather(...) is "
         "gather_after_invocations; awaited, maybe_await'ed or awaited under a classifier is "
-        "await_in_invocation."),
+        "await_in_invocation. For a declared coroutine function it is the awaited coroutine's "
+        "result that is followed (see returned_value_classifier)."),
     "sync_entry": AxisDoc(
         "Whether the dispatch can be entered from synchronous code.",
         (("unavailable", "the entry is async"), ("allow", "a sync entry calls the handlers"),
