@@ -80,7 +80,8 @@ VERIFIED: dict[tuple[str, str], dict[str, tuple[str, str, list[tuple[str, int]]]
         "handler_classification": ("by_declaration", "inferred", [(MM, 423)]),
         "returned_value_classifier": ("not_inspected", "inferred", [(MM, 435)]),
         "returned_awaitable": ("discard_unawaited", "inferred", [(MM, 435)]),  # cb(msg) dropped
-        "sync_entry": ("reject_declared_async_before_owner_effect", "inferred", [(MM, 373), (MM, 423)]),
+        "sync_entry": ("reject_declared_async_before_owner_effect", "inferred",
+                       [(MM, 373), (MM, 423)]),
         "handler_cancellation": ("collect", "inferred", [(MM, 436)]),
         "predicate_failure": ("not_applicable", "inferred", []),
         "deadline": ("none", "inferred", [(MM, 433)]),
@@ -128,7 +129,8 @@ VERIFIED: dict[tuple[str, str], dict[str, tuple[str, str, list[tuple[str, int]]]
             [(TCR, 185), (TCR, 189)]),
         "sync_entry": ("unavailable", "inferred", [(TCR, 170)]),
         # except get_cancelled_exc_class(): raise, inside the anyio task group
-        "handler_cancellation": ("cancel_siblings_and_return", "inferred", [(TCR, 193), (TCR, 206)]),
+        "handler_cancellation": ("cancel_siblings_and_return", "inferred",
+                                 [(TCR, 193), (TCR, 206)]),
         "predicate_failure": ("propagate", "inferred", [(TCR, 175)]),  # r.matches(envelope)
         "deadline": ("shared", "inferred", [(TCR, 205)]),  # move_on_after around the group
         "deadline_disposition": ("silent_stop", "inferred", [(TCR, 205)]),
@@ -169,7 +171,8 @@ DIFFERENCES = {
          "inspect_awaitable (sync) / not_inspected (declared async)", [(TCR, 185)]),
         ("returned_awaitable", "await_in_invocation",
          "await_in_invocation (sync) / discard_unawaited (declared async)", [(TCR, 185)]),
-        ("handler_cancellation", "propagate", "cancel_siblings_and_return", [(TCR, 193), (TCR, 206)]),
+        ("handler_cancellation", "propagate", "cancel_siblings_and_return",
+         [(TCR, 193), (TCR, 206)]),
     ],
 }
 

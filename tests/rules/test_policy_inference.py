@@ -7,10 +7,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from analyzer.helpers import FIXTURES, line_of, scan_tree
 
 from planeshift.types import DispatchPath, ScanResult
-
-from analyzer.helpers import FIXTURES, line_of, scan_tree
 
 SHAPES_PACK = FIXTURES / "packs" / "shapes.yaml"
 
@@ -285,8 +284,10 @@ EXPECTED = {
         "sync_handlers": ("offload", "await anyio.to_thread.run_sync(handler, event)"),
         "handler_classification": ("by_declaration", "if inspect.iscoroutinefunction(handler):"),
         # a sync handler's result comes back from the thread and is dropped, never inspected
-        "returned_awaitable": ("discard_unawaited", "await anyio.to_thread.run_sync(handler, event)"),
-        "handler_cancellation": ("cancel_siblings_and_return", "async with anyio.create_task_group() as tg:"),
+        "returned_awaitable": ("discard_unawaited",
+                               "await anyio.to_thread.run_sync(handler, event)"),
+        "handler_cancellation": ("cancel_siblings_and_return",
+                                 "async with anyio.create_task_group() as tg:"),
         "predicate_failure": ("propagate", "wanted = [(h, only)"),
         "deadline": ("shared", "with anyio.move_on_after(self._budget):"),
         "deadline_disposition": ("silent_stop", "with anyio.move_on_after(self._budget):"),
@@ -321,7 +322,8 @@ EXPECTED = {
         "failure": ("propagate", "async with asyncio.TaskGroup() as tg:"),
         "completion": ("cancel_remaining_on_failure", "async with asyncio.TaskGroup() as tg:"),
         "error_surface": ("raise_group", "async with asyncio.TaskGroup() as tg:"),
-        "returned_awaitable": ("unknown", None),  # handed to create_task: neither awaited nor dropped here
+        # handed to create_task: neither awaited nor dropped here
+        "returned_awaitable": ("unknown", None),
         "handler_cancellation": ("absorbed_by_task_group", "async with asyncio.TaskGroup() as tg:"),
         "predicate_failure": ("no_match", "wanted = when is None or when(event)"),
     },
@@ -356,7 +358,8 @@ def test_axis_is_read_from_the_loop(shapes_scan, module, axis, value, needle) ->
     assert (found.value, found.provenance) == (value, provenance), found.evidence
     if needle is not None:
         line = line_of(SHAPES[module], needle)
-        assert (f"shapes/{module}.py", line) in {(e.file, e.line) for e in found.evidence}, found.evidence
+        where = {(e.file, e.line) for e in found.evidence}
+        assert (f"shapes/{module}.py", line) in where, found.evidence
 
 
 def test_every_axis_of_a_shape_is_decided(shapes_scan) -> None:

@@ -7,7 +7,15 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from .loop_shapes import AWAIT_WRAPPERS, COMPS, RESULT_CLASSIFIERS, SPAWNS, STORES, short, walk_body
+from .loop_shapes import (
+    AWAIT_WRAPPERS,
+    COMPS,
+    RESULT_CLASSIFIERS,
+    SPAWNS,
+    STORES,
+    short,
+    walk_body,
+)
 from .sites import last_name
 
 
@@ -53,7 +61,7 @@ class Results:
             return self._store(short(call.func.value, 30), call)
         return "gathered" if self.is_gather(call) else f"passed:{wrapper}"
 
-    def _store(self, name: str, node: ast.AST, classifier: str = "") -> str:
+    def _store(self, name: str, node: ast.Call, classifier: str = "") -> str:
         self.stored.setdefault(name, node.lineno)
         return f"stored_if:{classifier}:{name}" if classifier else f"stored:{name}"
 
@@ -71,7 +79,7 @@ class Results:
 
     def _use(self, var: str, nodes: list[ast.AST], classifier: str) -> str | None:
         for node in nodes:
-            if isinstance(node, ast.Await) and isinstance(node.value, ast.Name) and node.value.id == var:
+            if isinstance(node, ast.Await) and _is_name(node.value, var):
                 return f"awaited_if:{classifier}" if classifier else "awaited"
             if isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id == var
                                                   for a in node.args):
@@ -81,6 +89,10 @@ class Results:
                 if name in AWAIT_WRAPPERS and isinstance(self.parents.get(node), ast.Await):
                     self.pending.append(("maybe_await", node))
                     return "maybe_await"
-            if isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id == var:
+            if isinstance(node, ast.Return) and _is_name(node.value, var):
                 return "returned"
         return None
+
+
+def _is_name(node: ast.AST | None, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name

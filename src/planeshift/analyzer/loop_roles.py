@@ -1,4 +1,4 @@
-"""Roles of the names in a function on a dispatch path: handlers, registry entries, collected errors.
+"""Roles of the names in a function on a dispatch path: handlers, registry entries, errors.
 
 A name holds a handler (or an entry carrying one) when it is a loop variable, a parameter, or
 bound from one (``_t, preds, handler = entry``; ``cb := ref()``), or fetched from a ``self``
@@ -96,10 +96,12 @@ class Roles:
     # -- binding ----------------------------------------------------------------------------
     def _collected(self, handler: ast.ExceptHandler) -> None:
         for node in ast.walk(ast.Module(body=handler.body, type_ignores=[])):
-            if (isinstance(node, ast.Call) and last_name(node) in STORES
-                    and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
-                    and any(isinstance(a, ast.Name) and a.id == handler.name for a in node.args)):
-                self.errors.setdefault(node.func.value.id, "")
+            if not (isinstance(node, ast.Call) and last_name(node) in STORES):
+                continue
+            target = node.func.value if isinstance(node.func, ast.Attribute) else None
+            if isinstance(target, ast.Name) and any(
+                    isinstance(a, ast.Name) and a.id == handler.name for a in node.args):
+                self.errors.setdefault(target.id, "")
 
     def _bind(self, node: ast.AST) -> None:
         if isinstance(node, (ast.For, ast.AsyncFor)):
@@ -107,7 +109,7 @@ class Roles:
         elif isinstance(node, _COMPS):
             for gen in node.generators:
                 self._loop_target(gen.target, gen.iter)
-        else:
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
             value = node.value
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if value is not None:
@@ -134,20 +136,23 @@ class Roles:
                     self.via[name] = via
             elif _gathers_exceptions(value):
                 self.results.add(name)
-            elif isinstance(value, _COMPS) and self._errors_root(value.generators[0].iter) is not None:
-                self.errors[name] = self._errors_root(value.generators[0].iter) or ""
-            elif any(isinstance(n, ast.Name) and n.id in self.error_items for n in ast.walk(value)):
-                self.error_items[name] = next(self.error_items[n.id] for n in ast.walk(value)
-                                              if isinstance(n, ast.Name) and n.id in self.error_items)
+            elif isinstance(value, _COMPS) and (
+                    root := self._errors_root(value.generators[0].iter)) is not None:
+                self.errors[name] = root
+            else:
+                items = [n.id for n in ast.walk(value)
+                         if isinstance(n, ast.Name) and n.id in self.error_items]
+                if items:  # `refusal = refusal_in(error)`: still one of the collected errors
+                    self.error_items[name] = self.error_items[items[0]]
 
     def _item_source(self, value: ast.expr) -> tuple[str, str, str] | None:
         """(handler root, origin, helper) when *value* is an entry or a handler, else None."""
-        if isinstance(value, ast.Name) and value.id in self.handlers and value.id not in self.results:
-            return self.handlers[value.id], self.origins.get(value.id, ""), self.via.get(value.id, "")
+        if isinstance(value, ast.Name) and value.id in self.handlers:
+            return None if value.id in self.results else self._of(value.id)
         if isinstance(value, (ast.Attribute, ast.Subscript)):
             base = _base(value)
             if isinstance(base, ast.Name) and base.id in self.handlers:
-                return self.handlers[base.id], self.origins.get(base.id, ""), self.via.get(base.id, "")
+                return self._of(base.id)
             slot = _self_attr(value)
             return (f"self.{slot}", f"self.{slot}", "") if slot else None
         if isinstance(value, ast.Call):
@@ -163,6 +168,9 @@ class Roles:
                 if slot:
                     return f"self.{slot}", f"self.{slot}", name
         return None
+
+    def _of(self, name: str) -> tuple[str, str, str]:
+        return self.handlers[name], self.origins.get(name, ""), self.via.get(name, "")
 
     # -- questions --------------------------------------------------------------------------
     def origin(self, expr: ast.expr) -> str | None:
@@ -185,8 +193,11 @@ class Roles:
         """Root of the handler *expr* names: ``cb``, ``reg.handler``."""
         if isinstance(expr, ast.Name):
             return self.handlers.get(expr.id)
-        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in self.handlers:
-            root = self.handlers[expr.value.id]
+        if not isinstance(expr, ast.Attribute):
+            return None
+        base = expr.value
+        if isinstance(base, ast.Name) and base.id in self.handlers:
+            root = self.handlers[base.id]
             if root.startswith("self."):
                 return f"{root}.{expr.attr}"  # an entry of a dispatcher attribute: its slot decides
             return root if _handler_attr(expr.attr) else None
@@ -203,20 +214,22 @@ class Roles:
     def is_deref(self, call: ast.Call) -> bool:
         """``cb := ref()``: a weak reference read, not a handler run."""
         parent = self.parents.get(call)
-        return not call.args and not call.keywords and isinstance(parent, (ast.NamedExpr, ast.Assign))
+        return (not call.args and not call.keywords
+                and isinstance(parent, (ast.NamedExpr, ast.Assign)))
 
     def involved_origin(self, call: ast.Call) -> str | None:
         """The origin of an entry the call tests (its callee or an argument), or None."""
         for expr in (call.func, *call.args):
             base = _base(expr)
-            if isinstance(base, ast.Name) and base.id in self.origins and base.id not in ("self", "cls"):
+            if isinstance(base, ast.Name) and self.is_entry(base):
                 return self.origins[base.id]
         return None
 
     def is_entry(self, expr: ast.expr) -> bool:
         """*expr* is (part of) a registration entry: ``r`` of ``r.matches(e)``."""
         base = _base(expr)
-        return isinstance(base, ast.Name) and base.id in self.origins and base.id not in ("self", "cls")
+        return (isinstance(base, ast.Name) and base.id in self.origins
+                and base.id not in ("self", "cls"))
 
     def via_of(self, call: ast.Call) -> str:
         base = _base(call.func)
@@ -262,7 +275,8 @@ def _names(target: ast.expr) -> list[str]:
 
 
 def _base(expr: ast.expr) -> ast.expr:
-    """The innermost value of an attribute / subscript / starred chain: ``entry`` of ``entry[2].x``."""
+    """The innermost value of an attribute / subscript / starred chain: ``entry`` of
+    ``entry[2].x``."""
     while isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred)):
         expr = expr.value
     return expr
@@ -284,9 +298,10 @@ def _handler_attr(attr: str) -> bool:
 
 def _gathers_exceptions(value: ast.expr) -> bool:
     call = value.value if isinstance(value, ast.Await) else value
-    return (isinstance(call, ast.Call) and (last_name(call) or "").lstrip("_").endswith("gather") and any(
-        k.arg == "return_exceptions" and isinstance(k.value, ast.Constant) and k.value.value is True
-        for k in call.keywords))
+    if not (isinstance(call, ast.Call) and (last_name(call) or "").lstrip("_").endswith("gather")):
+        return False
+    return any(k.arg == "return_exceptions" and isinstance(k.value, ast.Constant)
+               and k.value.value is True for k in call.keywords)
 
 
 __all__ = ["FileScope", "Roles", "short"]

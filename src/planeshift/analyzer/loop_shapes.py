@@ -66,7 +66,7 @@ def evidence_text(node: ast.AST, parents: dict) -> str:
     """The source line an observation is about: the simple statement, or a compound's header."""
     stmt = statement_of(node, parents)
     if isinstance(stmt, (ast.If, ast.While)):
-        return f"if {short(stmt.test)}:" if isinstance(stmt, ast.If) else f"while {short(stmt.test)}:"
+        return f"{'if' if isinstance(stmt, ast.If) else 'while'} {short(stmt.test)}:"
     if isinstance(stmt, (ast.For, ast.AsyncFor)):
         return f"for {short(stmt.target)} in {short(stmt.iter)}:"
     if isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -175,7 +175,10 @@ def iterable(loop: ast.AST) -> ast.expr:
     """What a loop goes over: a for's iterable, a comprehension's first, a while's test."""
     if isinstance(loop, (ast.For, ast.AsyncFor)):
         return loop.iter
-    return loop.test if isinstance(loop, ast.While) else loop.generators[0].iter
+    if isinstance(loop, ast.While):
+        return loop.test
+    assert isinstance(loop, COMPS)
+    return loop.generators[0].iter
 
 
 def local_aliases(nodes: list[ast.AST]) -> dict[str, str]:

@@ -42,10 +42,28 @@ from .facts import Function, LoopFacts, Seen
 from .loop_results import Results
 from .loop_roles import FileScope, Roles
 from .loop_shapes import (
-    AWAIT_WRAPPERS, COMPS, DECLARATION, DEADLINES, NOT_PREDICATES, OFFLOAD, RESULT_CLASSIFIERS, SPAWNS,
-    TASK_GROUPS, caught, clause_actions, evidence_text, guards, in_handler,
-    in_predicate_position, iterable, local_aliases, loop_line, raise_condition,
-    returns_exceptions, short, walk_body,
+    AWAIT_WRAPPERS,
+    COMPS,
+    DEADLINES,
+    DECLARATION,
+    NOT_PREDICATES,
+    OFFLOAD,
+    RESULT_CLASSIFIERS,
+    SPAWNS,
+    TASK_GROUPS,
+    caught,
+    clause_actions,
+    evidence_text,
+    guards,
+    in_handler,
+    in_predicate_position,
+    iterable,
+    local_aliases,
+    loop_line,
+    raise_condition,
+    returns_exceptions,
+    short,
+    walk_body,
 )
 from .sites import last_name
 
@@ -132,7 +150,8 @@ class FunctionReader:
                 self._gather(call)
         for line, loop in sorted(self.loops.items()):
             self.iterates.append(short(iterable(loop), 80))
-            self.add("loop", short(iterable(loop), 80), loop, at=loop.end_lineno or line)
+            self.add("loop", short(iterable(loop), 80), loop,
+                     at=getattr(loop, "end_lineno", None) or line)
 
     def _call(self, call: ast.Call) -> None:
         name = last_name(call) or ""
@@ -194,7 +213,8 @@ class FunctionReader:
                 self.add("offload", name, call, root=root)
             outer = self.parents.get(call)
             result = outer if isinstance(outer, ast.Await) else call
-            self._handler_call(call, root, "task" if name in SPAWNS else self.results.disposition(result))
+            disposition = "task" if name in SPAWNS else self.results.disposition(result)
+            self._handler_call(call, root, disposition)
             return True
         target = self.scope.resolve(first, self.qualname) if name in SPAWNS else None
         if target is not None:
@@ -216,7 +236,8 @@ class FunctionReader:
         """``+async:<disposition>`` for a call in the branch of ``if is_coro_func(h):``: there
         the awaited coroutine's result is what the handler returned, and this is what becomes
         of it (``await maybe_await(h(x))`` as a statement drops it)."""
-        child, parent = call, self.parents.get(call)
+        child: ast.AST = call
+        parent = self.parents.get(call)
         while parent is not None:
             if isinstance(parent, ast.If) and _declaration_test(parent.test) is not None:
                 negated = _declaration_test(parent.test)
@@ -228,14 +249,15 @@ class FunctionReader:
         else:
             return ""
         node: ast.AST = call
-        if isinstance(self.parents.get(node), ast.Call) and last_name(self.parents[node]) in AWAIT_WRAPPERS:
-            node = self.parents[node]
+        wrapper = self.parents.get(node)
+        if isinstance(wrapper, ast.Call) and last_name(wrapper) in AWAIT_WRAPPERS:
+            node = wrapper
         awaited = self.parents.get(node)
         if not isinstance(awaited, ast.Await):
             return ""
         pending = len(self.results.pending)
         value = self.results.disposition(awaited)
-        del self.results.pending[pending:]  # a classifier of the result: recorded with the value
+        del self.results.pending[pending:]  # the value's own test shows in its disposition
         return f"+async:{value}"
 
     def _follow(self, call: ast.Call, target: str, args: list, keywords: list) -> None:
@@ -270,7 +292,8 @@ class FunctionReader:
                      at=node.lineno, root=f"try:{try_.lineno}",
                      text=f"except {caught(handler)}: {short(handler.body[0], 60)}")
         spawned = last_name(node) in SPAWNS
-        child, parent = node, self.parents.get(node)
+        child: ast.AST = node
+        parent = self.parents.get(node)
         while parent is not None:
             if isinstance(parent, ast.Call) and child is not parent.func:
                 if self.is_gather(parent):
@@ -281,7 +304,8 @@ class FunctionReader:
                 libs = [TASK_GROUPS[n] for i in parent.items
                         if (n := last_name(i.context_expr) or "") in TASK_GROUPS]
                 if libs:
-                    self.add("guard", f"BaseException=>task_group:{libs[0]}", parent, at=node.lineno)
+                    self.add("guard", f"BaseException=>task_group:{libs[0]}", parent,
+                             at=node.lineno)
                     return
             child, parent = parent, self.parents.get(parent)
         if spawned:
@@ -341,7 +365,7 @@ class FunctionReader:
 def _declaration_test(test: ast.expr) -> bool | None:
     """For ``is_coro_func(h)``: False; ``not is_coro_func(h)``: True (negated); else None."""
     negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-    inner = test.operand if negated else test
+    inner = test.operand if isinstance(test, ast.UnaryOp) and negated else test
     if isinstance(inner, ast.Call) and last_name(inner) in DECLARATION:
         return negated
     return None

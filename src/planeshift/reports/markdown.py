@@ -103,8 +103,10 @@ def _mechanism_section(
     title = summary.title if summary is not None else mid
     parts = [f"## {code(mid)}: {title}", _mechanism_facts(summary, regs, ems)]
     if summary is not None and summary.policy_axes:
-        rows = [(a.axis, a.value, a.provenance, _first_evidence(a.evidence)) for a in summary.policy_axes]
-        policy = "Dispatch policy (ADR-0120 D2):\n\n" + table(["axis", "value", "from", "evidence"], rows)
+        rows = [(a.axis, a.value, a.provenance, _first_evidence(a.evidence))
+                for a in summary.policy_axes]
+        policy = ("Dispatch policy (ADR-0120 D2):\n\n"
+                  + table(["axis", "value", "from", "evidence"], rows))
         if summary.policy_evidence:
             policy += "\n\nPolicy evidence: " + "; ".join(summary.policy_evidence)
         parts.append(policy)

@@ -11,7 +11,8 @@ from .markdown import cell, code, table
 AXES = (  # (axis, column title): rules/axes.py's order
     ("concurrency", "concurrency"), ("failure", "failure"), ("completion", "completion"),
     ("error_surface", "error surface"), ("sync_handlers", "sync handlers"),
-    ("handler_classification", "classification"), ("returned_value_classifier", "returned-value classifier"),
+    ("handler_classification", "classification"),
+    ("returned_value_classifier", "returned-value classifier"),
     ("returned_awaitable", "returned awaitable"), ("sync_entry", "sync entry"),
     ("handler_cancellation", "handler cancellation"), ("predicate_failure", "predicate failure"),
     ("deadline", "deadline"), ("deadline_disposition", "deadline disposition"),
@@ -31,7 +32,8 @@ def render_matrix(result: ScanResult) -> str:
     if not rows:
         return ""
     header = ["mechanism", "entry", "profile", *(title for _, title in AXES)]
-    lines = [[code(mech.id), code(path.entry), _profile(path), *_cells(path)] for mech, path in rows]
+    lines = [[code(mech.id), code(path.entry), _profile(path), *_cells(path)]
+             for mech, path in rows]
     parts = ["## Dispatch policy matrix (ADR-0120 D2, Phase 0)", LEGEND, table(header, lines)]
     pinned = list(_differences(rows))
     parts.append("### Differences from the named profiles\n\n"
@@ -39,11 +41,13 @@ def render_matrix(result: ScanResult) -> str:
     nearest = [f"- {code(path.entry)} ({code(mech.id)}) is nearest to {code(path.profile.name)}: "
                + (", ".join(f"{d.axis} {code(d.code)} (profile {code(d.profile)})"
                             for d in path.profile.differences) or "no difference")
-               for mech, path in rows if path.profile is not None and path.profile.matched == "nearest"]
+               for mech, path in rows
+               if path.profile is not None and path.profile.matched == "nearest"]
     if nearest:
         parts.append("### Paths the pack names no profile for\n\n"
                      "The ADR pins no profile for these; each is shown against the profile it "
-                     "differs from least (the matrix above has the lines).\n\n" + "\n".join(nearest))
+                     "differs from least (the matrix above has the lines).\n\n"
+                     + "\n".join(nearest))
     return "\n\n".join(parts)
 
 

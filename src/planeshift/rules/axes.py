@@ -37,7 +37,8 @@ class PathReader:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.calls = path.of("call")
-        self.live = [h for h in path.of("loop") if any(h.encloses(c) for c in path.of("call", "offload"))]
+        handlers = path.of("call", "offload")
+        self.live = [h for h in path.of("loop") if any(h.encloses(c) for c in handlers)]
         self.dispositions = {c.seen.detail.split("+")[0] for c in self.calls}
         self.via = [c for c in self.calls if "+via:" in c.seen.detail]
 
@@ -56,12 +57,15 @@ class PathReader:
     def concurrency(self) -> Reading:
         spawns = self._spawns()
         if spawns or "gathered" in self.dispositions or "task" in self.dispositions:
-            conc = [h for h in self.path.of("concurrency") if not h.seen.detail.startswith("gather_awaitables")]
+            conc = [h for h in self.path.of("concurrency")
+                    if not h.seen.detail.startswith("gather_awaitables")]
             return Reading("concurrent", tuple(ev(h, "handlers run concurrently") for h in conc)
                            or tuple(ev(c) for c, _ in spawns))
         if self.live:
-            return Reading("sequential", tuple(ev(h, "one handler after another") for h in self.live))
-        return Reading("not_applicable", tuple(ev(c, "one handler per call, no fan-out") for c in self.calls))
+            return Reading("sequential",
+                           tuple(ev(h, "one handler after another") for h in self.live))
+        return Reading("not_applicable",
+                       tuple(ev(c, "one handler per call, no fan-out") for c in self.calls))
 
     def _ordinary(self, call: Hit) -> tuple[str, Hit | None]:
         """What an ordinary exception of *call* meets: its first catching clause."""
@@ -90,7 +94,8 @@ class PathReader:
                 evidence.append(ev(call, "no except clause around it"))
             else:
                 conditional = "raise_if" in guard.clause()[1] and not kind.startswith("propagate")
-                evidence.append(ev(guard, "the clause re-raises some exceptions" if conditional else ""))
+                note = "the clause re-raises some exceptions" if conditional else ""
+                evidence.append(ev(guard, note))
         return kinds, list(dict.fromkeys(evidence))
 
     def failure(self) -> Reading:
@@ -107,7 +112,8 @@ class PathReader:
         kind = kinds.pop()
         value = {"collect": "await_all", "isolate": "await_all", "isolate:break": "stop_on_failure",
                  "isolate:continue": "await_all", "isolate:return": "stop_on_failure",
-                 "propagate": "stop_on_failure", "propagate:task_group": "cancel_remaining_on_failure",
+                 "propagate": "stop_on_failure",
+                 "propagate:task_group": "cancel_remaining_on_failure",
                  "propagate:gather": UNKNOWN, "propagate:task": "detach_bounded"}[kind]
         concurrency = self.concurrency().value
         if kind == "propagate" and concurrency == "concurrent":
@@ -122,8 +128,10 @@ class PathReader:
             return Reading(UNKNOWN, tuple(evidence))
         kind = kinds.pop().split(":")
         if kind[0] == "isolate":
-            acts = {a for c in self.calls for g in [self._ordinary(c)[1]] if g for a in g.clause()[1]}
-            value = "log_only" if "log" in acts else "return_report" if "return" in acts else "silent"
+            guards = [g for c in self.calls for g in [self._ordinary(c)[1]] if g is not None]
+            acts = {a for g in guards for a in g.clause()[1]}
+            value = ("log_only" if "log" in acts else
+                     "return_report" if "return" in acts else "silent")
             return Reading(value, tuple(evidence))
         if kind[0] == "collect":
             return self._collected_surface(evidence)
@@ -161,9 +169,11 @@ class PathReader:
                 continue
             if hit.synthetic() == "task_group":
                 lib = acts[0].split(":")[1]
-                return ("cancel_siblings_and_return" if lib == "anyio" else "absorbed_by_task_group"), [*seen, hit]
+                value = "cancel_siblings_and_return" if lib == "anyio" else "absorbed_by_task_group"
+                return value, [*seen, hit]
             if hit.synthetic() == "gathered":
-                translated = [h for h in self.path.of("raise") if h.seen.detail.startswith("translate")]
+                translated = [h for h in self.path.of("raise")
+                              if h.seen.detail.startswith("translate")]
                 return ("translate", [hit, *translated]) if translated else ("collect", [hit])
             if not catches_cancel(caught):
                 continue
@@ -189,20 +199,25 @@ class PathReader:
     def sync_handlers(self) -> Reading:
         offloads = self.path.of("offload")
         if offloads:
-            return Reading("offload", tuple(ev(h, "a sync handler runs in a worker thread") for h in offloads))
-        return self._wrapped() or Reading("inline", tuple(ev(c, "called in the dispatching task") for c in self.calls))
+            return Reading("offload", tuple(ev(h, "a sync handler runs in a worker thread")
+                                            for h in offloads))
+        return self._wrapped() or Reading(
+            "inline", tuple(ev(c, "called in the dispatching task") for c in self.calls))
 
     def handler_classification(self) -> Reading:
         wrapped = self._wrapped()
-        declared = [h for h in self.path.of("classify") if h.seen.detail.startswith("by_declaration")]
+        classify = self.path.of("classify")
+        declared = [h for h in classify if h.seen.detail.startswith("by_declaration")]
         if declared:
             return Reading("by_declaration", tuple(ev(h) for h in declared))
         if wrapped is not None:
             return wrapped
-        inspected = [h for h in self.path.of("classify") if h.seen.detail in ("maybe_await", "isawaitable", "iscoroutine")]
+        inspected = [h for h in classify
+                     if h.seen.detail in ("maybe_await", "isawaitable", "iscoroutine")]
         if inspected:
             return Reading("by_return_value", tuple(ev(h) for h in inspected))
-        return Reading("not_applicable", tuple(ev(c, "no handler is classified") for c in self.calls))
+        return Reading("not_applicable",
+                       tuple(ev(c, "no handler is classified") for c in self.calls))
 
     def _values(self) -> dict[str, list[tuple[Hit, str]]]:
         """Handler calls by kind ("declared async" in an ``if is_coro_func(h):`` branch, "sync"
@@ -218,7 +233,8 @@ class PathReader:
         return out
 
     def _per_kind(self, read) -> Reading:
-        """One value when every kind of handler reads alike, else "x (sync) / y (declared async)"."""
+        """One value when every kind of handler reads alike, else "x (sync) / y (declared
+        async)"."""
         found = {kind: read(calls) for kind, calls in self._values().items()}
         values = {r.value for r in found.values()}
         evidence = tuple(e for r in found.values() for e in r.evidence)
@@ -226,8 +242,8 @@ class PathReader:
             return Reading(values.pop(), evidence)
         if UNKNOWN in values:
             return Reading(UNKNOWN, evidence)
-        return Reading(" / ".join(f"{r.value} ({kind})" for kind, r in sorted(found.items(), reverse=True)),
-                       evidence)
+        kinds = sorted(found.items(), reverse=True)  # sync first
+        return Reading(" / ".join(f"{r.value} ({kind})" for kind, r in kinds), evidence)
 
     def returned_value_classifier(self) -> Reading:
         return self._wrapped() or self._per_kind(self._classifier)
@@ -236,8 +252,9 @@ class PathReader:
         kinds = {_classifier_of(value) for _, value in calls}
         value = next((k for k in ("inspect_awaitable", "asyncio_coroutine_only") if k in kinds),
                      "not_inspected")
-        tests = [h for h in self.path.of("classify") if h.seen.detail in ("isawaitable", "iscoroutine")
-                 and h.function in {c.function for c, _ in calls}]
+        functions = {c.function for c, _ in calls}
+        tests = [h for h in self.path.of("classify")
+                 if h.seen.detail in ("isawaitable", "iscoroutine") and h.function in functions]
         shown = [ev(c, _VALUE_NOTE.get(v, "")) for c, v in calls if _classifier_of(v) == value]
         shown += [ev(h) for h in tests if value != "not_inspected"]
         return Reading(value, tuple(dict.fromkeys(shown)))
@@ -248,7 +265,8 @@ class PathReader:
     def _disposition(self, calls: list[tuple[Hit, str]]) -> Reading:
         dropped = [c for c, v in calls if v == "dropped"]
         if dropped:
-            return Reading("discard_unawaited", tuple(ev(c, _VALUE_NOTE["dropped"]) for c in dropped))
+            return Reading("discard_unawaited",
+                           tuple(ev(c, _VALUE_NOTE["dropped"]) for c in dropped))
         gathered = {h.seen.detail.split(":", 1)[1]: h for h in self.path.of("concurrency")
                     if h.seen.detail.startswith("gather_awaitables:")}
         stored = [(c, v.split(":")[-1]) for c, v in calls
@@ -256,7 +274,8 @@ class PathReader:
         if stored:
             return Reading("gather_after_invocations", tuple(ev(c) for c, _ in stored)
                            + tuple(ev(gathered[name]) for name in sorted({n for _, n in stored})))
-        if all(v in ("awaited", "maybe_await", "gathered") or v.startswith("awaited_if") for _, v in calls):
+        if all(v in ("awaited", "maybe_await", "gathered") or v.startswith("awaited_if")
+               for _, v in calls):
             return Reading("await_in_invocation", tuple(ev(c) for c, _ in calls))
         return Reading(UNKNOWN, tuple(ev(c, "the result leaves the dispatcher") for c, _ in calls))
 
@@ -270,14 +289,16 @@ class PathReader:
         first = min(path.entry_calls, default=0)
         early = [h for h in rejects if h.chain and h.chain[0][1] == first]
         if early:
-            return Reading("reject_declared_async_before_owner_effect", (entry, *(ev(h) for h in early)))
+            return Reading("reject_declared_async_before_owner_effect",
+                           (entry, *(ev(h) for h in early)))
         return Reading("allow", (entry, *(ev(h) for h in rejects)))
 
     # -- predicates and deadlines -------------------------------------------------------------
     def _predicates(self) -> list[Hit]:
+        """Filters of the live dispatch loops (or of an entry a caller passed per handler)."""
+        live = {(loop.function, loop.seen.line) for loop in self.live}
         return [h for h in self.path.of("predicate")
-                if h.seen.root or h.per_item or any(loop.seen.line == h.seen.at and loop.function == h.function
-                                                    for loop in self.live)]
+                if h.seen.root or h.per_item or (h.function, h.seen.at) in live]
 
     def predicate_failure(self) -> Reading:
         found = self._predicates()
@@ -293,7 +314,8 @@ class PathReader:
             note = ("the filter's own method is not on this path: one that catches its errors "
                     "reads as no_match" if p.seen.detail.startswith("method:") else "")
             evidence += [ev(p, note)] + ([ev(guard)] if guard is not None else [])
-        return Reading(values.pop() if len(values) == 1 else UNKNOWN, tuple(dict.fromkeys(evidence)))
+        value = values.pop() if len(values) == 1 else UNKNOWN
+        return Reading(value, tuple(dict.fromkeys(evidence)))
 
     def _deadlines(self) -> list[tuple[Hit, str]]:
         handlers = self.path.of("call", "offload")
@@ -312,7 +334,8 @@ class PathReader:
             return Reading(value, tuple(ev(d, "one budget for the whole fan-out" if k == "shared"
                                            else "a budget per handler") for d, k in found))
         if self.live:
-            return Reading("none", tuple(ev(h, "no deadline around the fan-out") for h in self.live))
+            return Reading("none",
+                           tuple(ev(h, "no deadline around the fan-out") for h in self.live))
         return Reading(UNKNOWN, (AxisEvidence(self.path.file, self.path.line, f"{self.path.entry}: "
                                               "no deadline on the dispatcher's own path; "
                                               "its caller may impose one"),))
@@ -323,7 +346,8 @@ class PathReader:
             dl = self.deadline()
             return Reading("none" if dl.value == "none" else UNKNOWN, dl.evidence)
         names = {d.seen.detail for d, _ in found}
-        value = "silent_stop" if names <= SILENT_DEADLINES else "raise" if not names & SILENT_DEADLINES else UNKNOWN
+        value = ("silent_stop" if names <= SILENT_DEADLINES else
+                 "raise" if not names & SILENT_DEADLINES else UNKNOWN)
         return Reading(value, tuple(ev(d) for d, _ in found))
 
 

@@ -26,8 +26,9 @@ DOCS: dict[str, AxisDoc] = {
         "not_applicable otherwise. Evidence: the gather / task group line, or the loop."),
     "failure": AxisDoc(
         "What an ordinary exception from one handler does to the dispatch.",
-        (("propagate", "it leaves the dispatcher (at once)"), ("collect", "it is kept and surfaced "
-         "after the others ran"), ("isolate", "it is caught and does not reach the caller"),),
+        (("propagate", "it leaves the dispatcher (at once)"),
+         ("collect", "it is kept and surfaced after the others ran"),
+         ("isolate", "it is caught and does not reach the caller")),
         "The first except clause around the handler call (the callers' clauses on the path "
         "included) that catches Exception or BaseException: appending the exception to a list "
         "is collect, a bare raise (or raising another exception) is propagate, anything else "
@@ -47,8 +48,8 @@ DOCS: dict[str, AxisDoc] = {
         (("return_report", "returned as a value"), ("raise_first", "the first one is raised"),
          ("raise_group", "all are raised as one ExceptionGroup"),
          ("unwrap_single_else_group", "one is raised as itself, several as a group"),
-         ("log_only", "logged, never raised"), ("silent", "planeshift: caught and neither "
-                                                "logged nor returned")),
+         ("log_only", "logged, never raised"),
+         ("silent", "planeshift: caught and neither logged nor returned")),
         "isolate: a logging call in the clause is log_only, a return is return_report. collect: "
         "the raises after the loop (followed into helpers such as _raise_callback_errors): "
         "`raise errors[0]` under `if len(errors) == 1` plus `raise ExceptionGroup(..., errors)` "
@@ -79,8 +80,8 @@ DOCS: dict[str, AxisDoc] = {
         "inspect.isawaitable(out)` is inspect_awaitable; `if asyncio.iscoroutine(result)` alone "
         "is asyncio_coroutine_only; otherwise not_inspected. In the branch of `if "
         "is_coro_func(h):` the handler's returned value is the awaited coroutine's result, so "
-        "`await maybe_await(h(x))` as a statement does not inspect it; when sync and declared-async "
-        "handlers differ the value reads `x (sync) / y (declared async)`."),
+        "`await maybe_await(h(x))` as a statement does not inspect it; when sync and "
+        "declared-async handlers differ the value reads `x (sync) / y (declared async)`."),
     "returned_awaitable": AxisDoc(
         "What happens to an awaitable a handler returns.",
         (("await_in_invocation", "awaited as part of the handler's call"),
@@ -95,8 +96,8 @@ DOCS: dict[str, AxisDoc] = {
     "sync_entry": AxisDoc(
         "Whether the dispatch can be entered from synchronous code.",
         (("unavailable", "the entry is async"), ("allow", "a sync entry calls the handlers"),
-         ("reject_declared_async_before_owner_effect", "a sync entry refuses declared coroutine "
-          "functions before its own effect")),
+         ("reject_declared_async_before_owner_effect",
+          ("a sync entry refuses declared coroutine functions before its own effect"))),
         "The entry method's def: async is unavailable; a sync entry whose first call is a "
         "preflight raising when iscoroutinefunction(handler) is true rejects before the owner's "
         "effect; otherwise allow."),
@@ -104,20 +105,23 @@ DOCS: dict[str, AxisDoc] = {
         "What a handler's own cancellation (CancelledError) does.",
         (("propagate", "it leaves the dispatcher"), ("translate", "raised as another exception"),
          ("collect", "kept with the failures (or returned as a value)"),
-         ("cancel_siblings_and_return", "planeshift: re-raised inside an anyio task group, which "
-          "cancels the other handlers and lets the dispatch return normally"),
-         ("absorbed_by_task_group", "planeshift: re-raised inside asyncio.TaskGroup, which lets "
-          "the others finish and returns normally"),
+         ("cancel_siblings_and_return", ("planeshift: re-raised inside an anyio task group, which "
+                                         "cancels the other handlers and lets the dispatch return "
+                                         "normally")),
+         ("absorbed_by_task_group", ("planeshift: re-raised inside asyncio.TaskGroup, which lets "
+                                     "the others finish and returns normally")),
          ("swallowed", "planeshift: caught and dropped")),
         "The first except clause around the handler that catches a cancellation (BaseException, "
         "CancelledError, get_cancelled_exc_class()): a bare raise passes it on to the next try out "
         "(a task group's, see above); appending or returning it collects; raising a *Cancel* "
-        "class (or any other) translates. Under gather(..., return_exceptions=True) it is a result: "
-        "translate when a *Cancel* class is raised afterwards, else collect. No clause: propagate."),
+        "class (or any other) translates. Under gather(..., return_exceptions=True) it is a "
+        "result: translate when a *Cancel* class is raised afterwards, else collect. No clause: "
+        "propagate."),
     "predicate_failure": AxisDoc(
         "What a failing registration filter does.",
-        (("propagate", "the dispatch fails"), ("collect_as_handler_failure", "counted as that "
-         "handler's failure"), ("no_match", "the handler is skipped"), ("isolate", "caught"),
+        (("propagate", "the dispatch fails"),
+         ("collect_as_handler_failure", "counted as that handler's failure"),
+         ("no_match", "the handler is skipped"), ("isolate", "caught"),
          ("not_applicable", "planeshift: the path evaluates no filter")),
         "A tested call involving a registration (an if / while test, a comprehension filter that "
         "feeds the dispatch loop, all()/any(), the iterable of a matching loop): its except "
@@ -154,5 +158,6 @@ def render_axis(axis: str) -> str:
 
 def render_all() -> str:
     lines = [f"{axis:<27} {DOCS[axis].meaning}" for axis in AXES]
-    return ("ADR-0120 D2 dispatch-policy axes (planeshift explain <axis> for values and reading):\n\n"
+    return ("ADR-0120 D2 dispatch-policy axes "
+            "(planeshift explain <axis> for values and reading):\n\n"
             + "\n".join(lines) + "\n")

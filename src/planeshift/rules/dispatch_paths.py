@@ -113,8 +113,12 @@ def _entries(mech: Mechanism, classes: list[str], index: ProjectIndex, mro: Mro)
     calling = [qn for cls in classes if cls in index.classes
                for qn in index.methods_of.get(cls, ()) if _calls_handlers(index.functions[qn])]
     helpers = {f"{index.function_module[qn]}.{s.detail}" for qn in calling
-               for s in index.functions[qn].loop.seen if s.kind == "follow"}
+               for s in _seen(index.functions[qn]) if s.kind == "follow"}
     return [qn for qn in calling if qn not in helpers]
+
+
+def _seen(func: Function) -> tuple[Seen, ...]:
+    return func.loop.seen if func.loop is not None else ()
 
 
 def _calls_handlers(func: Function) -> bool:
@@ -122,7 +126,8 @@ def _calls_handlers(func: Function) -> bool:
                                          for s in func.loop.seen)
 
 
-def _foreign_emissions(mech: Mechanism, classes: list[str], mechanisms: Iterable[Mechanism]) -> set[str]:
+def _foreign_emissions(mech: Mechanism, classes: list[str],
+                       mechanisms: Iterable[Mechanism]) -> set[str]:
     """Emission method names of the other mechanisms dispatched by the same classes."""
     mine = set(mech.dispatchers) | set(classes)
     own = {e.name for e in mech.emissions}

@@ -229,7 +229,8 @@ class PackReader:
         elif isinstance(data, dict):
             pairs = [(str(entry), name) for entry, name in data.items()]
         else:
-            raise self.fail(key, "expected a profile name or a mapping of entry method to profile name")
+            raise self.fail(key, "expected a profile name or a mapping of entry method to "
+                                 "profile name")
         out = []
         for entry, name in pairs:
             where = key if entry == "*" else f"{key}.{entry}"

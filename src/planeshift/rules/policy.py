@@ -24,9 +24,12 @@ NOT_IN_VIEW = "no handler call of this mechanism is in the scanned tree"
 
 
 def resolve(mech: Mechanism, classes: Iterable[str], index: ProjectIndex,
-            mechanisms: Iterable[Mechanism], mro: Mro | None = None) -> tuple[dict[str, str], list[Any]]:
+            mechanisms: Iterable[Mechanism], mro: Mro | None = None
+            ) -> tuple[dict[str, str], list[Any]]:
     """(the effective axis -> value map, the resolved policy as a cache row for the summary)."""
-    from ..analyzer.cache import encode  # the row survives the link snapshot as plain data
+    from ..analyzer.cache import (
+        encode,  # the row survives the link snapshot as plain data
+    )
 
     resolved = resolve_policy(mech, classes, index, mechanisms, mro)
     effective = {a.axis: a.value for a in resolved.axes if a.provenance != "unknown"}
@@ -44,7 +47,8 @@ def policy_fields(row: list[Any]) -> dict[str, Any]:
 
 def resolve_policy(mech: Mechanism, classes: Iterable[str], index: ProjectIndex,
                    mechanisms: Iterable[Mechanism], mro: Mro | None = None) -> MechanismPolicy:
-    found = [_dispatch_path(mech, p) for p in mechanism_paths(mech, classes, index, mechanisms, mro)]
+    walked = mechanism_paths(mech, classes, index, mechanisms, mro)
+    found = [_dispatch_path(mech, p) for p in walked]
     paths = [p for p in found if any(a.provenance == "inferred" for a in p.axes)]
     blind = [p.entry for p in found if p not in paths]
     if paths:
@@ -66,12 +70,14 @@ def merge(mech: Mechanism, readings: dict[str, Reading]) -> tuple[PolicyAxis, ..
     for axis in AXES:
         reading = readings.get(axis)
         if reading is not None and reading.value != UNKNOWN:
-            out.append(PolicyAxis(axis, reading.value, "inferred", reading.evidence, declared.get(axis)))
+            out.append(PolicyAxis(axis, reading.value, "inferred", reading.evidence,
+                                  declared.get(axis)))
         elif axis in declared:
             why = reading.evidence if reading is not None else ()
             out.append(PolicyAxis(axis, declared[axis], "declared", (note, *why), declared[axis]))
         else:
-            why = reading.evidence if reading is not None else (AxisEvidence(None, None, NOT_IN_VIEW),)
+            why = (reading.evidence if reading is not None
+                   else (AxisEvidence(None, None, NOT_IN_VIEW),))
             out.append(PolicyAxis(axis, UNKNOWN, "unknown", why))
     return tuple(out)
 

@@ -73,13 +73,16 @@ def compare(axes: Mapping[str, PolicyAxis], name: str, inferred_only: bool = Fal
     differences: list[ProfileDifference] = []
     for axis, want in pinned(name).items():
         got = axes.get(axis)
-        if got is None or got.provenance == "unknown" or (inferred_only and got.provenance != "inferred"):
+        if got is None or got.provenance == "unknown":
+            continue
+        if inferred_only and got.provenance != "inferred":
             continue
         if got.value == "not_applicable" and axis in _NOTHING_TO_COMPARE:
             continue
         compared += 1
         if got.value != want:
-            differences.append(ProfileDifference(axis, want, got.value, got.provenance, got.evidence))
+            differences.append(
+                ProfileDifference(axis, want, got.value, got.provenance, got.evidence))
     return compared, tuple(differences)
 
 

@@ -109,5 +109,5 @@ class StalePackPolicy(Rule):
                 pack=mech.pack, mechanism=mech.id, entry=found[0][2],
                 declared=", ".join(f"{d.axis}={d.declared}" for d, _, _ in found),
                 code=", ".join(f"{c.axis}={c.value}" for _, c, _ in found))
-            yield Finding(self.code, self.kind, first.file, first.line or 1, 0, self.severity,
+            yield Finding(self.code, self.kind, first.file or "", first.line or 1, 0, self.severity,
                           message, mech.id)
