@@ -164,22 +164,33 @@ def packs_command(ctx: click.Context, show: str | None) -> None:
 @click.argument("code", required=False)
 @click.pass_context
 def explain_command(ctx: click.Context, code: str | None) -> None:
-    """Print what rule CODE (e.g. PS101) checks and why; without CODE, list the rules.
+    """Print what rule CODE (e.g. PS101) checks and why, or what a dispatch-policy axis means
+    (`axes` lists them, e.g. `explain concurrency`); without CODE, list the rules.
 
     Hazard findings appear in `planeshift scan --format json` under "findings" and in
-    `planeshift lint`; the PS9xx rules are about lint's own suppression comments.
+    `planeshift lint` (the PS9xx rules are about lint's own suppression comments); the axes
+    under "mechanisms[].policy_axes".
     """
+    from .rules.axes_doc import DOCS, render_all, render_axis
     from .rules.catalog import documented_rules
     from .rules.docs import rule_by_code, rule_page, summary
 
     if code is None:
         for rule in documented_rules():
             click.echo(f"{rule.code}  {rule.kind:<22} {rule.severity:<8} {summary(rule)}")
+        click.echo("\nplaneshift explain axes: the ADR-0120 D2 dispatch-policy axes")
+        return
+    if code.lower() in ("axes", "axis", "policy"):
+        click.echo(render_all(), nl=False)
+        return
+    if code.lower() in DOCS:
+        click.echo(render_axis(code.lower()), nl=False)
         return
     found = rule_by_code(code)
     if found is None:
         known = ", ".join(r.code for r in documented_rules())
-        fail(ctx, "explain", f"no rule {code!r} (have: {known})")
+        fail(ctx, "explain",
+             f"no rule or axis {code!r} (rules: {known}; axes: planeshift explain axes)")
     click.echo(rule_page(found), nl=False)
 
 

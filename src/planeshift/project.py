@@ -9,7 +9,14 @@ from typing import Any
 
 from .analyzer.extract.summary import FileSummary
 from .rules.forms import Mechanism
-from .types import Emission, MechanismSummary, Registration
+from .types import (
+    DispatchPath,
+    Emission,
+    MechanismSummary,
+    PolicyAxis,
+    ProfileMatch,
+    Registration,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,8 +26,11 @@ class MechanismFacts:
 
     model: Mechanism
     classes: tuple[str, ...] = ()
-    policy: tuple[tuple[str, str], ...] = ()
+    policy: tuple[tuple[str, str], ...] = ()  # the effective axis -> value map, code first
     policy_evidence: tuple[str, ...] = ()
+    policy_axes: tuple[PolicyAxis, ...] = ()  # every axis with its provenance and evidence
+    dispatch_paths: tuple[DispatchPath, ...] = ()  # each entry method's own reading
+    profile: ProfileMatch | None = None  # the ADR's named profile, and where the code differs
     forwarders: tuple[str, ...] = ()  # "api (forwards to file:line)"
     dormant_points: frozenset[str] = frozenset()  # declared dormant, or registered never emitted
 
@@ -81,6 +91,9 @@ def mechanism_summaries(project: ProjectFacts) -> list[MechanismSummary]:
             planes=tuple(sorted(planes.items())),
             policy=tuple(sorted(facts.policy)),
             policy_evidence=facts.policy_evidence,
+            policy_axes=facts.policy_axes,
+            dispatch_paths=facts.dispatch_paths,
+            profile=facts.profile,
             pack=mech.pack,
             dormant_points=tuple(sorted(facts.dormant_points)),
             emitted_points=tuple(emitted),

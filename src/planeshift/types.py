@@ -132,6 +132,89 @@ class Emission:
 
 
 @dataclass(frozen=True, slots=True)
+class AxisEvidence:
+    """A line that decided a policy axis (file and line are None for a pack's declaration)."""
+
+    file: str | None
+    line: int | None
+    seen: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyAxis:
+    """One ADR-0120 D2 axis of a dispatch policy and where its value comes from."""
+
+    axis: str
+    value: str  # "unknown" when neither the code nor the pack decides it
+    provenance: str  # "inferred" (read from the code) | "declared" (by the pack) | "unknown"
+    evidence: tuple[AxisEvidence, ...] = ()
+    declared: str | None = None  # the pack's value, when it declares one
+
+    def to_json(self) -> dict[str, Any]:
+        return {"axis": self.axis, "value": self.value, "provenance": self.provenance,
+                "evidence": [e.to_json() for e in self.evidence], "declared": self.declared}
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileDifference:
+    axis: str
+    profile: str  # the named profile's pinned value
+    code: str  # the value the dispatcher shows
+    provenance: str  # of the dispatcher's value: inferred or declared
+    evidence: tuple[AxisEvidence, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"axis": self.axis, "profile": self.profile, "code": self.code,
+                "provenance": self.provenance, "evidence": [e.to_json() for e in self.evidence]}
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileMatch:
+    """The ADR-0120 D2 named profile a dispatch path is held to, and where it differs."""
+
+    name: str
+    matched: str  # "declared" (the pack names it) | "nearest" (fewest differences)
+    compared: int = 0  # axes compared
+    differences: tuple[ProfileDifference, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "matched": self.matched, "compared": self.compared,
+                "differences": [d.to_json() for d in self.differences]}
+
+
+@dataclass(frozen=True, slots=True)
+class DispatchPath:
+    """One way a mechanism fires its handlers (an emission method and the helpers it calls)."""
+
+    entry: str  # qualname inside its module: "MessageManager.add_message"
+    file: str
+    line: int
+    axes: tuple[PolicyAxis, ...] = ()
+    profile: ProfileMatch | None = None
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"entry": self.entry, "file": self.file, "line": self.line,
+                "policy": {a.axis: a.value for a in self.axes if a.provenance != "unknown"},
+                "axes": [a.to_json() for a in self.axes],
+                "profile": None if self.profile is None else self.profile.to_json(),
+                "notes": list(self.notes)}
+
+
+@dataclass(frozen=True, slots=True)
+class MechanismPolicy:
+    """A mechanism's resolved dispatch policy, as the link keeps it for the summary."""
+
+    evidence: tuple[str, ...] = ()  # readable lines: the declaration, each path, disagreements
+    axes: tuple[PolicyAxis, ...] = ()
+    paths: tuple[DispatchPath, ...] = ()
+    profile: ProfileMatch | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class MechanismSummary:
     id: str
     title: str
@@ -145,6 +228,9 @@ class MechanismSummary:
     pack: str = ""
     dormant_points: tuple[str, ...] = ()
     emitted_points: tuple[str, ...] = ()
+    policy_axes: tuple[PolicyAxis, ...] = ()  # every axis of `policy`, with its provenance
+    dispatch_paths: tuple[DispatchPath, ...] = ()
+    profile: ProfileMatch | None = None  # of the first dispatch path (or the pack's declaration)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -160,6 +246,9 @@ class MechanismSummary:
             "pack": self.pack,
             "dormant_points": list(self.dormant_points),
             "emitted_points": list(self.emitted_points),
+            "policy_axes": [a.to_json() for a in self.policy_axes],
+            "dispatch_paths": [p.to_json() for p in self.dispatch_paths],
+            "profile": None if self.profile is None else self.profile.to_json(),
         }
 
 

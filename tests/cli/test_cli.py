@@ -203,3 +203,24 @@ def test_warnings_go_to_stderr_and_skips_set_exit_1(
     assert "warning: cache folder not writable" in result.stderr
     assert "2 files skipped" in result.stderr
     assert "## Skipped files" in result.stdout
+
+
+def test_explain_axes_lists_every_axis() -> None:
+    from planeshift.rules.axes import AXES
+
+    result = run("explain", "axes")
+    assert result.exit_code == 0
+    assert [line.split()[0] for line in result.stdout.splitlines()[2:]] == list(AXES)
+
+
+def test_explain_one_axis_gives_values_and_how_it_is_read() -> None:
+    result = run("explain", "handler_cancellation")
+    assert result.exit_code == 0
+    for text in ("translate", "cancel_siblings_and_return", "How it is read", "Provenance"):
+        assert text in result.stdout
+
+
+def test_explain_unknown_name_fails_with_usage_error() -> None:
+    result = run("explain", "speed")
+    assert result.exit_code == 2
+    assert "no rule or axis 'speed'" in result.output

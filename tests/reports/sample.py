@@ -3,15 +3,34 @@
 from __future__ import annotations
 
 from planeshift.types import (
+    AxisEvidence,
+    DispatchPath,
     Emission,
     FileError,
     Finding,
     Handler,
     MechanismSummary,
+    PolicyAxis,
+    ProfileDifference,
+    ProfileMatch,
     Registration,
     ScanResult,
 )
 
+LOOP = AxisEvidence("app/bus.py", 30, "Bus.emit: for handler in handlers: (one handler after another)")
+LOGGED = AxisEvidence("app/bus.py", 34, "Bus.emit: except Exception: log.exception('failed')")
+DECLARED = AxisEvidence(None, None, "declared in pack lionagi: Bus.emit logs failures")
+AXES = (
+    PolicyAxis("concurrency", "sequential", "inferred", (LOOP,), "sequential"),
+    PolicyAxis("failure", "isolate", "inferred", (LOGGED,), "propagate"),
+    PolicyAxis("sync_handlers", "inline", "declared", (DECLARED,), "inline"),
+    PolicyAxis("deadline", "unknown", "unknown", (AxisEvidence(None, None, "not in view"),)),
+)
+PROFILE = ProfileMatch("broadcaster", "declared", 3, (
+    ProfileDifference("returned_value_classifier", "asyncio_coroutine_only", "inspect_awaitable",
+                      "inferred", (AxisEvidence("app/bus.py", 32, "Bus.emit: maybe_await(handler(e))"),)),
+))
+PATH = DispatchPath("Bus.emit", "app/bus.py", 28, AXES, PROFILE, ("calls Bus.flush, another entry",))
 GUARD = Handler("guard", "app.hooks.guard", True, True, "function")
 LOG = Handler("self._log", "app.session.Session._log", False, False, "method")
 LAMBDA = Handler("lambda m: send(m) | 1", None, False, True, "lambda")
@@ -54,6 +73,7 @@ def sample_result() -> ScanResult:
             ("lionagi.service.broadcaster.Broadcaster", "app.session.Bus"), ("subscribe",),
             ("broadcast",), 2, (("subscriber", 2),),
             (("returned_awaitable", "discard_unawaited"),), (), "lionagi",
+            policy_axes=AXES, dispatch_paths=(PATH,), profile=PROFILE,
         ),
         MechanismSummary(
             "outbox", "Dispatch outbox", ("lionagi.dispatch.outbox.Outbox",), ("add_sink",), (),

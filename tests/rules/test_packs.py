@@ -220,3 +220,28 @@ def test_yaml_marshal_cannot_hold_is_parsed_every_time(tmp_path: Path) -> None:
     path = write(tmp_path, VALID.replace("pack: mini", "pack: mini\ndescription: 2026-11-30"))
     assert load_pack(path, cache) == load_pack(path, cache) == load_pack(path)
     assert not list(cache.glob("packs/*.data"))  # a YAML date: marshal cannot hold it
+
+
+def test_profile_names_an_adr_profile_for_all_paths_or_per_entry(tmp_path: Path) -> None:
+    one = VALID.replace("    dispatcher: mini.Bus", "    dispatcher: mini.Bus\n    profile: broadcaster")
+    assert load_pack(write(tmp_path, one)).mechanisms[0].profile == (("*", "broadcaster"),)
+    per = VALID.replace("    dispatcher: mini.Bus",
+                        "    dispatcher: mini.Bus\n    profile: {emit: scheduler, notify: broadcaster}")
+    assert load_pack(write(tmp_path, per, "per.yaml")).mechanisms[0].profile == (
+        ("emit", "scheduler"), ("notify", "broadcaster"))
+
+
+def test_unknown_profile_is_an_error_naming_the_entry(tmp_path: Path) -> None:
+    text = VALID.replace("    dispatcher: mini.Bus", "    dispatcher: mini.Bus\n    profile: {emit: fast}")
+    err = load_error(tmp_path, text)
+    assert err.key == "mechanisms[0].profile.emit"
+    assert "terminal_callback" in err.detail
+
+
+def test_the_new_policy_axes_are_declarable(tmp_path: Path) -> None:
+    text = VALID.replace("    dispatcher: mini.Bus", "    dispatcher: mini.Bus\n    policy: "
+                         "{handler_cancellation: translate, predicate_failure: no_match, "
+                         "deadline_disposition: silent_stop}")
+    policy = load_pack(write(tmp_path, text)).mechanisms[0].policy_map
+    assert policy == {"handler_cancellation": "translate", "predicate_failure": "no_match",
+                      "deadline_disposition": "silent_stop"}

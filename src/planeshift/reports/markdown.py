@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 from ..types import (
+    AxisEvidence,
     Emission,
     FileError,
     Finding,
@@ -30,7 +31,9 @@ def render_markdown(result: ScanResult) -> str:
     ids = mechanism_ids(result)
     active = [mid for mid in ids if by_mech[mid] or emissions[mid]]
     idle = [mid for mid in ids if not by_mech[mid]]
-    parts = [_header(result), _summary_table(result, ids, by_mech, idle)]
+    from .matrix import render_matrix  # (the matrix uses this module's table helpers)
+
+    parts = [_header(result), _summary_table(result, ids, by_mech, idle), render_matrix(result)]
     for mid in active:
         parts.append(_mechanism_section(mid, summaries.get(mid), by_mech[mid], emissions[mid]))
     parts.append(_needs_review(result.registrations))
@@ -99,7 +102,15 @@ def _mechanism_section(
 ) -> str:
     title = summary.title if summary is not None else mid
     parts = [f"## {code(mid)}: {title}", _mechanism_facts(summary, regs, ems)]
-    if summary is not None and summary.policy:
+    if summary is not None and summary.policy_axes:
+        rows = [(a.axis, a.value, a.provenance, _first_evidence(a.evidence))
+                for a in summary.policy_axes]
+        policy = ("Dispatch policy (ADR-0120 D2):\n\n"
+                  + table(["axis", "value", "from", "evidence"], rows))
+        if summary.policy_evidence:
+            policy += "\n\nPolicy evidence: " + "; ".join(summary.policy_evidence)
+        parts.append(policy)
+    elif summary is not None and summary.policy:
         policy = "Dispatch policy (ADR-0120 D2):\n\n" + table(["axis", "value"], summary.policy)
         if summary.policy_evidence:
             policy += "\n\nPolicy evidence: " + "; ".join(summary.policy_evidence)
@@ -182,6 +193,13 @@ def _evidence(reg: Registration) -> list[str]:
     """The evidence lines, led by the deciding rule unless a line already names it."""
     named = not reg.rule or any(reg.rule in line for line in reg.evidence)
     return ([] if named else [f"rule {reg.rule}"]) + list(reg.evidence)
+
+
+def _first_evidence(evidence: Sequence[AxisEvidence]) -> str:
+    first = next((e for e in evidence if e.file), evidence[0] if evidence else None)
+    if first is None:
+        return NONE
+    return f"{code(f'{first.file}:{first.line}')} {first.seen}" if first.file else first.seen
 
 
 def _loc(site: Registration | Emission | Finding) -> str:

@@ -25,7 +25,10 @@ POLICY_AXES: dict[str, tuple[str, ...]] = {
         "await_in_invocation", "gather_after_invocations", "discard_unawaited", "reject",
     ),
     "sync_entry": ("unavailable", "allow", "reject_declared_async_before_owner_effect"),
+    "handler_cancellation": ("propagate", "translate", "collect"),
+    "predicate_failure": ("propagate", "collect_as_handler_failure", "no_match", "isolate"),
     "deadline": ("none", "shared", "per_handler"),
+    "deadline_disposition": ("none", "raise", "return_report", "log_and_stop", "silent_stop"),
 }
 
 
@@ -109,6 +112,7 @@ class Mechanism:
     emissions: tuple[EmissionForm, ...] = ()
     policy: tuple[tuple[str, str], ...] = ()
     policy_evidence: str = ""
+    profile: tuple[tuple[str, str], ...] = ()  # (entry method or "*", ADR-0120 D2 profile name)
     classify: tuple[ClassifyRule, ...] = ()
     pack: str = ""
     description: str = ""

@@ -20,6 +20,7 @@ from .forms import (
     PackError,
     RegistrationForm,
 )
+from .profiles import PROFILE_NAMES
 
 # every option any registration form takes (each shape says which of them it accepts)
 FORM_OPTIONS = ("callable", "point", "handler", "receiver", "fixed_point", "many", "owner", "item",
@@ -80,7 +81,7 @@ class PackReader:
         allowed = (
             "id", "title", "description", "dispatcher", "aliases", "factories", "points",
             "dormant_points", "config",
-            "register", "emit", "policy", "classify",
+            "register", "emit", "policy", "profile", "classify",
         )
         data = self.mapping(data, key, allowed)
         mid = self.string(data.get("id"), f"{key}.id")
@@ -123,6 +124,7 @@ class PackReader:
             ),
             policy=policy,
             policy_evidence=evidence,
+            profile=self.profile(data.get("profile"), f"{key}.profile"),
             classify=rules,
             pack=pack,
             config=tuple(
@@ -210,6 +212,26 @@ class PackReader:
                     raise self.fail(f"{key}.{axis}", f"{value!r} is not one of {', '.join(choices)}")
                 out.append((axis, value))
         return tuple(out), str(data.get("evidence") or "").strip()
+
+    def profile(self, data: Any, key: str) -> tuple[tuple[str, str], ...]:
+        """``profile: name`` (every dispatch path) or ``profile: {entry method: name}``."""
+        if data is None:
+            return ()
+        if isinstance(data, str):
+            pairs = [("*", data)]
+        elif isinstance(data, dict):
+            pairs = [(str(entry), name) for entry, name in data.items()]
+        else:
+            raise self.fail(key, "expected a profile name or a mapping of entry method to "
+                                 "profile name")
+        out = []
+        for entry, name in pairs:
+            where = key if entry == "*" else f"{key}.{entry}"
+            name = self.string(name, where)
+            if name not in PROFILE_NAMES:
+                raise self.fail(where, f"{name!r} is not one of {', '.join(PROFILE_NAMES)}")
+            out.append((str(entry), name))
+        return tuple(out)
 
     def rule(self, data: Any, key: str, mechanism: str) -> ClassifyRule:
         data = self.mapping(data, key, ("id", "when", "plane", "because", "confidence"))

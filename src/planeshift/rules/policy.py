@@ -1,78 +1,122 @@
-"""Dispatch-policy inference (ADR-0120 D2): read a dispatcher's own loops and name its policy.
+"""Dispatch-policy resolution (ADR-0120 D2): each mechanism's policy read from the code first,
+the pack's declaration as the fallback, every axis with its provenance, and the named profile
+each dispatch path is held to.
 
-The pack may declare a mechanism's policy; the loops in the dispatcher's methods are read either
-way, so a declared policy is checked against the code and an undeclared one is inferred. Where a
-declaration and the code disagree, the evidence says so.
+Where the code in view decides an axis, its value wins and the lines that decided it are the
+evidence (``inferred``); where it does not (no dispatcher source in view, a handler fetched
+through a helper in another module), the pack's value stands (``declared``); otherwise the axis
+is ``unknown``. A declaration no dispatch path reads as is stale (rule PS108).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-from ..analyzer.extract.facts import Function, LoopFacts
+from ..analyzer.link.index import ProjectIndex
+from ..types import AxisEvidence, DispatchPath, MechanismPolicy, PolicyAxis
+from .axes import AXES, UNKNOWN, PathReader, Reading
+from .dispatch_paths import Mro, Path, mechanism_paths
+from .forms import Mechanism
+from .profiles import match
+
+NOT_IN_VIEW = "no handler call of this mechanism is in the scanned tree"
 
 
-def infer_from_loops(loops: Iterable[tuple[str, Function]]) -> tuple[dict[str, str], list[str]]:
-    """Policy axes the loops show, and evidence lines ``file-less qualname:line: observation``."""
-    results: set[str] = set()
-    guards: set[str] = set()
-    classifiers: set[str] = set()
-    concurrency: set[str] = set()
-    deadline: set[str] = set()
-    evidence: list[str] = []
-    for qualname, func in loops:
-        loop: LoopFacts | None = func.loop
-        if loop is None:
-            continue
-        results.update(loop.call_result)
-        guards.update(g.split(":", 1)[0] for guard in loop.guards for g in guard.split(";"))
-        classifiers.update(loop.classifiers)
-        concurrency.update(loop.concurrency)
-        deadline.update(loop.deadline)
-        lines = ", ".join(str(n) for n in loop.lines[:4])
-        evidence.append(
-            f"{qualname} (line {lines}): calls each of {', '.join(loop.iterates)}; result "
-            f"{'/'.join(loop.call_result)}; errors {'/'.join(loop.guards)}"
-            + (f"; classifier {'/'.join(loop.classifiers)}" if loop.classifiers else "")
-            + (f"; {'/'.join(loop.concurrency)}" if loop.concurrency else "")
-        )
-    if not results:
-        return {}, evidence
-    policy: dict[str, str] = {}
-    policy["concurrency"] = "concurrent" if concurrency & {"gather", "task_group"} else "sequential"
-    policy["sync_handlers"] = "offload" if "offload" in concurrency else "inline"
-    if "collect" in guards:
-        policy["failure"] = "collect"
-    elif "isolate" in guards and "propagate" not in guards:
-        policy["failure"] = "isolate"
-    elif guards:
-        policy["failure"] = "propagate" if guards <= {"propagate", "stop"} else "isolate"
-    if "by_declaration" in classifiers:
-        policy["handler_classification"] = "by_declaration"
-        policy["returned_value_classifier"] = "not_inspected"
-    elif "inspect.isawaitable" in classifiers:
-        policy["handler_classification"] = "by_return_value"
-        policy["returned_value_classifier"] = "inspect_awaitable"
-    elif "asyncio.iscoroutine" in classifiers:
-        policy["handler_classification"] = "by_return_value"
-        policy["returned_value_classifier"] = "asyncio_coroutine_only"
+def resolve(mech: Mechanism, classes: Iterable[str], index: ProjectIndex,
+            mechanisms: Iterable[Mechanism], mro: Mro | None = None
+            ) -> tuple[dict[str, str], list[Any]]:
+    """(the effective axis -> value map, the resolved policy as a cache row for the summary)."""
+    from ..analyzer.store.codec import encode  # the row survives the link snapshot as is
+
+    resolved = resolve_policy(mech, classes, index, mechanisms, mro)
+    effective = {a.axis: a.value for a in resolved.axes if a.provenance != "unknown"}
+    return effective, encode(resolved)
+
+
+def policy_fields(row: list[Any]) -> dict[str, Any]:
+    """The MechanismSummary fields of a row :func:`resolve` returned."""
+    from ..analyzer.store.codec import decode
+
+    resolved: MechanismPolicy = decode(MechanismPolicy, row)
+    return {"policy_evidence": resolved.evidence, "policy_axes": resolved.axes,
+            "dispatch_paths": resolved.paths, "profile": resolved.profile}
+
+
+def resolve_policy(mech: Mechanism, classes: Iterable[str], index: ProjectIndex,
+                   mechanisms: Iterable[Mechanism], mro: Mro | None = None) -> MechanismPolicy:
+    walked = mechanism_paths(mech, classes, index, mechanisms, mro)
+    found = [_dispatch_path(mech, p) for p in walked]
+    paths = [p for p in found if any(a.provenance == "inferred" for a in p.axes)]
+    blind = [p.entry for p in found if p not in paths]
+    if paths:
+        axes, profile = paths[0].axes, paths[0].profile
     else:
-        policy["returned_value_classifier"] = "not_inspected"
-    if "dropped" in results:
-        policy["returned_awaitable"] = "discard_unawaited"
-    elif "stored" in results and "gather" in concurrency and "inspect.isawaitable" in classifiers:
-        policy["returned_awaitable"] = "gather_after_invocations"
-    elif results & {"awaited", "maybe_await", "awaited_if_awaitable", "gathered", "task"}:
-        policy["returned_awaitable"] = "await_in_invocation"
-    policy["deadline"] = "shared" if deadline else "none"
-    return policy, evidence
+        axes = merge(mech, {})
+        declared = dict(mech.profile).get("*")
+        profile = match({a.axis: a for a in axes}, declared) if declared else None
+    notes = tuple(f"{entry}: no handler call found on its path" for entry in blind)
+    return MechanismPolicy(_evidence(mech, paths) + notes, axes, tuple(paths), profile)
 
 
-def merge(declared: dict[str, str], inferred: dict[str, str]) -> tuple[dict[str, str], list[str]]:
-    """The effective policy (a declaration wins) and notes where the code disagrees with it."""
-    notes = [
-        f"pack declares {axis}={value} but the dispatch loop reads as {inferred[axis]}"
-        for axis, value in declared.items()
-        if axis in inferred and inferred[axis] != value
-    ]
-    return {**inferred, **declared}, notes
+def merge(mech: Mechanism, readings: dict[str, Reading]) -> tuple[PolicyAxis, ...]:
+    """Every axis: the code's reading where it decides one, else the pack's, else unknown."""
+    declared = mech.policy_map
+    note = AxisEvidence(None, None, f"declared in pack {mech.pack}"
+                        + (f": {mech.policy_evidence}" if mech.policy_evidence else ""))
+    out = []
+    for axis in AXES:
+        reading = readings.get(axis)
+        if reading is not None and reading.value != UNKNOWN:
+            out.append(PolicyAxis(axis, reading.value, "inferred", reading.evidence,
+                                  declared.get(axis)))
+        elif axis in declared:
+            why = reading.evidence if reading is not None else ()
+            out.append(PolicyAxis(axis, declared[axis], "declared", (note, *why), declared[axis]))
+        else:
+            why = (reading.evidence if reading is not None
+                   else (AxisEvidence(None, None, NOT_IN_VIEW),))
+            out.append(PolicyAxis(axis, UNKNOWN, "unknown", why))
+    return tuple(out)
+
+
+def _dispatch_path(mech: Mechanism, path: Path) -> DispatchPath:
+    axes = merge(mech, PathReader(path).read())
+    method = path.entry.rsplit(".", 1)[-1]
+    profiles = dict(mech.profile)
+    declared = profiles.get(method, profiles.get("*"))
+    notes = tuple(f"calls {d}, another entry of this mechanism (its own dispatch path)"
+                  for d in path.delegates)
+    return DispatchPath(path.entry, path.file, path.line, axes,
+                        match({a.axis: a for a in axes}, declared), notes)
+
+
+def stale(mech_axes: Iterable[PolicyAxis], paths: Iterable[DispatchPath]
+          ) -> list[tuple[PolicyAxis, PolicyAxis, str]]:
+    """(declared axis, the code's reading, its path's entry) for each declaration that no
+    dispatch path reads as (an axis the code finds nothing to apply to contradicts nothing)."""
+    paths = list(paths)
+    out = []
+    for axis in mech_axes:
+        if axis.declared is None:
+            continue
+        read = [(p_axis, p.entry) for p in paths for p_axis in p.axes
+                if p_axis.axis == axis.axis and p_axis.provenance == "inferred"
+                and p_axis.value != "not_applicable"]
+        if read and all(r.value != axis.declared for r, _ in read):
+            out.append((axis, *read[0]))
+    return out
+
+
+def _evidence(mech: Mechanism, paths: list[DispatchPath]) -> tuple[str, ...]:
+    lines = [f"declared in pack {mech.pack}: {mech.policy_evidence}"] if mech.policy else []
+    for path in paths:
+        read = [f"{a.axis}={a.value}" for a in path.axes if a.provenance == "inferred"]
+        if read:
+            lines.append(f"{path.entry} ({path.file}:{path.line}) reads as " + ", ".join(read))
+        lines += [f"{path.entry} {note}" for note in path.notes]
+    for declared, code, _ in stale(paths[0].axes if paths else (), paths):
+        where = next((f" at {e.file}:{e.line}" for e in code.evidence if e.file), "")
+        lines.append(f"pack declares {declared.axis}={declared.declared} but the code reads as "
+                     f"{code.value}{where}")
+    return tuple(lines)

@@ -23,16 +23,26 @@ class Param:
 
 
 @dataclass(frozen=True, slots=True)
-class LoopFacts:
-    """What a function does with callables it iterates over: the raw material of policy inference."""
+class Seen:
+    """One observation on a dispatch path; ``analyzer/loops.py`` lists the kinds and details."""
 
-    iterates: tuple[str, ...] = ()  # text of what the loops iterate ("self._subs", "callbacks")
-    call_result: tuple[str, ...] = ()  # "awaited" | "maybe_await" | "dropped" | "stored" | "returned"
-    classifiers: tuple[str, ...] = ()  # "inspect.isawaitable" | "asyncio.iscoroutine" | "is_coro_func"...
-    guards: tuple[str, ...] = ()  # "isolate" | "collect" | "propagate" | "stop_hook"
-    concurrency: tuple[str, ...] = ()  # "gather" | "task_group" | "create_task" | "to_thread"
-    deadline: tuple[str, ...] = ()  # "wait_for" | "timeout" | "move_on_after" | "fail_after"
+    kind: str  # "call" | "offload" | "predicate" | "classify" | "guard" | "loop" | "follow" |
+    #            "concurrency" | "deadline" | "raise"
+    detail: str
+    line: int
+    at: int = 0  # the line this one qualifies: a guard's guarded call, a call's loop, a span's end
+    root: str = ""  # where the callable or error list comes from: "" local, "p:<param>", "self.<attr>"
+    text: str = ""  # the source seen (shortened), for evidence
+
+
+@dataclass(frozen=True, slots=True)
+class LoopFacts:
+    """What a function on a dispatch path does with the handlers it calls: the raw material of
+    policy inference (``rules/policy.py``)."""
+
+    iterates: tuple[str, ...] = ()  # text of what its dispatch loops iterate ("self._subs")
     lines: tuple[int, ...] = ()  # where the handler calls are
+    seen: tuple[Seen, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,232 +1,371 @@
-"""Dispatch-loop facts: how a function calls the callables it iterates over.
+"""Dispatch-path facts: how the functions on a dispatcher's path call the handlers it holds.
 
-ADR-0120 D2 describes a dispatcher by its policy, and the policy is visible in its loop:
-``for h in handlers: try: await maybe_await(h(...)) except Exception: log`` is sequential and
-isolating; a sync call whose result is dropped is DISCARD_UNAWAITED. This module records the raw
-observations; ``rules/policy.py`` turns them into a policy.
+ADR-0120 D2 describes a dispatcher by its policy, and the policy is visible in the code that
+invokes its handlers: ``for h in handlers: try: await maybe_await(h(...)) except Exception:
+log`` is sequential and isolating; a sync call whose result is dropped is DISCARD_UNAWAITED. A
+path often spans helpers (an ``_invoke(entry)`` nested function gathered by ``emit``, a
+module-level ``_raise_callback_errors(errors)``), so the functions a seed calls in the same file
+are read too. Each function is read once, every parameter standing for what a caller may pass
+(a handler or registry entry, or a list of collected errors): observations about a parameter
+carry it as their ``root``, and ``rules/dispatch_paths.py`` keeps them only where a caller on the
+path passes such a value. Observations (``Seen.kind``: ``detail``):
+
+- ``call``: a handler call and what becomes of its result: ``awaited``, ``maybe_await``,
+  ``awaited_if:<classifier>``, ``stored:<list>``, ``stored_if:<classifier>:<list>``, ``dropped``,
+  ``returned``, ``gathered``, ``task``, ``used``, ``passed:<callee>``; ``+via:<helper>`` when the
+  handler was fetched through a helper that is not read here
+- ``offload``: a handler handed to a worker thread (``run_sync``, ``to_thread``, ...)
+- ``predicate``: a tested call that selects handlers (``at``: the loop it filters)
+- ``classify``: ``by_declaration``, ``by_declaration:reject`` (the branch raises), ``isawaitable``,
+  ``iscoroutine``
+- ``guard``: ``<caught>=><actions>`` of an except clause around the call at line ``at`` (see
+  ``loop_shapes.clause_actions``; ``root`` is ``try:<line>``, shared by one try's clauses), or a
+  synthetic one: ``BaseException=>gathered`` (inside
+  ``gather(..., return_exceptions=True)``), ``=>gather``, ``=>task_group:<lib>``, ``=>task``
+- ``loop``: a loop holding handler calls or calls passing handlers on (``at``: its last line)
+- ``follow``: a call of a function of this file (``detail`` its qualname; ``text`` the roles its
+  parameters receive, ``param:item:<root>;param:errors:<root>``)
+- ``concurrency``: ``gather``, ``gather:return_exceptions``, ``gather_awaitables:<list>``,
+  ``task_group:<anyio|asyncio>`` (``at``: its last line), ``start_soon``, ``create_task``
+- ``deadline``: ``move_on_after``, ``fail_after``, ``timeout``, ``wait_for``, ... (``at``: span end)
+- ``raise`` (outside except clauses): ``group``, ``one``, ``one:single`` (under ``len(x) == 1``),
+  ``translate:<Class>`` (a cancellation class of its own raised)
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
+from dataclasses import replace
 
-from .facts import LoopFacts
+from .facts import Function, LoopFacts, Seen
+from .loop_results import Results
+from .loop_roles import FileScope, Roles
+from .loop_shapes import (
+    AWAIT_WRAPPERS,
+    COMPS,
+    DEADLINES,
+    DECLARATION,
+    NOT_PREDICATES,
+    OFFLOAD,
+    RESULT_CLASSIFIERS,
+    SPAWNS,
+    TASK_GROUPS,
+    caught,
+    clause_actions,
+    evidence_text,
+    guards,
+    in_handler,
+    in_predicate_position,
+    iterable,
+    local_aliases,
+    loop_line,
+    raise_condition,
+    returns_exceptions,
+    short,
+    walk_body,
+)
 from .sites import last_name
 
-CLASSIFIERS = {
-    "isawaitable": "inspect.isawaitable",
-    "iscoroutine": "asyncio.iscoroutine",
-    "is_coro_func": "by_declaration",
-    "iscoroutinefunction": "by_declaration",
-    "is_coroutine_function": "by_declaration",
-}
-CONCURRENCY = {
-    "gather": "gather",
-    "TaskGroup": "task_group",
-    "create_task_group": "task_group",
-    "start_soon": "task_group",
-    "create_task": "create_task",
-    "ensure_future": "create_task",
-    "to_thread": "offload",
-    "run_sync": "offload",
-    "run_in_executor": "offload",
-}
-DEADLINES = {"wait_for", "timeout", "move_on_after", "fail_after", "timeout_at", "wait"}
-AWAIT_WRAPPERS = {"maybe_await", "await_if_needed", "maybe_awaitable", "ensure_awaited"}
+Node = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def _name(node: ast.AST) -> str:
-    return last_name(node) or ""
+def dispatch_facts(functions: list[Function], nodes: dict[str, Node], seeds: Iterable[str],
+                   classes: Iterable[str]) -> list[Function]:
+    """*functions* with ``loop`` facts for every seed and every same-file function it calls."""
+    scope = FileScope(nodes, frozenset(classes))
+    read: dict[str, FunctionReader] = {}
+    todo = sorted(set(seeds) & set(nodes))
+    while todo:
+        qualname = todo.pop()
+        if qualname not in read:
+            read[qualname] = reader = FunctionReader(qualname, scope)
+            todo.extend(sorted(reader.callees - set(read)))
+    facts = _pruned(read)
+    return [replace(f, loop=facts[f.qualname]) if f.qualname in facts else f for f in functions]
 
 
-def _walk_body(nodes: list[ast.stmt]):
-    """Walk statements without entering nested function or class definitions."""
-    stack: list[ast.AST] = list(reversed(nodes))
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                stack.append(child)
+def _pruned(read: dict[str, FunctionReader]) -> dict[str, LoopFacts]:
+    """Facts of the functions that observe something, or call one that does."""
+    keep = {qn for qn, r in read.items() if any(s.kind != "follow" for s in r.seen)}
+    grown = True
+    while grown:
+        before = len(keep)
+        keep |= {qn for qn, r in read.items() if r.callees & keep}
+        grown = len(keep) != before
+    out: dict[str, LoopFacts] = {}
+    for qn in keep:
+        r = read[qn]
+        seen = tuple(s for s in r.seen if s.kind != "follow" or s.detail in keep)
+        out[qn] = LoopFacts(tuple(dict.fromkeys(r.iterates)), tuple(r.lines), seen)
+    return out
 
 
-def _target_names(target: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+class FunctionReader:
+    """The observations of one function's body (nested functions are read on their own)."""
 
-
-class _Loop:
-    """Observations gathered over one function body."""
-
-    def __init__(self) -> None:
+    def __init__(self, qualname: str, scope: FileScope) -> None:
+        self.qualname, self.scope = qualname, scope
+        self.nodes = list(walk_body(scope.functions[qualname].body))
+        self.parents: dict[ast.AST, ast.AST] = {}
+        for parent in self.nodes:
+            for child in ast.iter_child_nodes(parent):
+                self.parents[child] = parent
+        self.roles = Roles(self.nodes, self.parents, scope.params(qualname))
+        self.aliases = local_aliases(self.nodes)
+        self.results = Results(self.nodes, self.parents, self.is_gather)
+        self.seen: list[Seen] = []
+        self.callees: set[str] = set()
         self.iterates: list[str] = []
-        self.results: list[str] = []
-        self.guards: list[str] = []
         self.lines: list[int] = []
+        self.loops: dict[int, ast.AST] = {}  # dispatch loops by line
+        self.predicates: list[tuple[ast.Call, str]] = []
+        self.read()
 
+    def add(self, kind: str, detail: str, node: ast.AST, at: int = 0, root: str = "",
+            text: str | None = None) -> None:
+        shown = evidence_text(node, self.parents) if text is None else text
+        self.seen.append(Seen(kind, detail, getattr(node, "lineno", 0), at, root, shown))
 
-def loop_facts(func: ast.FunctionDef | ast.AsyncFunctionDef) -> LoopFacts | None:
-    """Loop facts for *func*, or None when it never calls a callable it iterates over."""
-    parents: dict[ast.AST, ast.AST] = {}
-    body = list(_walk_body(func.body))
-    for node in body:
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
-    found = _Loop()
-    for node in body:
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            names = _target_names(node.target)
-            inner = list(_walk_body(node.body))
-            names |= _derived_names(inner, names)
-            _scan_calls(inner, names, parents, found, ast.unparse(node.iter)[:80])
-        elif isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
-            names = set().union(*(_target_names(g.target) for g in node.generators))
-            _scan_calls(list(ast.walk(node.elt)), names, parents, found,
-                        ast.unparse(node.generators[0].iter)[:80])
-    if not found.lines:
-        return None
-    classifiers: set[str] = set()
-    concurrency: set[str] = set()
-    deadline: set[str] = set()
-    for node in body:
-        if isinstance(node, ast.Call):
-            name = _name(node)
-            if name in CLASSIFIERS:
-                classifiers.add(CLASSIFIERS[name])
-            if name in CONCURRENCY:
-                concurrency.add(CONCURRENCY[name])
+    def is_gather(self, call: ast.Call) -> bool:
+        """``gather(...)``, ``asyncio.gather(...)``, or a local alias (``import gather as _g``)."""
+        name = last_name(call) or ""
+        return self.aliases.get(name, name).lstrip("_") == "gather"
+
+    # -- the pass ---------------------------------------------------------------------------
+    def read(self) -> None:
+        calls = sorted((n for n in self.nodes if isinstance(n, ast.Call)),
+                       key=lambda n: (n.lineno, n.col_offset))
+        for call in calls:
+            self._call(call)
+        for call, root in self.predicates:
+            self._predicate(call, root)
+        for node in self.nodes:
+            if isinstance(node, (ast.With, ast.AsyncWith)):
+                self._with(node)
+            elif isinstance(node, ast.Raise) and not in_handler(node, self.parents):
+                self._raise(node)
+        for call in calls:
+            if self.is_gather(call):
+                self._gather(call)
+        for line, loop in sorted(self.loops.items()):
+            self.iterates.append(short(iterable(loop), 80))
+            self.add("loop", short(iterable(loop), 80), loop,
+                     at=getattr(loop, "end_lineno", None) or line)
+
+    def _call(self, call: ast.Call) -> None:
+        name = last_name(call) or ""
+        if name in DECLARATION or name in RESULT_CLASSIFIERS:
+            self._classifier(call, name)  # an isawaitable test is read with the result it tests
+            return
+        if (name in OFFLOAD or name in SPAWNS) and self._handed_over(call, name):
+            return
+        if name == "wait_for":
+            self.add("deadline", name, call, at=call.end_lineno or call.lineno)
+        root = self.roles.callee_root(call.func, self.scope.methods(self.qualname))
+        tested = in_predicate_position(call, self.parents) or self._tested_later(call)
+        if root is not None and not self.roles.is_deref(call):
+            if tested:
+                self.predicates.append((call, self.roles.involved_origin(call) or ""))
+            else:
+                self._handler_call(call, root, self.results.disposition(call))
+            return
+        if tested and name not in NOT_PREDICATES:
+            involved = self.roles.involved_origin(call)
+            if involved is not None:
+                self.predicates.append((call, involved))
+        target = self.scope.resolve(call.func, self.qualname)
+        if target is not None and target != self.qualname:
+            self._follow(call, target, call.args, call.keywords)
+
+    def _tested_later(self, call: ast.Call) -> bool:
+        """``ok = when is None or when(event)`` then ``if ok:``: a condition computed ahead."""
+        node: ast.AST = call
+        while isinstance(self.parents.get(node), (ast.BoolOp, ast.UnaryOp, ast.Compare)):
+            node = self.parents[node]
+        stmt = self.parents.get(node)
+        if node is call or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                                and isinstance(stmt.targets[0], ast.Name)):
+            return False
+        name = stmt.targets[0].id
+        return any(isinstance(n, (ast.If, ast.While)) and any(
+            isinstance(x, ast.Name) and x.id == name for x in ast.walk(n.test)) for n in self.nodes)
+
+    def _classifier(self, call: ast.Call, name: str) -> None:
+        root = self.roles.handler_root(call.args[0]) if name in DECLARATION and call.args else None
+        if root is not None:
+            parent = self.parents.get(call)
+            rejects = isinstance(parent, ast.If) and parent.test is call and any(
+                isinstance(s, ast.Raise) for s in parent.body)
+            self.add("classify", "by_declaration:reject" if rejects else "by_declaration", call,
+                     root=root)
+
+    def _handed_over(self, call: ast.Call, name: str) -> bool:
+        """A handler (or a helper) given to a worker thread or a task: ``run_sync(h, x)``,
+        ``tg.start_soon(self._run, h, x)``, ``tg.start_soon(h, x)``."""
+        index = OFFLOAD.get(name, 0)
+        if len(call.args) <= index:
+            return False
+        first = call.args[index]
+        root = self.roles.handler_root(first)
+        if root is not None:
+            if name in OFFLOAD:
+                self.add("offload", name, call, root=root)
+            outer = self.parents.get(call)
+            result = outer if isinstance(outer, ast.Await) else call
+            disposition = "task" if name in SPAWNS else self.results.disposition(result)
+            self._handler_call(call, root, disposition)
+            return True
+        target = self.scope.resolve(first, self.qualname) if name in SPAWNS else None
+        if target is not None:
+            self._follow(call, target, call.args[1:], [])
+            return True
+        return False
+
+    def _handler_call(self, call: ast.Call, root: str, disposition: str) -> None:
+        for detail, node in self.results.pending:
+            self.add("classify", detail, node, root=root)
+        self.results.pending.clear()
+        via = self.roles.via_of(call)
+        detail = disposition + (f"+via:{via}" if via else "") + self._declared_async_value(call)
+        self.add("call", detail, call, at=self._mark_loops(call), root=root)
+        self.lines.append(call.lineno)
+        self._guards(call)
+
+    def _declared_async_value(self, call: ast.Call) -> str:
+        """``+async:<disposition>`` for a call in the branch of ``if is_coro_func(h):``: there
+        the awaited coroutine's result is what the handler returned, and this is what becomes
+        of it (``await maybe_await(h(x))`` as a statement drops it)."""
+        child: ast.AST = call
+        parent = self.parents.get(call)
+        while parent is not None:
+            if isinstance(parent, ast.If) and _declaration_test(parent.test) is not None:
+                negated = _declaration_test(parent.test)
+                in_body = any(child is s for s in parent.body)
+                if in_body != negated:  # the declared-async branch
+                    break
+                return ""
+            child, parent = parent, self.parents.get(parent)
+        else:
+            return ""
+        node: ast.AST = call
+        wrapper = self.parents.get(node)
+        if isinstance(wrapper, ast.Call) and last_name(wrapper) in AWAIT_WRAPPERS:
+            node = wrapper
+        awaited = self.parents.get(node)
+        if not isinstance(awaited, ast.Await):
+            return ""
+        pending = len(self.results.pending)
+        value = self.results.disposition(awaited)
+        del self.results.pending[pending:]  # the value's own test shows in its disposition
+        return f"+async:{value}"
+
+    def _follow(self, call: ast.Call, target: str, args: list, keywords: list) -> None:
+        pos, kw = self.scope.params(target)
+        given: list[tuple[str, ast.expr]] = list(zip(pos, args))
+        given += [(k.arg, k.value) for k in keywords if k.arg in pos or k.arg in kw]
+        roles = [f"{param}:{role}:{root}" for param, value in given
+                 for role, root in self.roles.roles_of(value)]
+        at = self._mark_loops(call) if roles else loop_line(call, self.parents)
+        self.callees.add(target)
+        self.add("follow", target, call, at=at, text=";".join(roles))
+        self._guards(call)
+
+    def _mark_loops(self, node: ast.AST) -> int:
+        """Record every loop around *node* as a dispatch loop; the innermost's line, or 0."""
+        child, parent = node, self.parents.get(node)
+        inner = 0
+        while parent is not None:
+            if (isinstance(parent, (ast.For, ast.AsyncFor)) and child is not parent.iter
+                    or isinstance(parent, ast.While) and child is not parent.test
+                    or isinstance(parent, COMPS) and child is not parent.generators[0].iter):
+                self.loops.setdefault(parent.lineno, parent)
+                inner = inner or parent.lineno
+            child, parent = parent, self.parents.get(parent)
+        return inner
+
+    def _guards(self, node: ast.Call) -> None:
+        """The except clauses around *node*, then what its concurrency implies: inside
+        gather(...), inside a task spawned into a task group, or a detached task."""
+        for try_, handler in guards(node, self.parents):
+            self.add("guard", f"{caught(handler)}=>{clause_actions(handler)}", handler,
+                     at=node.lineno, root=f"try:{try_.lineno}",
+                     text=f"except {caught(handler)}: {short(handler.body[0], 60)}")
+        spawned = last_name(node) in SPAWNS
+        child: ast.AST = node
+        parent = self.parents.get(node)
+        while parent is not None:
+            if isinstance(parent, ast.Call) and child is not parent.func:
+                if self.is_gather(parent):
+                    mode = "gathered" if returns_exceptions(parent) else "gather"
+                    self.add("guard", f"BaseException=>{mode}", parent, at=node.lineno)
+                spawned = spawned or last_name(parent) in SPAWNS
+            elif isinstance(parent, (ast.With, ast.AsyncWith)) and spawned:
+                libs = [TASK_GROUPS[n] for i in parent.items
+                        if (n := last_name(i.context_expr) or "") in TASK_GROUPS]
+                if libs:
+                    self.add("guard", f"BaseException=>task_group:{libs[0]}", parent,
+                             at=node.lineno)
+                    return
+            child, parent = parent, self.parents.get(parent)
+        if spawned:
+            self.add("guard", "BaseException=>task", node, at=node.lineno)
+
+    def _predicate(self, call: ast.Call, root: str) -> None:
+        at = loop_line(call, self.parents)
+        if at not in self.loops:
+            at = self._fed_loop(call) or at
+        name = last_name(call) or short(call.func, 40)
+        on_entry = isinstance(call.func, ast.Attribute) and self.roles.is_entry(call.func.value)
+        self.add("predicate", f"method:{name}" if on_entry else name, call, at=at, root=root)
+        self._guards(call)
+
+    def _fed_loop(self, call: ast.Call) -> int:
+        """A comprehension filter whose result a dispatch loop iterates: that loop's line."""
+        node: ast.AST = call
+        while node in self.parents and not isinstance(node, COMPS):
+            node = self.parents[node]
+        stmt = self.parents.get(node)
+        if not isinstance(stmt, ast.Assign):
+            return 0
+        names = {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+        for line, loop in sorted(self.loops.items()):
+            if {n.id for n in ast.walk(iterable(loop)) if isinstance(n, ast.Name)} & names:
+                return line
+        return 0
+
+    # -- raises and spans ---------------------------------------------------------------------
+    def _raise(self, node: ast.Raise) -> None:
+        detail, root = self.roles.raised(node)
+        if detail == "one":
+            cond = raise_condition(node, self.parents)
+            detail = f"one:{cond}" if cond else detail
+        if detail is not None:
+            self.add("raise", detail, node, root=root)
+
+    def _with(self, node: ast.With | ast.AsyncWith) -> None:
+        end = node.end_lineno or node.lineno
+        for item in node.items:
+            name = last_name(item.context_expr) or ""
             if name in DEADLINES:
-                deadline.add(name)
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                name = _name(item.context_expr)
-                if name in DEADLINES:
-                    deadline.add(name)
-                if name in CONCURRENCY:
-                    concurrency.add(CONCURRENCY[name])
-    return LoopFacts(
-        iterates=tuple(dict.fromkeys(found.iterates)),
-        call_result=tuple(dict.fromkeys(found.results)),
-        classifiers=tuple(sorted(classifiers)),
-        guards=tuple(dict.fromkeys(found.guards)),
-        concurrency=tuple(sorted(concurrency)),
-        deadline=tuple(sorted(deadline)),
-        lines=tuple(found.lines),
-    )
+                self.add("deadline", name, node, at=end)
+            elif name in TASK_GROUPS:
+                self.add("concurrency", f"task_group:{TASK_GROUPS[name]}", node, at=end)
 
-
-def _derived_names(nodes: list[ast.AST], names: set[str]) -> set[str]:
-    """Names bound from a loop variable inside the loop: ``fn = entry.handler``, ``cb := ref()``."""
-    derived: set[str] = set()
-    for node in nodes:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-        elif isinstance(node, ast.NamedExpr):
-            target, value = node.target, node.value
+    def _gather(self, call: ast.Call) -> None:
+        names = {n.id for a in call.args for n in ast.walk(a) if isinstance(n, ast.Name)}
+        stored = sorted(names & set(self.results.stored))
+        if stored:
+            detail = f"gather_awaitables:{stored[0]}"
         else:
-            continue
-        if not isinstance(target, ast.Name):
-            continue
-        if isinstance(value, ast.Call):
-            # `cb := ref()` dereferences a weak reference held in the loop variable
-            if isinstance(value.func, ast.Name) and value.func.id in names and not value.args:
-                derived.add(target.id)
-        elif {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} & names:
-            derived.add(target.id)
-    return derived
+            detail = "gather:return_exceptions" if returns_exceptions(call) else "gather"
+        self.add("concurrency", detail, call, at=call.end_lineno or call.lineno)
 
 
-def _scan_calls(nodes, names, parents, found: _Loop, iterated: str) -> None:
-    for node in nodes:
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-            continue
-        if node.func.id not in names:
-            continue
-        found.iterates.append(iterated)
-        found.lines.append(node.lineno)
-        found.results.append(_disposition(node, parents, nodes))
-        found.guards.append(_guard(node, parents))
-
-
-def _disposition(call: ast.Call, parents: dict, nodes: list[ast.AST]) -> str:
-    parent = parents.get(call)
-    if isinstance(parent, ast.Await):
-        return "awaited"
-    if isinstance(parent, ast.Call) and call in parent.args:
-        wrapper = _name(parent)
-        if wrapper in AWAIT_WRAPPERS:
-            return "maybe_await" if isinstance(parents.get(parent), ast.Await) else "dropped"
-        if wrapper in ("create_task", "ensure_future", "start_soon"):
-            return "task"
-        if wrapper == "append":
-            return "stored"
-        return "passed"
-    if isinstance(parent, ast.Expr):
-        return "dropped"
-    if isinstance(parent, ast.Return):
-        return "returned"
-    if isinstance(parent, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
-        grand = parents.get(parent)
-        if isinstance(grand, (ast.Call, ast.Starred)):
-            return "gathered" if "gather" in ast.unparse(grand)[:40] else "stored"
-        return "stored"
-    if isinstance(parent, (ast.Assign, ast.NamedExpr)):
-        target = parent.targets[0] if isinstance(parent, ast.Assign) else parent.target
-        if isinstance(target, ast.Name):
-            return _follow(target.id, nodes)
-    return "used"
-
-
-def _follow(var: str, nodes: list[ast.AST]) -> str:
-    """What the loop does with ``var = handler(...)``."""
-    awaited = stored = inspected = False
-    for node in nodes:
-        if isinstance(node, ast.Await) and isinstance(node.value, ast.Name) and node.value.id == var:
-            awaited = True
-        elif isinstance(node, ast.Call):
-            arg_names = {a.id for a in node.args if isinstance(a, ast.Name)}
-            if var in arg_names:
-                name = _name(node)
-                if name in CLASSIFIERS:
-                    inspected = True
-                elif name in AWAIT_WRAPPERS:
-                    awaited = True
-                elif name in ("append", "add", "extend", "create_task", "ensure_future"):
-                    stored = True
-    if awaited:
-        return "awaited_if_awaitable" if inspected else "awaited"
-    if stored:
-        return "stored"
-    return "dropped"
-
-
-def _guard(call: ast.Call, parents: dict) -> str:
-    node: ast.AST | None = call
-    while node is not None:
-        parent = parents.get(node)
-        if isinstance(parent, ast.Try) and node in parent.body:
-            return _classify_try(parent)
-        if isinstance(parent, (ast.For, ast.AsyncFor, ast.FunctionDef, ast.AsyncFunctionDef)):
-            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                break
-        node = parent
-    return "propagate"
-
-
-def _classify_try(node: ast.Try) -> str:
-    kinds: list[str] = []
-    for handler in node.handlers:
-        caught = ast.unparse(handler.type) if handler.type is not None else "BaseException"
-        stmts = list(_walk_body(handler.body))
-        if any(isinstance(s, ast.Raise) for s in handler.body):
-            kinds.append(f"propagate:{caught}")  # an unconditional re-raise
-        elif any(isinstance(s, ast.Raise) for s in stmts) and not any(
-            isinstance(s, (ast.Expr, ast.Assign)) for s in handler.body
-        ):
-            kinds.append(f"propagate:{caught}")
-        elif any(isinstance(s, ast.Break) for s in stmts):
-            kinds.append(f"stop:{caught}")
-        elif any(isinstance(s, ast.Call) and _name(s) in ("append", "add") for s in stmts):
-            kinds.append(f"collect:{caught}")
-        else:
-            kinds.append(f"isolate:{caught}")
-    return ";".join(kinds) or "propagate"
+def _declaration_test(test: ast.expr) -> bool | None:
+    """For ``is_coro_func(h)``: False; ``not is_coro_func(h)``: True (negated); else None."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    inner = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+    if isinstance(inner, ast.Call) and last_name(inner) in DECLARATION:
+        return negated
+    return None

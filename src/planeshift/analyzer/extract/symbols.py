@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .declarations import decorator_name, lazy_entries, params_of, resolve_relative
 from .facts import Binding, Class, FileFacts, Function, Site
-from .loops import loop_facts
+from .loops import dispatch_facts
 from .refs import Ref, annotation_from_ast, from_ast
 from .sites import (
     Positions,
@@ -61,6 +61,8 @@ class SymbolCollector(FastVisitor):
         # local names standing for a vocabulary API: `from m import hook as on_point`,
         # `register = bus.on`; calls through them are sites too
         self.aliases: set[str] = set()
+        self.nodes: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # for dispatch_facts
+        self.loop_seeds: set[str] = set()  # functions that call what they iterate
         self.stack: list[_Scope] = [_Scope("", "module")]
         self.functions: list[Function] = []
         self.classes: list[Class] = []
@@ -166,6 +168,9 @@ class SymbolCollector(FastVisitor):
         for stmt in node.body:
             self.visit(stmt)
         frame = self.frames.pop()
+        if frame.calls_loop_var:
+            self.loop_seeds.add(qualname)
+        self.nodes[qualname] = node
         scope = self.stack.pop()
         self.functions.append(
             Function(
@@ -182,7 +187,6 @@ class SymbolCollector(FastVisitor):
                 self_stores=tuple(frame.self_stores),
                 store_lines=tuple(frame.store_lines.items()),
                 is_generator=frame.yields,
-                loop=loop_facts(node) if frame.calls_loop_var else None,
             )
         )
 
@@ -396,6 +400,9 @@ def collect_symbols(
     collector = SymbolCollector(module, is_package, vocab, Positions(text) if vocab else None)
     for stmt in tree.body:
         collector.visit(stmt)
+    # dispatch paths start at functions calling what they iterate and at the packs' words
+    seeds = collector.loop_seeds | (
+        {qn for qn, node in collector.nodes.items() if node.name in vocab.calls} if vocab else set())
     defines_getattr = any(
         isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__getattr__"
         for s in tree.body
@@ -405,7 +412,8 @@ def collect_symbols(
         module=module,
         is_package=is_package,
         bindings=tuple(collector.stack[0].bindings),
-        functions=tuple(collector.functions),
+        functions=tuple(dispatch_facts(collector.functions, collector.nodes, seeds,
+                                       (c.qualname for c in collector.classes))),
         classes=tuple(collector.classes),
         exports=tuple(collector.exports),
         lazy_exports=tuple(collector.lazy) if defines_getattr else (),

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ...rules.forms import Mechanism
-from ...rules.policy import infer_from_loops, merge
+from ...rules.policy import resolve
 from .evaluate.engine import Evaluator
 from .incremental import FullLink, example
 from .index import DepKey, ProjectIndex
@@ -26,7 +26,7 @@ class Dispatchers:
     classes: dict[str, list[str]]
     class_reads: frozenset[DepKey]
     policies: dict[str, dict[str, str]]
-    notes: dict[str, list[str]]
+    notes: dict[str, list]  # per mechanism: its resolved policy as a plain row (rules/policy.py)
     policy_reads: frozenset[DepKey]
 
 
@@ -94,19 +94,8 @@ class DispatcherFinder:
         deps = self.index.deps
         deps.push()
         policies: dict[str, dict[str, str]] = {}
-        policy_notes: dict[str, list[str]] = {}
+        policy_notes: dict[str, list] = {}
         for mech in self.mechanisms:
-            inferred, evidence = infer_from_loops(self._loops(classes[mech.id]))
-            policies[mech.id], notes = merge(mech.policy_map, inferred)
-            source = [f"declared in pack {mech.pack}: {mech.policy_evidence}"] if mech.policy else []
-            policy_notes[mech.id] = source + evidence + notes
+            policies[mech.id], policy_notes[mech.id] = resolve(
+                mech, classes[mech.id], self.index, self.mechanisms, self.ev.mro)
         return policies, policy_notes, deps.pop()
-
-    def _loops(self, classes: list[str]):
-        for cls in classes:
-            if cls not in self.index.classes:
-                continue
-            for qn in self.index.methods_of.get(cls, ()):
-                func = self.index.functions[qn]
-                if func.loop is not None:
-                    yield qn[len(self.index.class_module[cls]) + 1:], func

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ...project import MechanismFacts
 from ...rules.forms import Mechanism, Pack, RegistrationForm
+from ...rules.policy import policy_fields
 from ...types import Emission
 from ..extract.facts import FileFacts
 from ..extract.sites import Vocabulary
@@ -243,7 +244,7 @@ class Linker:
             MechanismFacts(
                 model=mech, classes=tuple(found.classes[mech.id]),
                 policy=tuple(sorted(found.policies[mech.id].items())),
-                policy_evidence=tuple(found.notes[mech.id]),
+                **policy_fields(found.notes[mech.id]),
                 forwarders=tuple(forwarders[mech.id]),
                 dormant_points=frozenset(dormant.get(mech.id, ())),
             )

@@ -9,11 +9,17 @@ from typing import Any
 
 from ...rules.forms import ArgSpec, RegistrationForm
 from ...types import (
+    AxisEvidence,
+    DispatchPath,
     Emission,
     FileError,
     Finding,
     Handler,
+    MechanismPolicy,
     MechanismSummary,
+    PolicyAxis,
+    ProfileDifference,
+    ProfileMatch,
     Registration,
     ScanResult,
 )
@@ -25,12 +31,13 @@ from ..extract.facts import (
     Function,
     LoopFacts,
     Param,
+    Seen,
     Site,
 )
 from ..extract.summary import FileSummary
 from ..link.candidate import Candidate
 
-FORMAT = 12
+FORMAT = 13
 
 
 # -- codec --------------------------------------------------------------------------------------
@@ -47,6 +54,7 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
         "config_hooks": (ConfigHook, MANY),
     },
     Function: {"params": (Param, MANY), "loop": (LoopFacts, OPTIONAL)},
+    LoopFacts: {"seen": (Seen, MANY)},
     Site: {"args": (Arg, MANY)},
     ScanResult: {
         "registrations": (Registration, MANY), "emissions": (Emission, MANY),
@@ -54,6 +62,14 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
         "errors": (FileError, MANY),
     },
     Registration: {"handler": (Handler, ONE)},
+    MechanismSummary: {"policy_axes": (PolicyAxis, MANY), "dispatch_paths": (DispatchPath, MANY),
+                       "profile": (ProfileMatch, OPTIONAL)},
+    MechanismPolicy: {"axes": (PolicyAxis, MANY), "paths": (DispatchPath, MANY),
+                      "profile": (ProfileMatch, OPTIONAL)},
+    PolicyAxis: {"evidence": (AxisEvidence, MANY)},
+    DispatchPath: {"axes": (PolicyAxis, MANY), "profile": (ProfileMatch, OPTIONAL)},
+    ProfileMatch: {"differences": (ProfileDifference, MANY)},
+    ProfileDifference: {"evidence": (AxisEvidence, MANY)},
     Candidate: {"handler": (Handler, ONE)},
     RegistrationForm: {"point": (ArgSpec, OPTIONAL), "handler": (ArgSpec, OPTIONAL),
               "receiver": (ArgSpec, OPTIONAL), "fixed_handler": (Handler, OPTIONAL)},
@@ -61,9 +77,10 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
 _FIELDS: dict[type, tuple[str, ...]] = {
     cls: tuple(f.name for f in fields(cls))
     for cls in (
-        FileFacts, Function, Class, Param, Site, Arg, LoopFacts, ConfigHook, ScanResult,
-        Registration, Handler, Emission, MechanismSummary, Finding, FileError, RegistrationForm, ArgSpec,
-        FileSummary, Candidate,
+        FileFacts, Function, Class, Param, Site, Arg, LoopFacts, Seen, ConfigHook, ScanResult,
+        Registration, Handler, Emission, MechanismSummary, Finding, FileError, RegistrationForm,
+        ArgSpec, FileSummary, Candidate, MechanismPolicy, PolicyAxis, AxisEvidence, DispatchPath,
+        ProfileMatch, ProfileDifference,
     )
 }
 

@@ -1,0 +1,98 @@
+"""What becomes of a handler call's result inside one function: awaited, inspected then awaited,
+stored for a later gather, passed on, or dropped (ADR-0120 D2's returned-awaitable disposition).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from .loop_shapes import (
+    AWAIT_WRAPPERS,
+    COMPS,
+    RESULT_CLASSIFIERS,
+    SPAWNS,
+    STORES,
+    short,
+    walk_body,
+)
+from .sites import last_name
+
+
+class Results:
+    """Dispositions of handler results in one body; ``pending`` collects the classifiers seen on
+    the way (maybe_await, isawaitable, iscoroutine) for the caller to record with the handler."""
+
+    def __init__(self, nodes: list[ast.AST], parents: dict, is_gather: Callable[[ast.Call], bool]):
+        self.nodes, self.parents, self.is_gather = nodes, parents, is_gather
+        self.stored: dict[str, int] = {}  # lists holding handler results -> line of the store
+        self.pending: list[tuple[str, ast.AST]] = []
+
+    def disposition(self, node: ast.AST) -> str:
+        """"awaited", "maybe_await", "awaited_if:<cls>", "stored[_if:<cls>]:<list>", "dropped",
+        "returned", "gathered", "task", "used" or "passed:<callee>" for the value of *node*."""
+        parent = self.parents.get(node)
+        if isinstance(parent, ast.Await):
+            return "awaited"
+        if isinstance(parent, ast.Call) and node in parent.args:
+            return self._argument(parent)
+        if isinstance(parent, ast.Expr):
+            return "dropped"
+        if isinstance(parent, ast.Return):
+            return "returned"
+        if isinstance(parent, COMPS):
+            grand = self.parents.get(parent)
+            grand = self.parents.get(grand) if isinstance(grand, ast.Starred) else grand
+            return "gathered" if isinstance(grand, ast.Call) and self.is_gather(grand) else "stored"
+        if isinstance(parent, (ast.Assign, ast.NamedExpr, ast.AnnAssign)):
+            target = parent.targets[0] if isinstance(parent, ast.Assign) else parent.target
+            if isinstance(target, ast.Name):
+                return self._named(target.id)
+        return "used"
+
+    def _argument(self, call: ast.Call) -> str:
+        wrapper = last_name(call) or ""
+        if wrapper in AWAIT_WRAPPERS:
+            self.pending.append(("maybe_await", call))
+            return "maybe_await" if isinstance(self.parents.get(call), ast.Await) else "dropped"
+        if wrapper in SPAWNS:
+            return "task"
+        if wrapper in STORES and isinstance(call.func, ast.Attribute):
+            return self._store(short(call.func.value, 30), call)
+        return "gathered" if self.is_gather(call) else f"passed:{wrapper}"
+
+    def _store(self, name: str, node: ast.Call, classifier: str = "") -> str:
+        self.stored.setdefault(name, node.lineno)
+        return f"stored_if:{classifier}:{name}" if classifier else f"stored:{name}"
+
+    def _named(self, var: str) -> str:
+        """What the function does with ``var = handler(...)``."""
+        for node in self.nodes:
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Call):
+                cls = RESULT_CLASSIFIERS.get(last_name(node.test) or "")
+                if cls and any(isinstance(a, ast.Name) and a.id == var for a in node.test.args):
+                    self.pending.append((cls, node.test))
+                    return self._use(var, list(walk_body(node.body)), cls) or f"inspected:{cls}"
+        used = any(isinstance(n, ast.Name) and n.id == var and isinstance(n.ctx, ast.Load)
+                   for n in self.nodes)
+        return self._use(var, self.nodes, "") or ("used" if used else "dropped")
+
+    def _use(self, var: str, nodes: list[ast.AST], classifier: str) -> str | None:
+        for node in nodes:
+            if isinstance(node, ast.Await) and _is_name(node.value, var):
+                return f"awaited_if:{classifier}" if classifier else "awaited"
+            if isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id == var
+                                                  for a in node.args):
+                name = last_name(node) or ""
+                if name in STORES and isinstance(node.func, ast.Attribute):
+                    return self._store(short(node.func.value, 30), node, classifier)
+                if name in AWAIT_WRAPPERS and isinstance(self.parents.get(node), ast.Await):
+                    self.pending.append(("maybe_await", node))
+                    return "maybe_await"
+            if isinstance(node, ast.Return) and _is_name(node.value, var):
+                return "returned"
+        return None
+
+
+def _is_name(node: ast.AST | None, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
