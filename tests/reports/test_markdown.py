@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from planeshift.reports.markdown import cell, render_markdown
+from planeshift.reports.markdown import render_markdown
+from planeshift.reports.md_table import cell
 
 from .golden import check_golden
 from .sample import empty_result, sample_result

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from ..types import (
     AxisEvidence,
@@ -15,6 +15,8 @@ from ..types import (
     ScanResult,
 )
 from .json_report import PLANES, mechanism_ids
+from .matrix import render_matrix
+from .md_table import cell, code, table
 
 NONE = "—"
 
@@ -31,7 +33,6 @@ def render_markdown(result: ScanResult) -> str:
     ids = mechanism_ids(result)
     active = [mid for mid in ids if by_mech[mid] or emissions[mid]]
     idle = [mid for mid in ids if not by_mech[mid]]
-    from .matrix import render_matrix  # (the matrix uses this module's table helpers)
 
     parts = [_header(result), _summary_table(result, ids, by_mech, idle), render_matrix(result)]
     for mid in active:
@@ -42,27 +43,6 @@ def render_markdown(result: ScanResult) -> str:
     if result.errors:
         parts.append(_skipped(result.errors))
     return "\n\n".join(p for p in parts if p).rstrip("\n") + "\n"
-
-
-def cell(text: object) -> str:
-    """A table cell: pipes escaped and line breaks flattened so the row stays one row."""
-    return " ".join(str(text).split()).replace("|", "\\|")
-
-
-def code(text: object) -> str:
-    """Inline code, with a longer fence when the text itself holds a backtick."""
-    value = str(text)
-    fence = "``" if "`" in value else "`"
-    pad = " " if value.startswith("`") or value.endswith("`") else ""
-    return f"{fence}{pad}{value}{pad}{fence}"
-
-
-def table(header: Sequence[str], rows: Iterable[Sequence[object]], align: str = "") -> str:
-    """A GitHub-flavoured Markdown table; ``align`` gives one letter (l/r) per column."""
-    marks = ["---:" if a == "r" else "---" for a in align.ljust(len(header), "l")]
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "| " + " | ".join(marks) + " |"]
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def _header(result: ScanResult) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..types import AxisEvidence, DispatchPath, MechanismSummary, PolicyAxis, ScanResult
-from .markdown import cell, code, table
+from .md_table import cell, code, table
 
 AXES = (  # (axis, column title): rules/axes.py's order
     ("concurrency", "concurrency"), ("failure", "failure"), ("completion", "completion"),
