@@ -58,3 +58,4 @@ def test_columns_count_characters_not_bytes(tmp_path: Path) -> None:
     result = scan_tree(tmp_path, {"app.py": source})
     (reg,) = [r for r in result.registrations if r.file == "app.py"]
     assert (reg.line, reg.col, reg.end_col) == (6, 9, 38)
+

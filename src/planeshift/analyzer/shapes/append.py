@@ -143,7 +143,8 @@ class AppendShape(Shape):
         point, note = form.fixed_point, None
         if key is not None:
             values = m.ev.eval(key, facts.module, site.scope)
-            point, note, _ = m.points.normalize_point(values, mech, render(key))
+            point, note, member = m.points.normalize_point(values, mech, render(key))
+            flags = [*flags, *m.points.flags(member)]
         for ref, text in m.build.handler_items(arg, many=method in ("extend", "+=")):
             handler = m.build.handler(ref, text, facts, site)
             yield m.build.match(facts, site, mech, form, api, point, note, handler,
@@ -179,7 +180,8 @@ def _tuple_item(m: Matcher, facts: FileFacts, site: Site, mech: Mechanism, form:
                              evidence, flags, handler_arg=arg)
     items = arg.ref[2]
     values = m.ev.eval(items[point_pos], facts.module, site.scope)
-    point, note, _ = m.points.normalize_point(values, mech, render(items[point_pos]))
+    point, note, member = m.points.normalize_point(values, mech, render(items[point_pos]))
+    flags = [*flags, *m.points.flags(member)]
     handler_ref = items[handler_pos]
     handler = m.build.handler(handler_ref, render(handler_ref), facts, site)
     return m.build.match(facts, site, mech, form, api, point, note, handler, confidence, evidence,

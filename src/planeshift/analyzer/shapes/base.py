@@ -96,7 +96,8 @@ class CalleeShape(Shape):
                      at_argument: bool = False) -> Iterator[Match]:
         """One match per handler the call hands over (each of a list when the form says many);
         *at_argument*: the registration is the argument (a keyword), not the whole call."""
-        point, note, _ = m.points.point_of(facts, site, mech, form)
+        point, note, member = m.points.point_of(facts, site, mech, form)
+        flags = [*flags, *m.points.flags(member)]
         if form.fixed_handler is not None:
             yield m.build.match(facts, site, mech, form, form.api_suffix, point, note,
                                 form.fixed_handler, confidence, evidence, flags)

@@ -32,6 +32,7 @@ class DecoratorShape(CalleeShape):
     def at_call(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
                 form: RegistrationForm, evidence: list[str]) -> Iterator[Match]:
         handler = m.build.decorated(facts, site)
-        point, note, _ = m.points.point_of(facts, site, mech, form)
+        point, note, member = m.points.point_of(facts, site, mech, form)
         yield m.build.match(facts, site, mech, form, form.api_suffix, point, note, handler,
-                            "high", [*evidence, f"decorates {site.decorated}"], [])
+                            "high", [*evidence, f"decorates {site.decorated}"],
+                            m.points.flags(member))

@@ -125,7 +125,8 @@ class MethodShape(Shape):
     @staticmethod
     def _match(m: Matcher, facts: FileFacts, site: Site, mech: Mechanism, form: RegistrationForm,
                receiver: Ref, evidence: list[str], flags: list[str], confidence: str) -> Match:
-        point, note, _ = m.points.point_of(facts, site, mech, form)
+        point, note, member = m.points.point_of(facts, site, mech, form)
+        flags = [*flags, *m.points.flags(member)]
         handler_arg = None
         if site.kind == "decorator":
             handler = m.build.decorated(facts, site)

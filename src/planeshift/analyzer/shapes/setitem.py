@@ -70,8 +70,9 @@ class SetItemShape(Shape):
                 continue
             flags = {"dynamic": ["dynamic_receiver"],
                      "unresolved": ["receiver_unknown"]}.get(status, [])
-            point, note, _ = m.points.normalize_point(m.ev.eval(key, facts.module, site.scope),
-                                                      mech, render(key))
+            point, note, member = m.points.normalize_point(
+                m.ev.eval(key, facts.module, site.scope), mech, render(key))
+            flags = [*flags, *m.points.flags(member)]
             handler = m.build.handler(arg.ref, arg.text, facts, site)
             yield m.build.match(facts, site, mech, form, f"{form.name}[]", point, note, handler,
                                 "high" if not flags else "low",

@@ -39,8 +39,9 @@ class Points:
         self.ev = evaluator
         self.ids = identity.ids
 
-    def point_of(self, facts, site, mech, spec) -> tuple[str | None, str | None, bool]:
-        """(normalised point, why it is unknown, whether it is one of the mechanism's points)."""
+    def point_of(self, facts, site, mech, spec) -> tuple[str | None, str | None, bool | None]:
+        """(normalised point, why it is unknown, whether it is one of the mechanism's points:
+        None for a string the mechanism's point enum, in view, does not have)."""
         if spec.fixed_point:
             return spec.fixed_point, None, False
         if spec.point is None:
@@ -62,18 +63,20 @@ class Points:
         if not args:
             return None, "no point argument at this call", False
         names: list[str] = []
-        in_enum = False
+        in_enum: bool | None = False
         for arg in args:
             values = self.ev.eval(arg.ref, facts.module, site.scope)
             name, note, member = self.normalize_point(values, mech, arg.text)
             if name is None:
                 return None, note, False
             names.append(name)
-            in_enum = in_enum or member
+            in_enum = None if member is None or in_enum is None else (in_enum or member)
         return "+".join(names), None, in_enum
 
     def normalize_point(self, values: Values, mech: Mechanism, text: str = "") -> tuple:
-        """(point name, why unknown, is a member of the mechanism's point enum)."""
+        """(point name, why unknown, is a member of the mechanism's point enum). A string is the
+        member whose name or value it equals; a string the enum (in view) has not is kept as
+        written, and the third item is None."""
         enum_ids = self.ids(mech.points) if mech.points else frozenset()
         found: set[str] = set()
         member = False
@@ -88,7 +91,12 @@ class Points:
                 found.add(v[1].rsplit(".", 1)[1])
                 member = True
             elif v[0] == "str":
-                found.add(self._enum_name_for(v[1], mech) or v[1])
+                name = self._enum_name_for(v[1], mech)
+                found.add(name or v[1])
+                if name is not None:
+                    member = True
+                elif self.enum_members(mech) is not None:
+                    member = None  # not a point this mechanism has
             elif v[0] in ("cls", "ext", "member"):
                 found.add(str(v[-1]).rsplit(".", 1)[-1])
             elif v[0] == "inst" and v[1].startswith("builtins."):
@@ -102,6 +110,11 @@ class Points:
         if len(found) != 1:
             return None, f"point `{text}` may be any of {', '.join(sorted(found))}", False
         return found.pop(), None, member
+
+    @staticmethod
+    def flags(member: bool | None) -> list[str]:
+        """``unknown_point`` for a point string the mechanism's enum does not have."""
+        return ["unknown_point"] if member is None else []
 
     def enum_members(self, mech: Mechanism) -> tuple[tuple[str, object], ...] | None:
         """(name, value) of the mechanism's point enum when its source is in the tree, else None."""
