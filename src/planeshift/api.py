@@ -6,7 +6,8 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from .analyzer.discover import discover
+from .analyzer.context import PREFIX, ContextRoot, context_files, find_roots, is_context
+from .analyzer.discover import SourceFile, discover
 from .analyzer.extract.pool import Extraction
 from .analyzer.link.linker import Linked
 from .analyzer.link.run import link
@@ -18,7 +19,7 @@ from .rules.checks import run_checks
 from .rules.classify import classify
 from .rules.forms import Pack, PackError
 from .rules.packs import builtin_pack_names, builtin_pack_path, load_pack
-from .types import FileError, ScanResult
+from .types import ContextUse, FileError, ScanResult
 
 Progress = Callable[[int, int], None]
 
@@ -31,7 +32,10 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     store = Store(config, packs, vocab)
     files = discover(config.root, config.exclude, config.gitignore, settings_patterns(packs),
                      store.warnings)
-    sources, unreadable = store.read(files)
+    roots, missing = find_roots(packs, config.root, config.context, {f.module for f in files},
+                                look=config.use_context)
+    library = context_files(roots)
+    sources, unreadable = store.read([*files, *library])
     known = store.result(sources)
     if known is not None:  # the tree is as last scanned
         return replace(known, stats=_stats(started, "result", len(sources), 0, store.warnings))
@@ -44,19 +48,22 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
                                            extracted.jobs, [*extracted.warnings, *store.warnings]))
 
     outcome = link(extracted, extraction, packs, vocab, store.last_link(), store.old_facts)
-    project = classified(outcome.linked, config)
+    project = classified(outcome.linked, config, tuple(r.package for r in roots))
     findings, registrations = run_checks(project)
-    skipped = [FileError(f.path, f.error) for f in outcome.linked.summaries if f.error is not None]
+    tree = [f for f in outcome.linked.summaries if not is_context(f.path)]
+    skipped = [FileError(f.path, f.error) for f in tree if f.error is not None]
     result = ScanResult(
         root=config.root.as_posix(),
         registrations=tuple(registrations),
         emissions=project.emissions,
         mechanisms=tuple(mechanism_summaries(project)),
-        findings=tuple(findings),
-        errors=tuple(sorted([*skipped, *unreadable], key=lambda e: e.file)),
+        findings=tuple(f for f in findings if not is_context(f.file)),
+        errors=tuple(sorted([*skipped, *(e for e in unreadable if not is_context(e.file))],
+                            key=lambda e: e.file)),
         files_scanned=len(files),
-        files_with_sites=sum(1 for f in outcome.linked.summaries if f.has_sites),
+        files_with_sites=sum(1 for f in tree if f.has_sites),
         packs=tuple(p.name for p in packs),
+        context=context_uses(config, packs, roots, missing, library),
     )
     store.keep(result, outcome.linked, extracted, outcome.layer)
     stats = _stats(started, outcome.layer, extracted.cache_hits, extracted.jobs,
@@ -66,16 +73,34 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     return replace(result, stats=stats)
 
 
-def classified(linked: Linked, config: Config) -> ProjectFacts:
-    """Every candidate in its plane, as the plain project facts the rules read."""
+def classified(linked: Linked, config: Config, context: tuple[str, ...] = ()) -> ProjectFacts:
+    """Every candidate of the tree in its plane, as the plain project facts the rules read
+    (what the link found in context roots served the link and is not the project's)."""
     models = {m.id: m.model for m in linked.mechanisms}
     return ProjectFacts(
         root=config.root.as_posix(),
-        registrations=tuple(classify(c, models[c.mechanism]) for c in linked.candidates),
-        emissions=tuple(linked.emissions),
+        registrations=tuple(classify(c, models[c.mechanism]) for c in linked.candidates
+                            if not is_context(c.file)),
+        emissions=tuple(e for e in linked.emissions if not is_context(e.file)),
+        context=context,
         mechanisms=tuple(linked.mechanisms),
         files=tuple(linked.summaries),
     )
+
+
+def context_uses(config: Config, packs: tuple[Pack, ...], roots: list[ContextRoot],
+                 missing: list[str], library: list[SourceFile]) -> tuple[ContextUse, ...]:
+    """What the report says of each pack's package: the source read, or found nowhere."""
+    served = {}
+    for pack in packs:
+        if pack.package:
+            served.setdefault(pack.package, []).extend(m.id for m in pack.mechanisms)
+    out = [ContextUse(r.package, r.folder.as_posix(), r.version, r.origin,
+                      sum(1 for f in library if f.rel.startswith(f"{PREFIX}{r.package}/")),
+                      tuple(served[r.package])) for r in roots]
+    why = "not found" if config.use_context else "not read (--no-context)"
+    out += [ContextUse(p, None, None, why, 0, tuple(served[p])) for p in missing]
+    return tuple(out)
 
 
 def load_packs(config: Config) -> tuple[Pack, ...]:

@@ -36,6 +36,8 @@ class ProjectFlags:
     cache_dir: Path | None = None
     jobs: int | None = None
     config_file: Path | None = None
+    context: tuple[Path, ...] = ()
+    no_context: bool = False
 
     def config(self, root: Path) -> Config:
         """``[tool.planeshift]`` for *root* (or ``--config``), overridden by these flags."""
@@ -47,6 +49,8 @@ class ProjectFlags:
             cache_dir=self.cache_dir.resolve() if self.cache_dir else None,
             jobs=self.jobs,
             builtin_packs=() if self.no_builtin_packs else None,
+            context=tuple(p.resolve() for p in self.context),
+            use_context=False if self.no_context else None,
         )
 
 
@@ -64,6 +68,12 @@ _OPTIONS = (
                  help="Worker processes; 0 means one per core [default: 0]."),
     click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False),
                  help="Read [tool.planeshift] from this pyproject.toml instead of discovering one."),
+    click.option("--context", multiple=True, type=click.Path(path_type=Path, file_okay=False),
+                 help="A folder holding the source of a pack's package (or a site-packages), "
+                      "read to link but never reported; repeatable [default: found on the "
+                      "interpreter's path, then in $VIRTUAL_ENV, .venv/, venv/]."),
+    click.option("--no-context", is_flag=True,
+                 help="Read no library source: judge the packs' mechanisms from the packs alone."),
 )
 _NAMES = tuple(f.name for f in ProjectFlags.__dataclass_fields__.values())
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from .types import InputError
 
-KEYS = ("packs", "builtin-packs", "exclude", "gitignore", "cache-dir", "jobs",
+KEYS = ("packs", "builtin-packs", "exclude", "gitignore", "cache-dir", "jobs", "context",
         "severity", "fail-on", "baseline", "owners")
 LEVELS = ("error", "warning", "info")  # finding severities, highest first
 
@@ -31,6 +31,8 @@ class Config:
     cache_dir: Path | None = None  # None = <root>/.planeshift_cache
     use_cache: bool = True
     jobs: int = 0  # 0 = one per core
+    context: tuple[Path, ...] = ()  # folders holding the source of the packs' packages
+    use_context: bool = True  # read that source (else judge mechanisms from the packs alone)
     source: str | None = None  # the pyproject.toml the settings came from
     severity: tuple[tuple[str, str], ...] = ()  # (rule code, level or "off"): lint overrides
     fail_on: str = "warning"  # lint fails on a finding at or above this level
@@ -44,7 +46,7 @@ class Config:
         for key, value in flags.items():
             if value is None:
                 continue
-            if key in ("packs", "exclude"):
+            if key in ("packs", "exclude", "context"):
                 updates[key] = (*getattr(self, key), *value)
             else:
                 updates[key] = value
@@ -114,6 +116,7 @@ def load_config(root: Path, pyproject: Path | None = None) -> Config:
         gitignore=gitignore,
         cache_dir=(base / cache_dir).resolve() if cache_dir else None,
         jobs=jobs,
+        context=tuple((base / p).resolve() for p in strings("context")),
         source=label,
         **_lint_settings(section, label, base),
     )

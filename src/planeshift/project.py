@@ -53,6 +53,7 @@ class ProjectFacts:
     emissions: tuple[Emission, ...]
     mechanisms: tuple[MechanismFacts, ...]
     files: tuple[FileSummary, ...]
+    context: tuple[str, ...] = ()  # the packages whose source was read as context
     _by_id: dict[str, MechanismFacts] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -69,6 +70,10 @@ class ProjectFacts:
                     yield summary.path, data
 
 
+def _in(qualname: str, packages: tuple[str, ...]) -> bool:
+    return any(qualname.startswith(f"{p}.") for p in packages)
+
+
 def mechanism_summaries(project: ProjectFacts) -> list[MechanismSummary]:
     """The report's per-mechanism inventory (counts by plane, policy, points, forwarders)."""
     out = []
@@ -81,7 +86,8 @@ def mechanism_summaries(project: ProjectFacts) -> list[MechanismSummary]:
             id=mech.id,
             title=mech.title,
             # a mechanism without a dispatcher class is dispatched by its emitting functions
-            dispatcher=tuple(dict.fromkeys([*mech.dispatchers, *facts.classes]))
+            dispatcher=tuple(dict.fromkeys([*mech.dispatchers, *(
+                c for c in facts.classes if not _in(c, project.context))]))
             or tuple(e.name for e in mech.emissions if e.kind == "function")
             or tuple(f"settings key {c.key} in {', '.join(c.files)}" for c in mech.config),
             registration_apis=tuple(dict.fromkeys([*(s.name for s in mech.registrations),

@@ -281,6 +281,23 @@ class FileError:
 
 
 @dataclass(frozen=True, slots=True)
+class ContextUse:
+    """The source of a pack's package, read to link the project and never reported; or, with
+    no root, the package found nowhere, so its mechanisms were judged from the pack alone."""
+
+    package: str
+    root: str | None  # the package folder read
+    version: str | None  # from its dist-info, when one is beside it
+    origin: str  # "--context / config", "sys.path", "$VIRTUAL_ENV", ".venv", "venv", "not found"
+    files: int  # the files read
+    mechanisms: tuple[str, ...]  # the pack's mechanisms it serves
+
+    def to_json(self) -> dict[str, Any]:
+        return {"package": self.package, "root": self.root, "version": self.version,
+                "origin": self.origin, "files": self.files, "mechanisms": list(self.mechanisms)}
+
+
+@dataclass(frozen=True, slots=True)
 class ScanResult:
     root: str
     registrations: tuple[Registration, ...]
@@ -291,4 +308,5 @@ class ScanResult:
     files_scanned: int = 0
     files_with_sites: int = 0  # files the vocabulary prefilter admitted to site collection
     packs: tuple[str, ...] = ()
+    context: tuple[ContextUse, ...] = ()  # library source read beside the tree
     stats: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)

@@ -159,9 +159,9 @@ def scan_tree(
         builtin_packs = ()
     else:
         builtin_packs = tuple(builtin)
-    config = Config(
-        root=tmp_path, packs=tuple(packs), builtin_packs=builtin_packs, use_cache=False, jobs=1
-    )
+    # no library source is read (the test venv has lionagi installed): tests of context say so
+    config = Config(root=tmp_path, packs=tuple(packs), builtin_packs=builtin_packs,
+                    use_cache=False, jobs=1, use_context=False)
     return scan(config)
 
 

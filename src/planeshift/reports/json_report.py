@@ -23,6 +23,7 @@ def to_dict(result: ScanResult) -> dict[str, Any]:
         "mechanisms": [m.to_json() for m in result.mechanisms],
         "findings": [f.to_json() for f in result.findings],
         "errors": [e.to_json() for e in result.errors],
+        "context": [c.to_json() for c in result.context],
         "stats": dict(result.stats),
     }
 

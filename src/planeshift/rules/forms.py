@@ -130,4 +130,5 @@ class Pack:
     mechanisms: tuple[Mechanism, ...]
     description: str = ""
     not_registrations: tuple[str, ...] = field(default=())  # qualified names never to report
+    package: str = ""  # the import package whose mechanisms the pack describes (its context)
 

@@ -59,7 +59,8 @@ class PackReader:
         return tuple(self.string(v, f"{key}[{i}]") for i, v in enumerate(value))
 
     def pack(self, data: Any) -> Pack:
-        data = self.mapping(data, "<top>", ("pack", "description", "mechanisms", "not_registrations"))
+        data = self.mapping(data, "<top>", ("pack", "package", "description", "mechanisms",
+                                            "not_registrations"))
         name = self.string(data.get("pack"), "pack")
         raw = data.get("mechanisms")
         if not isinstance(raw, list) or not raw:
@@ -75,7 +76,17 @@ class PackReader:
             mechanisms=mechanisms,
             description=str(data.get("description") or "").strip(),
             not_registrations=self.strings(data.get("not_registrations"), "not_registrations"),
+            package=self.package(data.get("package")),
         )
+
+    def package(self, value: Any) -> str:
+        """An importable package name (``lionagi``), or "" when the pack names none."""
+        if value is None:
+            return ""
+        name = self.string(value, "package")
+        if not all(part.isidentifier() for part in name.split(".")):
+            raise self.fail("package", f"{name!r} is not an importable package name")
+        return name
 
     def mechanism(self, data: Any, key: str, pack: str) -> Mechanism:
         allowed = (

@@ -50,8 +50,9 @@ def forwarder_apis(units: dict[str, Unit],
 def dormant_points(candidates: list[Candidate], raw_emissions: list[RawEmission],
                    classes: dict[str, list[str]], mechanisms: list[Mechanism],
                    index: ProjectIndex, matcher: Matcher) -> dict[str, set[str]]:
-    """Points registered on but never emitted (only where the dispatcher's project is
-    scanned), and the points the pack declares dormant."""
+    """Points registered on but never emitted, and the points the pack declares dormant. A
+    point is inferred dormant only where an emitter of the mechanism is in view (its emitting
+    method or function is in the tree or a context root): without it nothing can be known."""
     registered: dict[str, set[str]] = {}
     emitted: dict[str, set[str]] = {}
     for cand in candidates:
@@ -67,9 +68,9 @@ def dormant_points(candidates: list[Candidate], raw_emissions: list[RawEmission]
     out: dict[str, set[str]] = {}
     for mech in mechanisms:
         declared = set(mech.dormant_points)
-        local = any(c in index.classes for c in classes[mech.id])
         inferred: set[str] = set()
-        if local and mech.id not in blind and any(e.point for e in mech.emissions):
+        if (mech.id not in blind and any(e.point for e in mech.emissions)
+                and emitter_in_view(mech, classes[mech.id], index, matcher)):
             members = matcher.enum_members(mech)
             names = None if members is None else {name for name, _ in members}
             inferred = {
@@ -78,6 +79,20 @@ def dormant_points(candidates: list[Candidate], raw_emissions: list[RawEmission]
             }
         out[mech.id] = declared | inferred
     return out
+
+
+def emitter_in_view(mech: Mechanism, classes: list[str], index: ProjectIndex,
+                    matcher: Matcher) -> bool:
+    """Is the code that emits the mechanism's points in view: an emitting method defined on one
+    of its dispatcher classes, or an emitting function?"""
+    for em in mech.emissions:
+        if em.kind == "method":
+            if any((qn := matcher.ev.method(cls, em.name)) is not None and qn in index.functions
+                   for cls in classes if cls in index.classes):
+                return True
+        elif any(n in index.functions for n in matcher.identity.ids((em.name,))):
+            return True
+    return False
 
 
 def _site_order(where: str) -> tuple[str, int]:

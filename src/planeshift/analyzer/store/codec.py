@@ -10,6 +10,7 @@ from typing import Any
 from ...rules.forms import ArgSpec, RegistrationForm
 from ...types import (
     AxisEvidence,
+    ContextUse,
     DispatchPath,
     Emission,
     FileError,
@@ -59,7 +60,7 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
     ScanResult: {
         "registrations": (Registration, MANY), "emissions": (Emission, MANY),
         "mechanisms": (MechanismSummary, MANY), "findings": (Finding, MANY),
-        "errors": (FileError, MANY),
+        "errors": (FileError, MANY), "context": (ContextUse, MANY),
     },
     Registration: {"handler": (Handler, ONE)},
     MechanismSummary: {"policy_axes": (PolicyAxis, MANY), "dispatch_paths": (DispatchPath, MANY),
@@ -80,7 +81,7 @@ _FIELDS: dict[type, tuple[str, ...]] = {
         FileFacts, Function, Class, Param, Site, Arg, LoopFacts, Seen, ConfigHook, ScanResult,
         Registration, Handler, Emission, MechanismSummary, Finding, FileError, RegistrationForm,
         ArgSpec, FileSummary, Candidate, MechanismPolicy, PolicyAxis, AxisEvidence, DispatchPath,
-        ProfileMatch, ProfileDifference,
+        ProfileMatch, ProfileDifference, ContextUse,
     )
 }
 
