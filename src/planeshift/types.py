@@ -65,6 +65,23 @@ class Handler:
 
 
 @dataclass(frozen=True, slots=True)
+class Activation:
+    """A call of the helper a registration sits in: where the registration happens at run time."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    scope: str  # the calling function's qualified name ("" at module level)
+    helper: str  # the helper (or wrapper of it) this call runs
+    resolved: bool = True  # False: the receiver has no type; matched by the method's name alone
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
 class Registration:
     file: str
     line: int
@@ -82,6 +99,7 @@ class Registration:
     rule: str = ""  # the classification rule that decided the plane
     end_line: int = 0  # where the registering node ends (with line, col: its exact span)
     end_col: int = 0
+    activations: tuple[Activation, ...] = ()  # calls of the helper this registration is made in
 
     @property
     def sort_key(self) -> tuple:
@@ -110,6 +128,7 @@ class Registration:
             "via": self.via,
             "scope": self.scope,
             "rule": self.rule,
+            "activations": [a.to_json() for a in self.activations],
         }
 
 

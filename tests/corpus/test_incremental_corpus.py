@@ -83,8 +83,15 @@ def test_edits_of_lionagi_relink_to_the_same_report_as_a_full_scan(
     (root / "hooks" / "extra_wiring.py").write_text(
         "from lionagi.hooks.bus import HookBus, HookPoint\n\n"
         "async def audit(**payload):\n    return None\n\n"
-        "def wire(bus: HookBus) -> None:\n    bus.on(HookPoint.SESSION_START, audit)\n",
+        "BUS = HookBus()\nBUS.on(HookPoint.SESSION_START, audit)\n",
         encoding="utf-8")
     check("a new module registers on HookBus")
 
+    # a new helper (a function registering a fixed handler): the files calling it are read again
+    (root / "hooks" / "extra_helper.py").write_text(
+        "from lionagi.hooks.bus import HookBus, HookPoint\n\n"
+        "async def audit(**payload):\n    return None\n\n"
+        "def wire(bus: HookBus) -> None:\n    bus.on(HookPoint.SESSION_START, audit)\n",
+        encoding="utf-8")
+    check("a new helper registers on HookBus")
     assert set(layers.values()) == {"incremental"}, layers

@@ -180,3 +180,26 @@ def test_json_report_satisfies_its_schema(lionagi_scan: ScanResult) -> None:
 
     schema = load_schema()
     assert validate(json.loads(render_json(lionagi_scan)), schema, schema) == []
+
+
+# helper -> the calls of it that activate its registration (file, line), each read in the source
+ACTIVATIONS = {
+    "register_settings_terminal_callback": [("cli/main.py", 319), ("studio/app.py", 374)],
+    "SessionObserver.bind_db_persistence": [
+        ("cli/_runs.py", 2230), ("cli/engine.py", 383),
+        # `session.observer.bind_db_persistence(...)` on an untyped session: by its name
+        ("cli/orchestrate/_orchestration.py", 2062), ("studio/services/workflow_run.py", 70)],
+    "register_flow_notify_scope": [
+        ("cli/agent.py", 1768), ("cli/orchestrate/fanout.py", 251),
+        ("cli/orchestrate/flow.py", 3200)],
+    "register_default_handlers": [("studio/scheduler/engine.py", 3379)],
+}
+
+
+@pytest.mark.parametrize("helper", sorted(ACTIVATIONS))
+def test_helper_activations_are_listed_under_their_registration(lionagi_scan: ScanResult,
+                                                                helper: str) -> None:
+    (reg,) = [r for r in lionagi_scan.registrations if r.scope == helper]
+    direct = [(a.file, a.line) for a in reg.activations if a.helper.endswith(f".{helper}")]
+    assert direct == ACTIVATIONS[helper]
+    assert sum(len(r.activations) for r in lionagi_scan.registrations) >= 14

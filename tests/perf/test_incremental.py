@@ -71,6 +71,15 @@ CASES: dict[str, tuple[Edit, str | None]] = {
                                "from app.mod_0 import handle_0\n\n"
                                "def wire(bus: EventBus) -> None:\n"
                                "    bus.on(Point.AFTER, handle_0)\n"), "incremental"),
+    "a helper gets a caller (an activation)": (
+        append("app/mod_3.py", "\nfrom app.mod_0 import setup_0\nfrom demo.bus import EventBus\n"
+                               "setup_0(EventBus())\n"), "incremental"),
+    "a new helper and its caller": (
+        create("app/extra2.py", "from demo.bus import EventBus, Point\n"
+                                "from app.mod_0 import handle_0\n\n"
+                                "def wire(bus: EventBus) -> None:\n"
+                                "    bus.on(Point.AFTER, handle_0)\n\n"
+                                "wire(EventBus())\n"), "incremental"),
     "a module whose handler others import deleted": (delete("app/mod_4.py"), None),
     "an import aliased": (
         substitute("app/mod_0.py", "from demo.bus import EventBus, Point",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from planeshift.types import (
+    Activation,
     AxisEvidence,
     DispatchPath,
     Emission,
@@ -42,7 +43,8 @@ def sample_result() -> ScanResult:
         Registration("app/hooks.py", 12, 4, "hookbus", "on", "TOOL_PRE", GUARD, "interceptor",
                      "high", ("rule hookbus.blocking (point TOOL_PRE) -> interceptor: ADR-0120 D4",
                               "bus is a HookBus instance"), (), "method", "app.hooks.setup",
-                     "hookbus.blocking", 12, 35),
+                     "hookbus.blocking", 12, 35,
+                     (Activation("app/main.py", 30, 4, 30, 16, "app.main.run", "app.hooks.setup"),)),
         Registration("app/hooks.py", 20, 4, "hookbus", "on", "ARTIFACT_CREATED", UNKNOWN,
                      "needs_review", "low", ("handler is a subscript: handlers[name]",
                                              "point | handler not resolved"),

@@ -22,14 +22,14 @@ def test_empty_result_matches_golden() -> None:
 def test_top_level_keys_are_the_contract() -> None:
     data = to_dict(sample_result())
     assert list(data) == ["schema", "root", "packs", "summary", "registrations", "emissions",
-                          "mechanisms", "findings", "errors", "stats"]
+                          "mechanisms", "findings", "errors", "context", "stats"]
     assert data["schema"] == SCHEMA_ID == "planeshift.report/1"
 
 
 def test_registration_carries_handler_evidence_and_location() -> None:
     reg = to_dict(sample_result())["registrations"][0]
     assert list(reg) == ["file", "line", "col", "end_line", "end_col", "mechanism", "api", "point", "handler", "plane",
-                         "confidence", "evidence", "flags", "via", "scope", "rule"]
+                         "confidence", "evidence", "flags", "via", "scope", "rule", "activations"]
     assert reg["handler"] == {"expr": "guard", "qualname": "app.hooks.guard",
                               "declared_async": True, "returns_awaitable": True,
                               "kind": "function"}

@@ -76,10 +76,20 @@ def test_site_columns_shrink_widest_first_and_keep_their_minimums() -> None:
     assert medium[2] == len("API_PRE_CALL")  # a short column is not cut while long ones can give
 
 
-def test_details_fit_an_80_column_terminal() -> None:
+def test_details_on_an_80_column_terminal_list_one_site_per_line() -> None:
     buffer = io.StringIO()
     render_terminal(sample_result(), Console(file=buffer, width=80, color_system=None), True)
-    assert max(len(line) for line in buffer.getvalue().splitlines()) <= 80
+    lines = buffer.getvalue().splitlines()
+    assert "app/hooks.py:12:4  hookbus  interceptor  guard (app.hooks.guard)  point=TOOL_PRE" in lines
+    assert "    activated at app/main.py:30 (setup)" in lines
+    assert any(line.startswith("app/session.py:44:8  broadcaster  subscriber  ") and
+               line.endswith("[discard_unawaited]") for line in lines)
+
+
+def test_details_on_a_wide_terminal_are_a_table() -> None:
+    buffer = io.StringIO()
+    render_terminal(sample_result(), Console(file=buffer, width=120, color_system=None), True)
+    assert max(len(line) for line in buffer.getvalue().splitlines()) <= 120
     assert "confidence" in buffer.getvalue() and "flags" in buffer.getvalue()
 
 

@@ -41,6 +41,7 @@ def summary(result: ScanResult) -> dict[str, Any]:
         "files_scanned": result.files_scanned,
         "files_with_sites": result.files_with_sites,
         "registrations": len(result.registrations),
+        "activations": sum(len(r.activations) for r in result.registrations),
         "emissions": len(result.emissions),
         "findings": len(result.findings),
         "errors": len(result.errors),

@@ -128,10 +128,21 @@ def _registration_table(regs: list[Registration]) -> str:
         for n, r in enumerate(regs, 1)
     ]
     notes = [
-        f"{n}. " + cell("; ".join(_evidence(r)) or NONE)
+        f"{n}. " + cell("; ".join(_evidence(r)) or NONE) + _activated(r)
         for n, r in enumerate(regs, 1)
     ]
     return table(header, rows, "r") + "\n\nEvidence:\n\n" + "\n".join(notes)
+
+
+def _activated(reg: Registration) -> str:
+    """Where a registration made inside a helper happens: the calls of the helper."""
+    if not reg.activations:
+        return ""
+    places = ", ".join(
+        code(f"{a.file}:{a.line}") + ("" if a.helper.endswith(f".{reg.scope}") else
+                                      f" (via {code(a.helper.rsplit('.', 1)[-1])})")
+        + ("" if a.resolved else " (by name)") for a in reg.activations)
+    return f" Activated at: {places}."
 
 
 def _needs_review(regs: Sequence[Registration]) -> str:

@@ -116,7 +116,14 @@ def _details(result: ScanResult, console: Console) -> None:
     for mid in mechanism_ids(result):
         if by_mech[mid]:
             console.print(Text(f"{mid}: {titles.get(mid, mid)}", style="bold"))
-            console.print(_site_table(by_mech[mid], console.width))
+            if console.width < NARROW:  # a table would wrap its cells letter by letter
+                for reg in by_mech[mid]:
+                    console.print(_site_line(reg), soft_wrap=True)
+            else:
+                console.print(_site_table(by_mech[mid], console.width))
+                for reg in by_mech[mid]:
+                    if reg.activations:
+                        console.print(_activations(reg), soft_wrap=True)
     if result.findings:
         console.print(Text("Findings", style="bold"))
         table = Table("rule", "severity", "location", "message", box=box.SIMPLE_HEAD,
@@ -145,12 +152,45 @@ SITE_COLUMNS = (
 )
 
 
+NARROW = 100  # columns below which --details lists one site per line
+
+
+def _handler(reg: Registration) -> str:
+    handler = reg.handler.expr
+    if reg.handler.qualname and reg.handler.qualname != handler:
+        handler += f" ({reg.handler.qualname})"
+    return handler
+
+
+def _site_line(reg: Registration) -> Text:
+    """``file:line:col  mechanism  plane  handler``, then its flags and activations."""
+    text = Text(f"{reg.file}:{reg.line}:{reg.col}  {reg.mechanism}  ")
+    text.append(reg.plane, style=PLANE_STYLES.get(reg.plane, ""))
+    text.append(f"  {_handler(reg)}")
+    if reg.point:
+        text.append(f"  point={reg.point}")
+    if reg.flags:
+        text.append(f"  [{', '.join(reg.flags)}]", style="dim")
+    for act in reg.activations:
+        text.append(f"\n    activated at {_activation(act)}", style="dim")
+    return text
+
+
+def _activations(reg: Registration) -> Text:
+    places = ", ".join(_activation(a) for a in reg.activations)
+    return Text(f"  {reg.file}:{reg.line} is activated at {places}", style="dim")
+
+
+def _activation(act) -> str:
+    where = f"{act.file}:{act.line}"
+    via = act.helper.rsplit(".", 1)[-1]
+    return f"{where} ({via}{'' if act.resolved else ', by name'})"
+
+
 def _site_table(regs: list[Registration], width: int) -> Table:
     rows = []
     for reg in regs:
-        handler = reg.handler.expr
-        if reg.handler.qualname and reg.handler.qualname != handler:
-            handler += f" ({reg.handler.qualname})"
+        handler = _handler(reg)
         rows.append((f"{reg.file}:{reg.line}", reg.api, reg.point or "—", handler,
                      reg.plane.replace("_", " "), reg.confidence, ", ".join(reg.flags)))
     widths = fit_widths(rows, width)

@@ -106,6 +106,7 @@ def classify(c: Candidate, mechanism: Mechanism) -> Registration:
         col=c.col,
         end_line=c.end_line,
         end_col=c.end_col,
+        activations=c.activations,
         mechanism=c.mechanism,
         api=c.api,
         point=c.point,

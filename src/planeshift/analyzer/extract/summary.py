@@ -34,6 +34,8 @@ class FileSummary:
     # (line, event, is a shell string) of the external hook commands a settings file registers
     config_commands: tuple[tuple[int, str, bool], ...] = ()
     rule_facts: tuple[tuple[str, Any], ...] = ()  # what each rule read of the file's syntax
+    defines: frozenset[str] = frozenset()  # the names of the functions and methods it defines
+    calls: frozenset[str] = frozenset()  # the names it calls (`f(...)`, `x.f(...)`)
 
 
 def summarize(facts: FileFacts) -> FileSummary:
@@ -48,7 +50,9 @@ def summarize(facts: FileFacts) -> FileSummary:
                 invoked.update(re.findall(r"\w+", text))
     commands = tuple((h.line, h.event, isinstance(h.command, str)) for h in facts.config_hooks)
     return FileSummary(facts.path, facts.module, facts.has_sites, facts.error, properties,
-                       frozenset(invoked), _error_stores(facts), commands, facts.rule_facts)
+                       frozenset(invoked), _error_stores(facts), commands, facts.rule_facts,
+                       frozenset(f.name for f in facts.functions),
+                       facts.called_funcs | facts.called_attrs)
 
 
 def _error_stores(facts: FileFacts) -> tuple[tuple[str, str, int], ...]:

@@ -6,7 +6,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ...rules.forms import Mechanism, RegistrationForm
-from .candidate import Candidate
+from .activations import activations_of
+from .candidate import Call, Candidate
 from .index import ProjectIndex
 from .match.emissions import RawEmission
 from .match.matcher import Matcher
@@ -30,6 +31,16 @@ def candidates_of(units: dict[str, Unit]) -> list[Candidate]:
                               "nothing in the scanned tree calls it, so this site stands for "
                               "its future callers")))
     return _dedupe(kept)
+
+
+def with_activations(candidates: list[Candidate], units: dict[str, Unit]) -> list[Candidate]:
+    """Each candidate made in a helper, with the calls that activate it."""
+    calls: dict[str, list[Call]] = {}
+    for unit in units.values():
+        for call in unit.calls:
+            calls.setdefault(call.helper, []).append(call)
+    return [replace(c, activations=activations_of(c.helper, calls)) if c.helper else c
+            for c in candidates]
 
 
 def forwarder_apis(units: dict[str, Unit],

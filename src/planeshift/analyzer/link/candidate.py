@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...types import Handler
+from ...types import Activation, Handler
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +28,8 @@ class Candidate:
     evidence: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
     site: tuple[int, int] = (0, 0)  # where the whole site starts (a keyword's call): one per site
+    helper: str | None = None  # the function it is made in, when its handler is fixed there
+    activations: tuple[Activation, ...] = ()  # the calls of that helper
 
     @property
     def key(self) -> tuple:
@@ -37,3 +39,19 @@ class Candidate:
     @property
     def sort_key(self) -> tuple:
         return (self.file, self.line, self.col, self.mechanism, self.handler.expr)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A call of a helper: where, in which function, and whether it hands that function's own
+    parameters on (then the function is a wrapper and its callers activate the helper too)."""
+
+    helper: str
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    scope: str  # the calling function's qualified name ("" at module level)
+    forwards: bool
+    resolved: bool = True  # False: matched by the method's name alone (an untyped receiver)

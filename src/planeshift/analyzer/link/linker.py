@@ -23,8 +23,9 @@ from ...types import Emission
 from ..extract.facts import FileFacts
 from ..extract.sites import Vocabulary
 from ..extract.summary import FileSummary, list_aliases, summarize
-from .assemble import candidates_of, dormant_points, forwarder_apis
-from .candidate import Candidate
+from .activations import Activations, closure, helper_word, is_helper
+from .assemble import candidates_of, dormant_points, forwarder_apis, with_activations
+from .candidate import Call, Candidate
 from .dispatchers import DispatcherFinder, Dispatchers
 from .evaluate.engine import Evaluator
 from .forward import derive
@@ -50,6 +51,7 @@ class Unit:
     used: frozenset[RegistrationForm]  # derived forwarder forms its candidates came through
     emissions: list[RawEmission]
     reads: frozenset[DepKey]
+    calls: list[Call] = field(default_factory=list)  # its calls of helpers (activations)
     # the snapshot row this unit was decoded from, and the key table its reads index: a unit an
     # incremental link reuses is written back as it was read
     encoded: tuple | None = field(default=None, compare=False, repr=False)
@@ -72,6 +74,8 @@ class Linked:
     derived: dict[str, list[RegistrationForm]]
     vocab: Vocabulary  # the packs' words and every derived API's
     aliases: frozenset[str]  # properties that name a pack's callback list
+    helpers: frozenset[str] = frozenset()  # the helpers whose calls were searched
+    unique_methods: dict[str, str] = field(default_factory=dict)  # helper methods known by name
 
 
 class Linker:
@@ -93,16 +97,37 @@ class Linker:
         self.finder = DispatcherFinder(index, self.evaluator, self.matcher, self.mechanisms)
         self.derived: dict[str, list[RegistrationForm]] = {m.id: [] for m in self.mechanisms}
         self.aliases: frozenset[str] = frozenset()
+        self.activator = Activations(self.evaluator, self.matcher.identity)
+        self.helpers: frozenset[str] = frozenset()
 
     # -- the two ways to link -----------------------------------------------------------------
     def full(self, files: Sequence[FileFacts]) -> Linked:
         """The whole project, from scratch."""
         current = {f.path: f for f in files}
         summaries = [summarize(f) for f in files]
+        self.activator.defined = defined_names(summaries)
         found = self.finder.find()
         evaluated = self._rounds(current, summaries)
+        roots = {cand.helper for path, ev in evaluated.items()
+                 for cand in self._candidates(current[path], ev) if cand.helper}
+        self.helpers = closure(roots, {}, self.evaluator,
+                               lambda new: self._search(current, evaluated, new))
         units = {path: self.unit(current[path], evaluated[path]) for path in sorted(evaluated)}
         return self.assemble(units, found, summaries)
+
+    def _search(self, files: dict[str, FileFacts], evaluated: dict,
+                helpers: frozenset[str]) -> dict[str, list[Call]]:
+        """The calls of *helpers*: their names join the vocabulary, the files that call them are
+        read again (and evaluated again: they have more sites), and their sites matched."""
+        for path in self._widen(files, {helper_word(h) for h in helpers}, set()):
+            if files[path].sites or files[path].config_hooks:
+                evaluated[path] = self.evaluate(files[path])
+        found: dict[str, list[Call]] = {}
+        for facts in files.values():
+            if facts.sites:
+                for call in self.activator.calls(facts, helpers):
+                    found.setdefault(call.helper, []).append(call)
+        return found
 
     def relink(self, snap: Snapshot, changes: Changes,
                current: Callable[[str], FileFacts]) -> Linked:
@@ -110,6 +135,9 @@ class Linker:
         rest; raises :class:`FullLink` when only a full link can be trusted."""
         summaries = [summarize(current(p)) if p in changes.changed else snap.summaries[p]
                      for p in changes.paths]
+        self.activator.defined = defined_names(summaries)
+        if self.activator.unique_methods(snap.helpers) != snap.unique_methods:
+            raise FullLink("which helper methods have a name of their own changed")
         if self.add_list_aliases(summaries) != snap.aliases:
             raise FullLink("the properties naming a callback list changed")
         self.add_derived(snap.derived)
@@ -117,6 +145,7 @@ class Linker:
         self.vocab = replace(self.vocab, calls=self.vocab.calls | calls,
                              list_attrs=self.vocab.list_attrs | lists)
         found = self.finder.reuse(snap.dispatchers, changes.touched)
+        self.helpers = snap.helpers
         present = set(changes.paths)
         units = {p: u for p, u in snap.units.items()
                  if p in present and p not in changes.changed and not u.reads & changes.touched}
@@ -133,7 +162,42 @@ class Linker:
             if {f for f in evaluated[1] if f is not None} != before:
                 raise FullLink(f"a forwarder in {path} appeared, changed or went")
             units[path] = self.unit(facts, evaluated)
+        self._new_helpers(units, snap, summaries, current)
         return self.assemble(units, found, summaries)
+
+    def _new_helpers(self, units: dict[str, Unit], snap: Snapshot,
+                     summaries: list[FileSummary], current: Callable[[str], FileFacts]) -> None:
+        """Search the calls of helpers the edit made: their names join the vocabulary and the
+        files calling them are read and evaluated again (their units with them)."""
+        while True:
+            roots = {cand.helper for u in units.values() for cand, _ in u.entries if cand.helper}
+            calls: dict[str, list[Call]] = {}
+            for unit in units.values():
+                for call in unit.calls:
+                    calls.setdefault(call.helper, []).append(call)
+            searched = closure(roots, calls, self.evaluator)
+            new = searched - self.helpers
+            if not new:
+                self.helpers = searched
+                return
+            self.helpers |= new
+            words = {helper_word(h) for h in new} - self.vocab.calls
+            self.vocab = replace(self.vocab, calls=self.vocab.calls | words)
+            for summary in summaries:
+                if summary.calls & words and summary.error is None and summary.module:
+                    self._again(summary.path, units, snap, current)
+
+    def _again(self, path: str, units: dict[str, Unit], snap: Snapshot,
+               current: Callable[[str], FileFacts]) -> None:
+        facts = self.reextract([path], self.vocab)[0]
+        before = snap.units[path].forms if path in snap.units else set()
+        if not (facts.sites or facts.config_hooks):
+            units.pop(path, None)
+            return
+        evaluated = self.evaluate(facts)
+        if {f for f in evaluated[1] if f is not None} != before:
+            raise FullLink(f"a forwarder in {path} appeared, changed or went")
+        units[path] = self.unit(facts, evaluated)
 
     # -- derived registration forms -----------------------------------------------------------
     def add_list_aliases(self, summaries: list[FileSummary]) -> frozenset[str]:
@@ -192,18 +256,20 @@ class Linker:
             a.index is None and not a.rest and a.keyword in self.vocab.keywords for a in args
         )
 
-    def _widen(self, files: dict[str, FileFacts], calls: set[str], lists: set[str]) -> None:
-        """Collect the sites of newly derived API names in the files that call them."""
+    def _widen(self, files: dict[str, FileFacts], calls: set[str], lists: set[str]) -> list[str]:
+        """Collect the sites of newly derived API names in the files that call them; returns
+        the files read again."""
         calls = calls - self.vocab.calls
         lists = set(lists) - self.vocab.list_attrs
         if not (calls or lists):
-            return
+            return []
         self.vocab = replace(
             self.vocab, calls=self.vocab.calls | calls, list_attrs=self.vocab.list_attrs | lists
         )
         paths = [p for p, f in files.items() if needs_reextract(f, calls, lists)]
         for facts in self.reextract(paths, self.vocab):
             files[facts.path] = facts
+        return paths
 
     # -- one file -----------------------------------------------------------------------------
     def evaluate(self, facts: FileFacts):
@@ -223,17 +289,30 @@ class Linker:
         deps.push()
         try:
             emissions = list(self.matcher.emissions(facts))
+            calls = list(self.activator.calls(facts, self.helpers))
+            entries = list(zip(self._candidates(facts, evaluated), forms))
         finally:
             reads |= deps.pop()
-        entries = [(m.candidate(), form) for m, form in zip(matches, forms)]
         used = frozenset(m.spec for m in matches if m.spec.forwards)
-        return Unit(facts.path, entries, used, emissions, reads)
+        return Unit(facts.path, entries, used, emissions, reads, calls)
+
+    def _candidates(self, facts: FileFacts, evaluated) -> list[Candidate]:
+        """The plain candidates of a file's matches; one made in a helper (its handler fixed
+        there, not forwarded) names the helper."""
+        out = []
+        for match, form in zip(evaluated[0], evaluated[1]):
+            cand = match.candidate()
+            qualname = f"{facts.module}.{match.scope}"
+            if form is None and is_helper(qualname, match.scope, self.evaluator):
+                cand = replace(cand, helper=qualname)
+            out.append(cand)
+        return out
 
     # -- the project --------------------------------------------------------------------------
     def assemble(self, units: dict[str, Unit], found: Dispatchers,
                  summaries: list[FileSummary]) -> Linked:
         """Candidates, emissions and each mechanism's facts from every file's unit."""
-        candidates = candidates_of(units)
+        candidates = with_activations(candidates_of(units), units)
         raw_emissions = [e for path in sorted(units) for e in units[path].emissions]
         emissions = [Emission(e.file, e.line, e.col, e.mechanism.id, e.api, e.point, e.scope,
                               e.end_line, e.end_col) for e in raw_emissions]
@@ -251,7 +330,17 @@ class Linker:
             for mech in self.mechanisms
         ]
         return Linked(candidates, emissions, mechanisms, summaries, units, found, self.derived,
-                      self.vocab, self.aliases)
+                      self.vocab, self.aliases, self.helpers,
+                      self.activator.unique_methods(self.helpers))
+
+
+def defined_names(summaries: Sequence[FileSummary]) -> dict[str, int]:
+    """How many functions and methods of the project have each name."""
+    counts: dict[str, int] = {}
+    for summary in summaries:
+        for name in summary.defines:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 def needs_reextract(facts: FileFacts, calls: set[str], lists: set[str]) -> bool:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ...rules.forms import ArgSpec, RegistrationForm
 from ...types import (
+    Activation,
     AxisEvidence,
     ContextUse,
     DispatchPath,
@@ -36,9 +37,9 @@ from ..extract.facts import (
     Site,
 )
 from ..extract.summary import FileSummary
-from ..link.candidate import Candidate
+from ..link.candidate import Call, Candidate
 
-FORMAT = 13
+FORMAT = 14
 
 
 # -- codec --------------------------------------------------------------------------------------
@@ -62,7 +63,7 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
         "mechanisms": (MechanismSummary, MANY), "findings": (Finding, MANY),
         "errors": (FileError, MANY), "context": (ContextUse, MANY),
     },
-    Registration: {"handler": (Handler, ONE)},
+    Registration: {"handler": (Handler, ONE), "activations": (Activation, MANY)},
     MechanismSummary: {"policy_axes": (PolicyAxis, MANY), "dispatch_paths": (DispatchPath, MANY),
                        "profile": (ProfileMatch, OPTIONAL)},
     MechanismPolicy: {"axes": (PolicyAxis, MANY), "paths": (DispatchPath, MANY),
@@ -71,7 +72,7 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
     DispatchPath: {"axes": (PolicyAxis, MANY), "profile": (ProfileMatch, OPTIONAL)},
     ProfileMatch: {"differences": (ProfileDifference, MANY)},
     ProfileDifference: {"evidence": (AxisEvidence, MANY)},
-    Candidate: {"handler": (Handler, ONE)},
+    Candidate: {"handler": (Handler, ONE), "activations": (Activation, MANY)},
     RegistrationForm: {"point": (ArgSpec, OPTIONAL), "handler": (ArgSpec, OPTIONAL),
               "receiver": (ArgSpec, OPTIONAL), "fixed_handler": (Handler, OPTIONAL)},
 }
@@ -81,7 +82,7 @@ _FIELDS: dict[type, tuple[str, ...]] = {
         FileFacts, Function, Class, Param, Site, Arg, LoopFacts, Seen, ConfigHook, ScanResult,
         Registration, Handler, Emission, MechanismSummary, Finding, FileError, RegistrationForm,
         ArgSpec, FileSummary, Candidate, MechanismPolicy, PolicyAxis, AxisEvidence, DispatchPath,
-        ProfileMatch, ProfileDifference, ContextUse,
+        ProfileMatch, ProfileDifference, ContextUse, Activation, Call,
     )
 }
 

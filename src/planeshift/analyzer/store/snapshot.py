@@ -9,14 +9,14 @@ index; a unit an incremental link reused is written back from the row it was rea
 from __future__ import annotations
 
 import marshal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...atomic import write_atomic
 from ...rules.forms import Pack, RegistrationForm
 from ..extract.sites import Vocabulary
 from ..extract.summary import FileSummary
-from ..link.candidate import Candidate
+from ..link.candidate import Call, Candidate
 from ..link.index import DepKey
 from ..link.linker import Dispatchers, Linked, Unit
 from ..link.match.emissions import RawEmission
@@ -34,6 +34,8 @@ class Snapshot:
     derived: dict[str, list[RegistrationForm]]
     words: tuple[frozenset[str], frozenset[str]]  # derived call names and list names
     aliases: frozenset[str]
+    helpers: frozenset[str] = frozenset()  # the helpers whose calls were searched
+    unique_methods: dict[str, str] = field(default_factory=dict)  # helper methods known by name
     table: tuple[DepKey, ...] = ()  # the read keys units index (reused units keep their rows)
 
     @classmethod
@@ -48,6 +50,8 @@ class Snapshot:
             linked.derived,
             (linked.vocab.calls - base.calls, linked.vocab.list_attrs - base.list_attrs),
             linked.aliases,
+            linked.helpers,
+            linked.unique_methods,
             table,
         )
 
@@ -97,7 +101,7 @@ def _encode_snapshot(snap: Snapshot) -> tuple:
          [encode(s) for s in u.used],
          [(e.file, e.line, e.col, e.scope, e.module, e.mechanism.id, e.api, e.point, e.dynamic,
            e.end_line, e.end_col) for e in u.emissions],
-         reads(u.reads))
+         reads(u.reads), [encode(c) for c in u.calls])
         for u in snap.units.values()
     ]
     d = snap.dispatchers
@@ -105,12 +109,12 @@ def _encode_snapshot(snap: Snapshot) -> tuple:
     return (
         FORMAT, snap.key, snap.files, [encode(s) for s in snap.summaries.values()], units, disp,
         {mech: [encode(s) for s in specs] for mech, specs in snap.derived.items()},
-        snap.words, snap.aliases, tuple(table),
+        snap.words, snap.aliases, tuple(snap.helpers), snap.unique_methods, tuple(table),
     )
 
 
 def _decode_snapshot(row: tuple, packs: tuple[Pack, ...]) -> Snapshot:
-    _, key, files, summaries, units, disp, derived, words, aliases, table = row
+    _, key, files, summaries, units, disp, derived, words, aliases, helpers, unique, table = row
     mechanisms = {m.id: m for p in packs for m in p.mechanisms}
     spec = lambda r: decode(RegistrationForm, r)  # noqa: E731
     reads = lambda ids: frozenset(table[i] for i in ids)  # noqa: E731
@@ -127,14 +131,17 @@ def _decode_snapshot(row: tuple, packs: tuple[Pack, ...]) -> Snapshot:
                 [RawEmission(f, line, col, scope, module, mechanisms[m], api, point, dyn, el, ec)
                  for f, line, col, scope, module, m, api, point, dyn, el, ec in emissions],
                 reads(ids),
+                [decode(Call, c) for c in calls],
                 (row, table),
             )
-            for row in units for path, entries, used, emissions, ids in [row]
+            for row in units for path, entries, used, emissions, ids, calls in [row]
         },
         Dispatchers(classes, reads(class_reads), policies, notes, reads(policy_reads)),
         {mech: [spec(s) for s in specs] for mech, specs in derived.items()},
         (frozenset(words[0]), frozenset(words[1])),
         frozenset(aliases),
+        frozenset(helpers),
+        dict(unique),
         table,
     )
 
