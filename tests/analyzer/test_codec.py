@@ -7,10 +7,10 @@ from dataclasses import fields
 
 import pytest
 
-from planeshift.analyzer.store.codec import LazyFunction, dumps, loads
-from planeshift.analyzer.extract.file import extract_source
 from planeshift.analyzer.extract.facts import Function
+from planeshift.analyzer.extract.file import extract_source
 from planeshift.analyzer.extract.sites import Vocabulary
+from planeshift.analyzer.store.codec import LazyFunction, dumps, loads
 
 SOURCE = textwrap.dedent('''
     import asyncio

@@ -6,9 +6,9 @@ from __future__ import annotations
 import textwrap
 
 from planeshift.analyzer.extract.file import extract_source
+from planeshift.analyzer.extract.sites import Vocabulary
 from planeshift.analyzer.link.evaluate.engine import Evaluator
 from planeshift.analyzer.link.index import ProjectIndex
-from planeshift.analyzer.extract.sites import Vocabulary
 
 CYCLE = textwrap.dedent('''
     class Foo:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from .helpers import line_of, one, regs, scan_tree, show, summary
 
 HANDLERS = """

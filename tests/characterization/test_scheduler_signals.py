@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 from lionagi.studio.scheduler.signals import (
+    SchedulerHandlerCancelled,
+    SchedulerSignalBus,
     ScheduleRunCancelled,
     ScheduleRunFailed,
     ScheduleRunSucceeded,
-    SchedulerHandlerCancelled,
-    SchedulerSignalBus,
 )
 
 from .helpers import (

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from reports.sarif_schema import sarif_errors
 
 from planeshift.config import Config
 from planeshift.lint import lint, resolve_scope
@@ -17,8 +18,6 @@ from planeshift.lint.baseline import render_baseline
 from planeshift.lint.run import baseline_entries
 from planeshift.reports.sarif import render_sarif
 from planeshift.types import ScanResult
-
-from reports.sarif_schema import sarif_errors
 
 pytestmark = pytest.mark.corpus
 

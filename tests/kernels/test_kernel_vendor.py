@@ -12,7 +12,13 @@ from click.testing import CliRunner
 
 import planeshift
 from planeshift.cli_kernels import kernels as kernels_group
-from planeshift.vendor import MARKER, VendorError, infer_package, kernel_sources, vendor_kernels
+from planeshift.vendor import (
+    MARKER,
+    VendorError,
+    infer_package,
+    kernel_sources,
+    vendor_kernels,
+)
 
 
 def test_vendored_copy_is_marked_and_free_of_planeshift_imports(tmp_path: Path) -> None:

@@ -7,10 +7,10 @@ import textwrap
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from analyzer.helpers import DEMO_FILES, DEMO_PACK, write_tree
+
 from planeshift.config import load_config
 from planeshift.lint import LintResult, lint, resolve_scope
-
-from analyzer.helpers import DEMO_FILES, DEMO_PACK, write_tree
 
 # A sync lambda around a coroutine call on a callback list that drops what it returns: PS101 error.
 HAZARD = "bus = EventBus(on_event=[lambda payload: send(payload)])"

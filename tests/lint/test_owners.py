@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from planeshift.config import Config
-from planeshift.lint.owners import OwnerTable, Owners, compile_rule, parse_codeowners
+from planeshift.lint.owners import Owners, OwnerTable, compile_rule, parse_codeowners
 
 from .helpers import HAZARD, lint_project, module, write_project
 

@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 from analyzer.helpers import write_tree
-from perf.fixture_tree import BROKEN, N_MODULES, fixture_files, report, run
 
-from planeshift.analyzer.store.caches import code_tag
+from perf.fixture_tree import BROKEN, N_MODULES, fixture_files, report, run
 from planeshift.analyzer.extract.pool import POOL_THRESHOLD
+from planeshift.analyzer.store.caches import code_tag
 from planeshift.analyzer.store.sources import StatIndex
+
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:

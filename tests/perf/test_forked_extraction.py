@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from analyzer.helpers import DEMO_PACK
-from perf.fixture_tree import fixture_files
 
+from perf.fixture_tree import fixture_files
 from planeshift.analyzer.extract import pool
 from planeshift.analyzer.shapes import vocabulary
 from planeshift.api import load_packs

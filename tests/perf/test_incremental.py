@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from analyzer.helpers import write_tree
+
 from perf.fixture_tree import fixture_files, report, run
 
 Edit = Callable[[Path], None]

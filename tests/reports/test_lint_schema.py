@@ -9,10 +9,14 @@ from typing import Any
 
 import jsonschema
 import pytest
-
-from planeshift.reports.lint_json import SCHEMA_ID, lint_dict, load_lint_schema, render_lint_json
-
 from lint.helpers import HAZARD, lint_project, module, write_project
+
+from planeshift.reports.lint_json import (
+    SCHEMA_ID,
+    lint_dict,
+    load_lint_schema,
+    render_lint_json,
+)
 
 from .lint_sample import clean_sample, lint_sample
 

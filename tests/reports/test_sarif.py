@@ -7,11 +7,11 @@ import copy
 import json
 from pathlib import Path
 
+from lint.helpers import HAZARD, lint_project, module, write_project
+
 from planeshift import __version__
 from planeshift.reports.sarif import render_sarif, sarif_dict
 from planeshift.rules.catalog import documented_rules
-
-from lint.helpers import HAZARD, lint_project, module, write_project
 
 from .lint_sample import clean_sample, lint_sample
 from .sarif_schema import sarif_errors

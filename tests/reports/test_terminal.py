@@ -6,7 +6,12 @@ import io
 
 from rich.console import Console
 
-from planeshift.reports.terminal import SITE_COLUMNS, fit_widths, make_progress, render_terminal
+from planeshift.reports.terminal import (
+    SITE_COLUMNS,
+    fit_widths,
+    make_progress,
+    render_terminal,
+)
 
 from .sample import empty_result, sample_result
 

@@ -6,12 +6,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from analyzer.helpers import scan_tree
 
 from planeshift.rules.catalog import documented_rules
 from planeshift.rules.checks import all_rules
 from planeshift.rules.docs import missing_headings, rule_by_code, rule_page
-
-from analyzer.helpers import scan_tree
 
 REPO = Path(__file__).resolve().parents[2]
 RULES = all_rules()

@@ -7,11 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from analyzer.helpers import scan_tree, write_tree
 
 from planeshift.rules.checks import REGISTRY
 from planeshift.rules.checks.base import Hazard, Rule
-
-from analyzer.helpers import scan_tree, write_tree
 
 
 class RaisesPermission(Rule):
@@ -60,10 +59,10 @@ def test_a_rule_reads_the_files_holding_its_words(tmp_path: Path, rule) -> None:
 
 
 def test_rule_facts_survive_an_incremental_scan(tmp_path: Path, rule) -> None:
+    from analyzer.helpers import DEMO_FILES, DEMO_PACK
+
     from planeshift.api import scan
     from planeshift.config import Config
-
-    from analyzer.helpers import DEMO_FILES, DEMO_PACK
 
     root, cache = tmp_path / "tree", tmp_path / "cache"
     write_tree(root, {**DEMO_FILES, "app/guard.py": "def check(c):\n    raise PermissionError\n",

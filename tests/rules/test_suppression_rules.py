@@ -6,10 +6,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from lint.helpers import lint_project, write_project
 
 from planeshift.rules.suppressions import all_suppression_rules
-
-from lint.helpers import lint_project, write_project
 
 RULES = all_suppression_rules()
 VALID = [(r, i, src) for r in RULES for i, src in enumerate(r.VALID)]

@@ -107,6 +107,7 @@ class Mechanism:
     aliases: tuple[str, ...] = ()
     factories: tuple[str, ...] = ()  # functions returning a dispatcher (for external dispatchers)
     points: tuple[str, ...] = ()  # qualified names of the point enum (and its aliases)
+    point_types: tuple[str, ...] = ()  # type-keyed points: classes whose subclasses are points
     dormant_points: tuple[str, ...] = ()
     registrations: tuple[RegistrationForm, ...] = ()
     emissions: tuple[EmissionForm, ...] = ()

@@ -91,6 +91,7 @@ class PackReader:
     def mechanism(self, data: Any, key: str, pack: str) -> Mechanism:
         allowed = (
             "id", "title", "description", "dispatcher", "aliases", "factories", "points",
+            "point_types",
             "dormant_points", "config",
             "register", "emit", "policy", "profile", "classify",
         )
@@ -122,6 +123,7 @@ class PackReader:
             aliases=self.strings(data.get("aliases"), f"{key}.aliases"),
             factories=self.strings(data.get("factories"), f"{key}.factories"),
             points=self.strings(data.get("points"), f"{key}.points"),
+            point_types=self.strings(data.get("point_types"), f"{key}.point_types"),
             dormant_points=self.strings(data.get("dormant_points"), f"{key}.dormant_points"),
             registrations=tuple(
                 self.registration(

@@ -27,7 +27,9 @@ def resolve(mech: Mechanism, classes: Iterable[str], index: ProjectIndex,
             mechanisms: Iterable[Mechanism], mro: Mro | None = None
             ) -> tuple[dict[str, str], list[Any]]:
     """(the effective axis -> value map, the resolved policy as a cache row for the summary)."""
-    from ..analyzer.store.codec import encode  # the row survives the link snapshot as is
+    from ..analyzer.store.codec import (
+        encode,  # the row survives the link snapshot as is
+    )
 
     resolved = resolve_policy(mech, classes, index, mechanisms, mro)
     effective = {a.axis: a.value for a in resolved.axes if a.provenance != "unknown"}

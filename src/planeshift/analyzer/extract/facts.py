@@ -103,6 +103,7 @@ class Site:
     has_call: bool = True  # decorator: `@x(...)` rather than `@x`
     end_line: int = 0  # where the site's node ends (a call's closing parenthesis)
     end_col: int = 0
+    loops: tuple[tuple[Ref, Ref], ...] = ()  # enclosing `for` loops: (target, iterable), outer first
 
 
 @dataclass(frozen=True, slots=True)

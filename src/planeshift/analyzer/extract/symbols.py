@@ -7,7 +7,7 @@ the vocabulary prefilter admits, the same walk also records candidate sites (``s
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .declarations import decorator_name, lazy_entries, params_of, resolve_relative
 from .facts import Binding, Class, FileFacts, Function, Site
@@ -72,6 +72,7 @@ class SymbolCollector(FastVisitor):
         self.called_funcs: set[str] = set()
         self.loaded_attrs: set[str] = set()
         self.frames: list[_Frame] = []  # one per enclosing function, innermost last
+        self.loops: list[tuple[Ref, Ref]] = []  # the `for` loops around the node being visited
 
     # -- scopes -------------------------------------------------------------------------------
     @property
@@ -165,8 +166,10 @@ class SymbolCollector(FastVisitor):
         for p in params:
             self.bind(p.name, ("param", p.kind, p.annotation, p.default))
         self.frames.append(_Frame())
+        loops, self.loops = self.loops, []  # a body runs when called, not in the loop around
         for stmt in node.body:
             self.visit(stmt)
+        self.loops = loops
         frame = self.frames.pop()
         if frame.calls_loop_var:
             self.loop_seeds.add(qualname)
@@ -271,7 +274,7 @@ class SymbolCollector(FastVisitor):
 
     def _add(self, site: Site | None) -> None:
         if site is not None:
-            self.sites.append(site)
+            self.sites.append(replace(site, loops=tuple(self.loops)) if self.loops else site)
 
     def _derive_loop_name(self, target: ast.expr, value: ast.expr) -> None:
         """``fn = entry.handler`` or ``cb = ref()`` inside a loop: calling fn is calling the entry."""
@@ -294,7 +297,11 @@ class SymbolCollector(FastVisitor):
         if names is not None:
             added = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)} - names
             names |= added
-        for stmt in [*node.body, *node.orelse]:
+        self.loops.append((from_ast(node.target), from_ast(node.iter)))
+        for stmt in node.body:
+            self.visit(stmt)
+        self.loops.pop()
+        for stmt in node.orelse:
             self.visit(stmt)
         if names is not None:
             names -= added

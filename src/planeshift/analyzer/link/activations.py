@@ -11,6 +11,7 @@ registration API (``forward.py``), and its callers are registrations of their ow
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+
 from ...types import Activation
 from ..extract.facts import FileFacts, Site
 from .candidate import Call

@@ -14,7 +14,7 @@ from ..extract.facts import Arg, FileFacts, Ref, Site
 from ..extract.refs import render
 from ..extract.sites import LIST_METHODS
 from ..link.match.identity import short
-from .base import Example, Shape, register
+from .base import Example, Shape, owner_flags, register
 
 if TYPE_CHECKING:
     from ...rules.pack_reader import PackReader
@@ -131,14 +131,20 @@ class AppendShape(Shape):
             return
         positional = [a for a in site.args if a.name is None]
         arg = positional[-1] if positional else None
-        flags = {"dynamic": ["dynamic_receiver"], "unresolved": ["receiver_unknown"]}.get(status, [])
+        flags, note = owner_flags(m, self.kind, list_ref[2], mech, status)
         where = f"the {form.name} callback list" if key is None else (
             f"the {render(key)} bucket of {form.name}")
-        evidence = [why, f"{method} onto {where}"]
+        evidence = [why + note, f"{method} onto {where}"]
         api = f"{form.name} +=" if method == "+=" else f"{form.name}.{method}"
         confidence = "high" if not flags else "low"
         if form.item is not None:
-            yield _tuple_item(m, facts, site, mech, form, arg, api, evidence, flags, confidence)
+            envs = m.tables.bindings(facts.module, site, [arg]) if arg is not None else None
+            for env in envs or [{}]:
+                bound = m.tables.bound_site(site, env) if env else site
+                yield _tuple_item(m, facts, bound, mech, form,
+                                  [a for a in bound.args if a.name is None][-1], api,
+                                  [*evidence, m.tables.describe(env)] if env else evidence,
+                                  flags, confidence)
             return
         point, note = form.fixed_point, None
         if key is not None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ...rules.forms import RegistrationForm
 from ..extract.facts import FileFacts, Site
 from ..extract.refs import render
-from .base import Example, Shape, register
+from .base import Example, Shape, owner_flags, register
 
 if TYPE_CHECKING:
     from ..link.match.candidates import Match
@@ -59,10 +59,10 @@ class AssignShape(Shape):
                 why = f"not inferable ({why}); a callable is stored in .{form.name}"
             elif status not in ("match", "dynamic"):
                 continue
-            flags = {"dynamic": ["dynamic_receiver"],
-                     "unresolved": ["receiver_unknown"]}.get(status, [])
+            flags, note = owner_flags(m, self.kind, form.name, mech, status)
             handler = m.build.handler(arg.ref, arg.text, facts, site)
             yield m.build.match(facts, site, mech, form, form.name, form.fixed_point, None,
                                 handler, "high" if not flags else "low",
-                                [f"{render(owner)} is {why}", f"assigns the {form.name} slot"],
+                                [f"{render(owner)} is {why}{note}",
+                                 f"assigns the {form.name} slot"],
                                 flags, handler_arg=arg, receiver=owner)

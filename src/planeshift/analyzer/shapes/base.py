@@ -112,6 +112,19 @@ class CalleeShape(Shape):
                                 at=arg.span if at_argument else None)
 
 
+def owner_flags(m: Matcher, kind: str, name: str, mech: Mechanism, status: str) -> tuple[list[str], str]:
+    """The flags of a match by its receiver's status, and a note. An untyped owner of a slot,
+    list or mapping whose name only this mechanism has is that mechanism's (the plane is kept,
+    with low confidence); any other untyped owner leaves the mechanism itself to review."""
+    if status == "dynamic":
+        return ["dynamic_receiver"], ""
+    if status != "unresolved":
+        return [], ""
+    if {other.id for other, _ in m.forms.forms(kind, name)} == {mech.id}:
+        return ["unresolved_receiver"], f"; .{name} is a {kind} form only {mech.id} has"
+    return ["receiver_unknown"], ""
+
+
 def register(cls: type[Shape]) -> type[Shape]:
     if not cls.kind:
         raise TypeError(f"{cls.__name__} needs a kind")

@@ -80,8 +80,8 @@ class MethodShape(Shape):
         for mech, form in m.forms.forms(self.kind, method):
             status, why = m.identity.status(values, m.identity.dispatcher_ids(mech))
             if status == "match":
-                yield self._match(m, facts, site, mech, form, receiver,
-                                  [f"{render(receiver)} is {why}"], [], "high")
+                yield from self._each_entry(m, facts, site, mech, form, receiver,
+                                            [f"{render(receiver)} is {why}"], [], "high")
             elif status == "dynamic":
                 yield self._match(m, facts, site, mech, form, receiver,
                                   [f"receiver {render(receiver)} is dynamic ({why})"],
@@ -102,15 +102,15 @@ class MethodShape(Shape):
                  unknown: Unknown) -> Iterator[Match]:
         """A receiver with no inferable type: its point argument, or a callable handed over,
         keeps the site (with what is not certain said); anything else is a look-alike."""
-        corroborated = False
-        for mech, form, why in unknown:
-            _, _, in_enum = m.points.point_of(facts, site, mech, form)
-            if in_enum:
-                corroborated = True
-                yield self._match(
-                    m, facts, site, mech, form, receiver,
-                    [f"receiver {render(receiver)} is not inferable ({why}); its point argument "
-                     f"is a {mech.id} point"], ["unresolved_receiver"], "medium")
+        # a point argument that only one of the mechanisms has names the mechanism
+        named = [(mech, form, why) for mech, form, why in unknown
+                 if m.points.point_of(facts, site, mech, form)[2]]
+        corroborated = len({mech.id for mech, _, _ in named}) == 1
+        for mech, form, why in named if corroborated else ():
+            yield self._match(
+                m, facts, site, mech, form, receiver,
+                [f"receiver {render(receiver)} is not inferable ({why}); its point argument "
+                 f"is a {mech.id} point"], ["unresolved_receiver"], "medium")
         if unknown and not corroborated:
             mech, form, why = unknown[0]
             match = self._match(m, facts, site, mech, form, receiver, [], [], "low")
@@ -121,6 +121,19 @@ class MethodShape(Shape):
                                   f".{method}() is a registration API of {names}"]
                 match.flags = ["receiver_unknown"]
                 yield match
+
+    def _each_entry(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+                    form: RegistrationForm, receiver: Ref, evidence: list[str],
+                    flags: list[str], confidence: str) -> Iterator[Match]:
+        """One match, or, when the arguments come from loops over literal tables, one per
+        entry of the tables (each with its point and handler read from the entry)."""
+        envs = m.tables.bindings(facts.module, site, list(site.args)) if site.args else None
+        if not envs:
+            yield self._match(m, facts, site, mech, form, receiver, evidence, flags, confidence)
+            return
+        for env in envs:
+            yield self._match(m, facts, m.tables.bound_site(site, env), mech, form, receiver,
+                              [*evidence, m.tables.describe(env)], flags, confidence)
 
     @staticmethod
     def _match(m: Matcher, facts: FileFacts, site: Site, mech: Mechanism, form: RegistrationForm,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ...rules.forms import RegistrationForm
 from ..extract.facts import FileFacts, Site
 from ..extract.refs import render
-from .base import Example, Shape, register
+from .base import Example, Shape, owner_flags, register
 
 if TYPE_CHECKING:
     from ..link.match.candidates import Match
@@ -68,8 +68,8 @@ class SetItemShape(Shape):
                 why = f"not inferable ({why}); a callable is stored in .{form.name}[...]"
             elif status not in ("match", "dynamic"):
                 continue
-            flags = {"dynamic": ["dynamic_receiver"],
-                     "unresolved": ["receiver_unknown"]}.get(status, [])
+            flags, note = owner_flags(m, self.kind, form.name, mech, status)
+            why += note
             point, note, member = m.points.normalize_point(
                 m.ev.eval(key, facts.module, site.scope), mech, render(key))
             flags = [*flags, *m.points.flags(member)]

@@ -27,6 +27,7 @@ from .emissions import Emissions, RawEmission
 from .forms import FormIndex
 from .identity import Identity
 from .points import Points
+from .tables import Tables
 
 
 class Matcher:
@@ -36,6 +37,7 @@ class Matcher:
         self.identity = Identity(evaluator)
         self.points = Points(evaluator, self.identity)
         self.build = Builder(evaluator, self.points)
+        self.tables = Tables(evaluator)
         self._emissions = Emissions(evaluator, self.identity, self.points, self.forms)
         self._keyed = [s for s in all_shapes() if not s.callee]
         self._bodies: Memo[frozenset[str]] = Memo(evaluator.index.deps)

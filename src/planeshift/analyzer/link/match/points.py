@@ -99,6 +99,9 @@ class Points:
                     member = None  # not a point this mechanism has
             elif v[0] in ("cls", "ext", "member"):
                 found.add(str(v[-1]).rsplit(".", 1)[-1])
+                if v[0] == "cls" and mech.point_types and any(
+                        c in self.ids(mech.point_types) for c in self.ev.mro(v[1])):
+                    member = True  # a subclass of the mechanism's point type
             elif v[0] == "inst" and v[1].startswith("builtins."):
                 return None, f"point `{text or '?'}` is a run-time {v[1][9:]} value", False
             elif v[0] == "inst" and any(c in enum_ids for c in self.ev.mro(v[1])):
