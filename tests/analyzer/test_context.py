@@ -76,3 +76,26 @@ def test_looking_can_be_turned_off(tmp_path: Path) -> None:
     package(tmp_path / "site")
     assert find_roots(PACKS, tmp_path, [tmp_path / "site"], set(), [], look=False) == (
         [], ["somelib"])
+
+
+def test_context_folders_from_pyproject_are_relative_to_it(tmp_path: Path) -> None:
+    from planeshift.config import load_config
+
+    (tmp_path / "pyproject.toml").write_text('[tool.planeshift]\ncontext = ["vendor/site"]\n')
+    config = load_config(tmp_path)
+    assert config.context == ((tmp_path / "vendor" / "site").resolve(),)
+    assert config.with_flags(context=(tmp_path / "other",)).context == (
+        (tmp_path / "vendor" / "site").resolve(), tmp_path / "other")
+
+
+def test_the_cli_reads_context_flags(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from planeshift.cli import cli
+
+    package(tmp_path / "site")
+    (tmp_path / "app.py").write_text("x = 1\n")
+    result = CliRunner().invoke(cli, ["scan", str(tmp_path), "--format", "json", "--no-cache",
+                                      "--no-context"])
+    assert result.exit_code == 0, result.output
+    assert '"origin": "not read (--no-context)"' in result.output
