@@ -17,7 +17,8 @@ from ...config import Config
 from ..store.caches import FactCache
 from ..store.codec import dumps, loads
 from ..store.sources import Source
-from .facts import FileFacts
+from .calls import call_sites
+from .facts import FileFacts, Site
 from .file import extract_source, prefilter_for
 from .sites import Vocabulary
 
@@ -193,6 +194,11 @@ class Extraction:
         """The facts of *paths* under a wider vocabulary: their sites of derived APIs too."""
         return extract_all([self._by_path[p] for p in paths], vocab, self.config,
                            self.caches(vocab)).facts
+
+    def calls(self, paths: Sequence[str], words: frozenset[str]) -> dict[str, tuple[Site, ...]]:
+        """The call sites of *words* in *paths* (the helper search), read in this process: the
+        files are few and one parse each is all it costs."""
+        return {p: call_sites(self._by_path[p].data, p, words) for p in paths}
 
 
 def _import_link_stack() -> None:

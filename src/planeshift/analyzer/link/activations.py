@@ -32,6 +32,22 @@ def helper_word(qualname: str) -> str:
     return qualname.rsplit(".", 1)[-1]
 
 
+def site_word(site: Site) -> str | None:
+    """The name a call site spells (``x.f(...)`` and ``f(...)``: ``f``)."""
+    func = site.func
+    if func[0] == "attr":
+        return func[2]
+    if func[0] == "name":
+        return func[1]
+    return None
+
+
+def calls_any(facts: FileFacts, words: Iterable[str]) -> bool:
+    """Does the file call one of *words* (as ``f(...)`` or ``x.f(...)``)?"""
+    return bool(facts.error is None and facts.module
+                and not (facts.called_funcs | facts.called_attrs).isdisjoint(words))
+
+
 class Activations:
     """Finds a file's calls of the helpers; *defined* counts the project's function names (a
     helper method whose name no other function has is recognised on an untyped receiver)."""
@@ -50,12 +66,15 @@ class Activations:
                 out[name] = helper
         return out
 
-    def calls(self, facts: FileFacts, helpers: frozenset[str]) -> Iterator[Call]:
+    def calls(self, facts: FileFacts, sites: Iterable[Site],
+              helpers: frozenset[str]) -> Iterator[Call]:
+        """The calls of *helpers* among *sites* (the file's sites and its helper call sites)."""
         if not helpers:
             return
         methods = self.unique_methods(helpers)
-        for site in facts.sites:
-            if site.kind != "call":
+        words = {helper_word(h) for h in helpers}
+        for site in sites:
+            if site.kind != "call" or site_word(site) not in words:
                 continue
             values = self.ev.eval(site.func, facts.module, site.scope)
             found = sorted(self.identity.callee_ids(values) & helpers)

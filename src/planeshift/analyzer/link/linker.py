@@ -20,10 +20,10 @@ from ...project import MechanismFacts
 from ...rules.forms import Mechanism, Pack, RegistrationForm
 from ...rules.policy import policy_fields
 from ...types import Emission
-from ..extract.facts import FileFacts
+from ..extract.facts import FileFacts, Site
 from ..extract.sites import Vocabulary
 from ..extract.summary import FileSummary, list_aliases, summarize
-from .activations import Activations, closure, helper_word, is_helper
+from .activations import Activations, calls_any, closure, helper_word, is_helper
 from .assemble import candidates_of, dormant_points, forwarder_apis, with_activations
 from .candidate import Call, Candidate
 from .dispatchers import DispatcherFinder, Dispatchers
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from ..store.snapshot import Snapshot
 
 Reextract = Callable[[Sequence[str], Vocabulary], list[FileFacts]]
+ReadCalls = Callable[[Sequence[str], frozenset[str]], dict[str, tuple[Site, ...]]]
+NOTHING: tuple = ((), (), frozenset())  # the evaluation of a file with no site of the packs
 MAX_ROUNDS = 4  # façade over façade over façade is the deepest chain seen in practice
 
 
@@ -79,14 +81,18 @@ class Linked:
 
 
 class Linker:
-    """Links a project over *index*; *reextract* collects the sites of derived API names."""
+    """Links a project over *index*; *reextract* collects the sites of derived API names,
+    *read_calls* the call sites of helpers."""
 
     def __init__(self, packs: tuple[Pack, ...], vocab: Vocabulary, index: ProjectIndex,
-                 reextract: Reextract) -> None:
+                 reextract: Reextract, read_calls: ReadCalls) -> None:
         self.packs = packs
         self.vocab = vocab
         self.index = index
         self.reextract = reextract
+        self.read_calls = read_calls
+        # path -> (line, col) -> a call site of a helper searched (read for this link only)
+        self.helper_sites: dict[str, dict[tuple[int, int], Site]] = {}
         self.mechanisms = [m for p in packs for m in p.mechanisms]
         known = {n for m in self.mechanisms for n in (*m.dispatchers, *m.aliases)}
         self.evaluator = Evaluator(index, known_classes=known)
@@ -112,22 +118,36 @@ class Linker:
                  for cand in self._candidates(current[path], ev) if cand.helper}
         self.helpers = closure(roots, {}, self.evaluator,
                                lambda new: self._search(current, evaluated, new))
-        units = {path: self.unit(current[path], evaluated[path]) for path in sorted(evaluated)}
+        paths = sorted(set(evaluated) | set(self.helper_sites))
+        units = {p: self.unit(current[p], evaluated.get(p, NOTHING)) for p in paths}
         return self.assemble(units, found, summaries)
 
     def _search(self, files: dict[str, FileFacts], evaluated: dict,
                 helpers: frozenset[str]) -> dict[str, list[Call]]:
-        """The calls of *helpers*: their names join the vocabulary, the files that call them are
-        read again (and evaluated again: they have more sites), and their sites matched."""
-        for path in self._widen(files, {helper_word(h) for h in helpers}, set()):
-            if files[path].sites or files[path].config_hooks:
-                evaluated[path] = self.evaluate(files[path])
+        """The calls of *helpers*: the files that call their names are read for those calls
+        (not for their whole facts again: the vocabulary of the packs stays as it is)."""
+        self._read_helper_sites(list(files.values()), {helper_word(h) for h in helpers})
         found: dict[str, list[Call]] = {}
-        for facts in files.values():
-            if facts.sites:
-                for call in self.activator.calls(facts, helpers):
-                    found.setdefault(call.helper, []).append(call)
+        for path in sorted(set(evaluated) | set(self.helper_sites)):
+            for call in self.activator.calls(files[path], self._sites(files[path]), helpers):
+                found.setdefault(call.helper, []).append(call)
         return found
+
+    def _read_helper_sites(self, files: list[FileFacts], words: set[str]) -> None:
+        paths = [f.path for f in files if calls_any(f, words)]
+        for path, sites in self.read_calls(paths, frozenset(words)).items():
+            if sites:
+                bucket = self.helper_sites.setdefault(path, {})
+                for site in sites:
+                    bucket.setdefault((site.line, site.col), site)
+
+    def _sites(self, facts: FileFacts) -> list[Site]:
+        """The file's sites and its helper call sites (a call that is both, once)."""
+        extra = self.helper_sites.get(facts.path)
+        if not extra:
+            return list(facts.sites)
+        known = {(s.line, s.col) for s in facts.sites if s.kind == "call"}
+        return [*facts.sites, *(s for k, s in sorted(extra.items()) if k not in known)]
 
     def relink(self, snap: Snapshot, changes: Changes,
                current: Callable[[str], FileFacts]) -> Linked:
@@ -150,25 +170,14 @@ class Linker:
         units = {p: u for p, u in snap.units.items()
                  if p in present and p not in changes.changed and not u.reads & changes.touched}
         for path in sorted((changes.changed | set(snap.units)) - set(units) - changes.removed):
-            facts = current(path)
-            if needs_reextract(facts, calls, lists):
-                facts = self.reextract([path], self.vocab)[0]
-            before = snap.units[path].forms if path in snap.units else set()
-            if not (facts.sites or facts.config_hooks):
-                if before:
-                    raise FullLink(f"a forwarder in {path} went")
-                continue
-            evaluated = self.evaluate(facts)
-            if {f for f in evaluated[1] if f is not None} != before:
-                raise FullLink(f"a forwarder in {path} appeared, changed or went")
-            units[path] = self.unit(facts, evaluated)
+            self._redo(path, units, snap, current)
         self._new_helpers(units, snap, summaries, current)
         return self.assemble(units, found, summaries)
 
     def _new_helpers(self, units: dict[str, Unit], snap: Snapshot,
                      summaries: list[FileSummary], current: Callable[[str], FileFacts]) -> None:
-        """Search the calls of helpers the edit made: their names join the vocabulary and the
-        files calling them are read and evaluated again (their units with them)."""
+        """Search the calls of helpers the edit made: the files calling them are read for those
+        calls and evaluated again (their units with them)."""
         while True:
             roots = {cand.helper for u in units.values() for cand, _ in u.entries if cand.helper}
             calls: dict[str, list[Call]] = {}
@@ -181,23 +190,28 @@ class Linker:
                 self.helpers = searched
                 return
             self.helpers |= new
-            words = {helper_word(h) for h in new} - self.vocab.calls
-            self.vocab = replace(self.vocab, calls=self.vocab.calls | words)
+            words = {helper_word(h) for h in new}
             for summary in summaries:
                 if summary.calls & words and summary.error is None and summary.module:
-                    self._again(summary.path, units, snap, current)
+                    self._redo(summary.path, units, snap, current)
 
-    def _again(self, path: str, units: dict[str, Unit], snap: Snapshot,
-               current: Callable[[str], FileFacts]) -> None:
-        facts = self.reextract([path], self.vocab)[0]
+    def _redo(self, path: str, units: dict[str, Unit], snap: Snapshot,
+              current: Callable[[str], FileFacts]) -> None:
+        """Evaluate one file again: its sites (of derived APIs too) and its calls of the helpers
+        searched; a forwarder that appears, changes or goes needs a full link."""
+        facts = current(path)
+        if needs_reextract(facts, *snap.words):
+            facts = self.reextract([path], self.vocab)[0]
+        self.helper_sites.pop(path, None)
+        self._read_helper_sites([facts], {helper_word(h) for h in self.helpers})
         before = snap.units[path].forms if path in snap.units else set()
-        if not (facts.sites or facts.config_hooks):
-            units.pop(path, None)
-            return
-        evaluated = self.evaluate(facts)
+        evaluated = self.evaluate(facts) if facts.sites or facts.config_hooks else NOTHING
         if {f for f in evaluated[1] if f is not None} != before:
             raise FullLink(f"a forwarder in {path} appeared, changed or went")
-        units[path] = self.unit(facts, evaluated)
+        if evaluated is NOTHING and path not in self.helper_sites:
+            units.pop(path, None)
+        else:
+            units[path] = self.unit(facts, evaluated)
 
     # -- derived registration forms -----------------------------------------------------------
     def add_list_aliases(self, summaries: list[FileSummary]) -> frozenset[str]:
@@ -289,7 +303,7 @@ class Linker:
         deps.push()
         try:
             emissions = list(self.matcher.emissions(facts))
-            calls = list(self.activator.calls(facts, self.helpers))
+            calls = list(self.activator.calls(facts, self._sites(facts), self.helpers))
             entries = list(zip(self._candidates(facts, evaluated), forms))
         finally:
             reads |= deps.pop()
