@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import textwrap
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import pytest
 
 from planeshift.analyzer.extract.facts import Function
 from planeshift.analyzer.extract.file import extract_source
 from planeshift.analyzer.extract.sites import Vocabulary
-from planeshift.analyzer.store.codec import LazyFunction, dumps, loads
+from planeshift.analyzer.store.codec import (
+    DIGEST,
+    LazyFunction,
+    digest,
+    digest_of,
+    dumps,
+    encode,
+    loads,
+)
 
 SOURCE = textwrap.dedent('''
     import asyncio
@@ -72,7 +80,23 @@ def test_a_function_body_is_decoded_on_first_read(facts) -> None:
 def test_a_row_of_the_wrong_shape_is_rejected(facts) -> None:
     import marshal
 
-    version, row = marshal.loads(dumps(facts))
+    blob = dumps(facts)
+    version, row = marshal.loads(blob[DIGEST:])
     row[4][0] = row[4][0][:-1]  # a function row without its body
     with pytest.raises(ValueError):
-        loads(marshal.dumps((version, row)))
+        loads(blob[:DIGEST] + marshal.dumps((version, row)))
+
+
+def test_equal_facts_have_one_digest_however_marshal_shares_objects(facts) -> None:
+    """marshal's bytes depend on which objects are shared (a back-reference for an object met
+    twice); the digest is of the value, so a copy built from fresh objects digests alike."""
+    import copy
+    import marshal
+
+    twin = copy.deepcopy(facts)
+    shared = replace(facts, exports=("export",) * 3)
+    fresh = replace(twin, exports=tuple("".join(["ex", "port"]) for _ in range(3)))
+    assert shared == fresh
+    assert marshal.dumps(encode(shared)) != marshal.dumps(encode(fresh))  # the trap
+    assert digest(dumps(shared)) == digest(dumps(fresh)) == digest_of(shared)
+    assert digest_of(replace(shared, exports=("y",))) != digest_of(shared)

@@ -7,7 +7,6 @@ than it saves; a single miss runs in-process.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 from collections.abc import Callable, Sequence
@@ -15,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ...config import Config
 from ..store.caches import FactCache
-from ..store.codec import dumps, loads
+from ..store.codec import digest, dumps, loads
 from ..store.sources import Source
 from .calls import call_sites
 from .facts import FileFacts, Site
@@ -53,7 +52,7 @@ class Extracted:
         """A digest of each file's facts (not its bytes): a comment-only edit leaves it unchanged."""
         if self._digests is None:
             self._digests = [
-                self.known[src.key] if blob is None else hashlib.sha256(blob).hexdigest()[:24]
+                self.known[src.key] if blob is None else digest(blob)
                 for src, blob in zip(self.sources, self.blobs)
             ]
         return self._digests

@@ -3,6 +3,7 @@ scanned tree, and marshal never calls anything while loading)."""
 
 from __future__ import annotations
 
+import hashlib
 import marshal
 from dataclasses import fields
 from typing import Any
@@ -39,7 +40,7 @@ from ..extract.facts import (
 from ..extract.summary import FileSummary
 from ..link.candidate import Call, Candidate
 
-FORMAT = 14
+FORMAT = 15
 
 
 # -- codec --------------------------------------------------------------------------------------
@@ -87,11 +88,12 @@ _FIELDS: dict[type, tuple[str, ...]] = {
 }
 
 
-def encode(obj: Any) -> list[Any]:
-    """A dataclass of the codec as marshal-able rows (nested dataclasses become rows too)."""
+def encode(obj: Any, canonical: bool = False) -> list[Any]:
+    """A dataclass of the codec as marshal-able rows (nested dataclasses become rows too);
+    *canonical* keeps a function's body as rows rather than bytes (see :func:`digest_of`)."""
     cls = type(obj)
     if isinstance(obj, Function):
-        return _encode_function(obj)
+        return _encode_function(obj, canonical)
     nested = _NESTED.get(cls, {})
     row: list[Any] = []
     for name in _FIELDS[cls]:
@@ -99,9 +101,9 @@ def encode(obj: Any) -> list[Any]:
         if name in nested:
             kind = nested[name][1]
             if kind == MANY:
-                value = [encode(v) for v in value]
+                value = [encode(v, canonical) for v in value]
             elif value is not None:
-                value = encode(value)
+                value = encode(value, canonical)
         row.append(value)
     return row
 
@@ -154,11 +156,10 @@ class LazyFunction(Function):
         return object.__getattribute__(self, name)
 
 
-def _encode_function(func: Function) -> list[Any]:
-    body = marshal.dumps((
-        [encode(p) for p in func.params], func.returns, func.return_values, func.decorators,
-        func.bindings, func.self_stores,
-    ))
+def _encode_function(func: Function, canonical: bool = False) -> list[Any]:
+    fields = ([encode(p) for p in func.params], func.returns, func.return_values,
+              func.decorators, func.bindings, func.self_stores)
+    body: Any = fields if canonical else marshal.dumps(fields)
     loop = None if func.loop is None else encode(func.loop)
     return [func.qualname, func.name, func.line, func.is_async, func.kind, func.is_generator,
             func.store_lines, loop, body]
@@ -177,12 +178,30 @@ def _decode_function(row: list[Any]) -> LazyFunction:
     return func
 
 
+# A cache entry is the facts' digest, then the facts. marshal's own bytes are not a function of
+# the value: from version 3 on it writes a back-reference for an object met twice when its
+# reference count says it may be shared, so equal facts can encode differently (a comment-only
+# edit did). The digest is taken over version 2, which writes no references (and frozensets in
+# sorted order), of rows that keep function bodies as rows.
+DIGEST = 24  # hex characters
+
+
+def digest_of(facts: FileFacts) -> str:
+    """A digest of the facts' value: equal facts, equal digest, in any process."""
+    return hashlib.sha256(marshal.dumps(encode(facts, canonical=True), 2)).hexdigest()[:DIGEST]
+
+
 def dumps(facts: FileFacts) -> bytes:
-    return marshal.dumps((FORMAT, encode(facts)))
+    return digest_of(facts).encode() + marshal.dumps((FORMAT, encode(facts)))
+
+
+def digest(data: bytes) -> str:
+    """The digest a cache entry starts with (read without decoding the entry)."""
+    return data[:DIGEST].decode("ascii", "replace")
 
 
 def loads(data: bytes) -> FileFacts:
-    version, row = marshal.loads(data)
+    version, row = marshal.loads(data[DIGEST:])
     if version != FORMAT:
         raise ValueError("cache entry from another format")
     facts = decode(FileFacts, row)
