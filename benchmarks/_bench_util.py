@@ -150,10 +150,11 @@ def run_timed(cmd: list[str], sample_memory: bool = False, interval: float = 0.1
     return Timed(seconds, proc.returncode, usage.ru_maxrss * 1024, peak, stdout=stdout)
 
 
-def scan(tree: Path, cache_dir: Path, out: Path, sample_memory: bool = False) -> Timed:
+def scan(tree: Path, cache_dir: Path, out: Path, sample_memory: bool = False,
+         extra: tuple[str, ...] = ()) -> Timed:
     """``planeshift scan`` as a user runs it, with its startup; stats read from the report."""
     cmd = [sys.executable, "-m", "planeshift", "scan", str(tree), "--format", "json",
-           "-o", str(out), "--cache-dir", str(cache_dir)]
+           "-o", str(out), "--cache-dir", str(cache_dir), *extra]
     timed = run_timed(cmd, sample_memory)
     if timed.returncode not in (0, 1):  # 1 = some files skipped, still a complete scan
         raise RuntimeError(f"planeshift scan exited {timed.returncode}: {' '.join(cmd)}")

@@ -93,12 +93,36 @@ class PreCommitLint(Incremental):
         return bu.lint(self.tree, self.cache, self.out, list(self.originals))
 
 
+class Downstream:
+    """An app that uses lionagi, with lionagi's source in its .venv: a warm scan reading lionagi
+    as context, against a warm scan of the app alone (--no-context)."""
+
+    def __init__(self, tree: Path, work: Path) -> None:
+        sys.path.insert(0, str(bu.REPO / "tests"))
+        try:
+            from downstream.app import install_lionagi, write_app
+        finally:
+            sys.path.pop(0)
+        self.app = write_app(work / "downstream")
+        install_lionagi(self.app / ".venv", tree)
+        self.out = work / "downstream.json"
+
+    def run(self, n: int, context: bool) -> bu.Timed:
+        name = "with-context" if context else "alone"
+        cache = self.app.parent / f"downstream-cache-{name}"
+        extra = ("--context", str(self.app / ".venv" / "lib" / "python3.11" / "site-packages")
+                 ) if context else ("--no-context",)
+        bu.scan(self.app, cache, self.out, extra=extra)  # untimed: the cache is warm after it
+        return bu.scan(self.app, cache, self.out, extra=extra)
+
+
 def round_robin(args: argparse.Namespace, tree: Path, work: Path) -> dict[str, list[bu.Timed]]:
     """Round r runs every variant once: cold, warm, incremental, comment-edit, lint,
     parse-only, fixit."""
     incremental = Incremental(tree, work, "incremental", code=True)
     comment_edit = Incremental(tree, work, "comment-edit", code=False)
     lint = PreCommitLint(tree, work, "lint", code=True)
+    downstream = Downstream(tree, work) if tree.name == "lionagi" else None
     out = work / "report.json"
     fixit = None
     if args.with_fixit:
@@ -106,6 +130,8 @@ def round_robin(args: argparse.Namespace, tree: Path, work: Path) -> dict[str, l
         print(note, file=sys.stderr)
     timings: dict[str, list[bu.Timed]] = {"cold": [], "warm": [], "incremental": [],
                                           "comment-edit": [], "lint": [], "parse-only": []}
+    if downstream is not None:
+        timings.update({"app-warm": [], "app+context-warm": []})
     if fixit is not None:
         timings["fixit"] = []
     for r in range(1, args.runs + 1):
@@ -116,6 +142,9 @@ def round_robin(args: argparse.Namespace, tree: Path, work: Path) -> dict[str, l
         step(timings, "comment-edit", r, comment_edit.run, r)
         step(timings, "lint", r, lint.run, r)
         step(timings, "parse-only", r, bu.parse_only, tree)
+        if downstream is not None:
+            step(timings, "app-warm", r, downstream.run, r, False)
+            step(timings, "app+context-warm", r, downstream.run, r, True)
         if fixit is not None:
             step(timings, "fixit", r, bu.fixit_lint, fixit, tree)
     check_cache_states(timings)
@@ -132,8 +161,11 @@ def step(timings: dict[str, list[bu.Timed]], name: str, r: int,
 def check_cache_states(timings: dict[str, list[bu.Timed]]) -> None:
     """Warn when a variant did not measure what its name says (the cache layer it hit)."""
     expected = {"cold": "cold", "warm": "result", "incremental": "incremental",
-                "comment-edit": "result-facts", "lint": "incremental"}
+                "comment-edit": "result-facts", "lint": "incremental", "app-warm": "result",
+                "app+context-warm": "result"}
     for name, cache in expected.items():
+        if name not in timings:
+            continue
         seen = {t.stats.get("cache") for t in timings[name]}
         if seen != {cache}:
             print(f"WARNING: {name} runs hit cache {sorted(map(str, seen))}, expected {cache}",
@@ -190,6 +222,9 @@ def targets(timings: dict[str, list[bu.Timed]]) -> list[dict[str, Any]]:
     ]
     if "fixit" in med:
         rows.append(("fixit / cold", med["fixit"] / med["cold"], ">= 30"))
+    if "app-warm" in med:
+        rows.append(("app warm with lionagi as context - app alone (s)",
+                     med["app+context-warm"] - med["app-warm"], "<= 0.1"))
     out = [{"measure": m, "value": v, "target": t, "pass": meets(v, t)} for m, v, t in rows]
     # the absolute targets move with the host's load; this ratio does not (no target: context)
     out.insert(3, {"measure": "incremental / parse-only", "target": "", "pass": None,
