@@ -165,6 +165,7 @@ class Finding:
     severity: str  # error | warning | info
     message: str
     mechanism: str = ""
+    owner: str | None = None  # from [tool.planeshift] owners, else CODEOWNERS (ADR-0120 D2)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

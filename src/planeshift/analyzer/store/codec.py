@@ -30,7 +30,7 @@ from ..extract.facts import (
 from ..extract.summary import FileSummary
 from ..link.candidate import Candidate
 
-FORMAT = 10
+FORMAT = 11
 
 
 # -- codec --------------------------------------------------------------------------------------
