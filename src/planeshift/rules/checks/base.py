@@ -16,21 +16,31 @@ REGISTRY: dict[str, type[Rule]] = {}
 
 
 @dataclass(frozen=True)
+class Valid:
+    """An example that must give no finding of this rule, written to *path* (a plain string in
+    ``VALID`` is a module written to ``example.py``)."""
+
+    code: str
+    path: str = "example.py"
+
+
+@dataclass(frozen=True)
 class Invalid:
-    """An example module that must produce this rule's finding at *line* (counted from the first
-    line of the dedented example, as the tests write it)."""
+    """An example that must produce this rule's finding at *line* of *path* (counted from the
+    first line of the dedented example, as the tests write it)."""
 
     code: str
     line: int
     severity: str | None = None
+    path: str = "example.py"
 
 
 @dataclass(frozen=True, slots=True)
 class Hazard:
-    """A finding, and the registration it is about (which then carries the rule's kind as a flag)."""
+    """A finding, and the registrations it is about (each then carries the rule's kind as a flag)."""
 
     finding: Finding
-    registration: Registration | None = None
+    registrations: tuple[Registration, ...] = ()
 
 
 class Rule:
@@ -48,7 +58,7 @@ class Rule:
     kind: ClassVar[str] = ""
     severity: ClassVar[str] = "warning"
     message: ClassVar[str] = ""
-    VALID: ClassVar[list[str]] = []  # modules (using the tests' demo bus) with no finding
+    VALID: ClassVar[list[str | Valid]] = []  # examples (on the tests' demo bus) with no finding
     INVALID: ClassVar[list[Invalid]] = []
     FACT_WORDS: ClassVar[tuple[str, ...]] = ()  # a file holding one of these is read by file_facts
 
@@ -63,13 +73,14 @@ class Rule:
     def on(self, reg: Registration, message: str, severity: str | None = None) -> Hazard:
         """A finding at a registration, which is flagged with this rule's kind."""
         return Hazard(Finding(self.code, self.kind, reg.file, reg.line, reg.col,
-                              severity or self.severity, message, reg.mechanism), reg)
+                              severity or self.severity, message, reg.mechanism), (reg,))
 
     def at(self, file: str, line: int, col: int, message: str, severity: str | None = None,
-           mechanism: str = "") -> Hazard:
-        """A finding at a place that is not a registration (a stored field, a definition)."""
+           mechanism: str = "", about: tuple[Registration, ...] = ()) -> Hazard:
+        """A finding at a place that is not a registration (a stored field, a raise, a
+        definition); the registrations it is *about* are flagged with this rule's kind."""
         return Hazard(Finding(self.code, self.kind, file, line, col, severity or self.severity,
-                              message, mechanism))
+                              message, mechanism), about)
 
 
 def register(cls: type[Rule]) -> type[Rule]:
