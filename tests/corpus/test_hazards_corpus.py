@@ -31,3 +31,21 @@ def test_dormant_point_member(lionagi_scan: ScanResult) -> None:
     message = next(f.message for f in lionagi_scan.findings if f.rule == "PS103")
     assert "declares it dormant; no emission in the scanned tree fires it" in message
     assert flagged(lionagi_scan, "dormant_point") == []
+
+
+def test_unwired_error_hooks_and_what_feeds_them(lionagi_scan: ScanResult) -> None:
+    """Read in 0.36.0:
+    - tools/coding.py:317-319 CodingToolkit.on_error puts the handler in `_error_hooks`
+      (declared at :360 in __init__); nothing else names `_error_hooks`. agent/factory.py:671
+      (`toolkit.on_error(tool_name, handler)` in _register_coding_tools) registers into it.
+    - agent/spec.py:39-41 HooksMixin.on_error (AgentSpec's) stores the handler in
+      `hook_handlers[f"error:{tool_name}"]`. hook_handlers is read only in agent/factory.py:
+      :397 (writes "security_pre:*"), :400-405 `_tool_hooks(spec, phase, ...)`, called with
+      "security_pre", "pre" and "post" only (:503-505), and :658-671, which routes the "error"
+      phase (:670) to `toolkit.on_error` above, itself unwired. agent/settings.py:104-105
+      (`elif phase == "on_error": config.on_error(tool_name, handler)`) feeds that bucket."""
+    assert found(lionagi_scan, "PS102") == [("agent/spec.py", 40, "warning"),
+                                            ("tools/coding.py", 360, "warning")]
+    assert flagged(lionagi_scan, "unwired_error_hook") == [
+        ("agent/factory.py", 671, "coding_toolkit_hooks"),
+        ("agent/settings.py", 105, "agent_spec_hooks")]

@@ -39,7 +39,7 @@ def file_facts(tree: ast.Module, text: str) -> tuple[tuple[str, Any], ...]:
     out: list[tuple[str, Any]] = [(NAMES, names_of(tree))]
     for rule in all_rules():
         if rule.FACT_WORDS and any(word in text for word in rule.FACT_WORDS):
-            data = rule().file_facts(tree)
+            data = rule().file_facts(tree, text)
             if data is not None:
                 out.append((rule.code, data))
     return tuple(out)

@@ -50,7 +50,8 @@ class Rule:
     their handler facts, emissions, each mechanism's policy and points, each file's summary).
     A rule that needs something of the syntax nobody extracts yet gathers it itself: it names
     the words a file must contain (``FACT_WORDS``) and ``file_facts`` reads such a file's tree
-    during extraction; the result is cached with the file's facts, kept in its summary (so an
+    (and text) during extraction (``syntax.statements`` is one statement-level pass the rules
+    share; ``names.Names`` resolves names across modules); the result is cached with the file's facts, kept in its summary (so an
     incremental scan keeps it for unchanged files) and read back with ``project.rule_facts``.
     """
 
@@ -62,9 +63,10 @@ class Rule:
     INVALID: ClassVar[list[Invalid]] = []
     FACT_WORDS: ClassVar[tuple[str, ...]] = ()  # a file holding one of these is read by file_facts
 
-    def file_facts(self, tree: ast.Module) -> Any:
-        """What this rule needs from one file's syntax, as plain marshal data (tuples, strings,
-        numbers, booleans, None); None when the file has nothing for it."""
+    def file_facts(self, tree: ast.Module, text: str = "") -> Any:
+        """What this rule needs from one file's syntax (its tree, and its text for a rule that
+        finds its places faster by pattern), as plain marshal data (tuples, strings, numbers,
+        booleans, None); None when the file has nothing for it."""
         return None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:

@@ -78,7 +78,7 @@ class DormantPoint(Rule):
         ),
     ]
 
-    def file_facts(self, tree: ast.Module) -> tuple | None:
+    def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
         """(class qualname, ((member, line, col), ...)) for each class holding constants."""
         out = []
         for stmt in statements(tree):
