@@ -17,7 +17,8 @@ DEMO_PACK = FIXTURES / "packs" / "demo.yaml"
 # The home-grown event bus that tests/fixtures/packs/demo.yaml describes: real, runnable Python.
 # It registers nothing itself, so every registration a test finds comes from the code under test.
 DEMO_BUS = '''
-"""A small home-grown event bus: point handlers, subscribers, a gate and notification callbacks."""
+"""A small home-grown event bus: point handlers, subscribers, durable sinks, a gate and notification
+callbacks."""
 
 from __future__ import annotations
 
@@ -79,6 +80,11 @@ class EventBus:
 
     def intercept(self, handler: Handler) -> Handler:
         self._table[Point.BEFORE].append(handler)
+        return handler
+
+    def persist(self, handler: Handler) -> Handler:
+        """A durable audit sink: it sees every emission the gate lets through."""
+        self._subscribers.append(handler)
         return handler
 
     async def emit(self, point: Point, **payload: Any) -> bool:

@@ -126,3 +126,17 @@ def test_unwired_error_hooks_and_what_feeds_them(lionagi_scan: ScanResult) -> No
     assert flagged(lionagi_scan, "unwired_error_hook") == [
         ("agent/factory.py", 671, "coding_toolkit_hooks"),
         ("agent/settings.py", 105, "agent_spec_hooks")]
+
+
+def test_gate_suppresses_audit(lionagi_scan: ScanResult) -> None:
+    """session/observer.py SessionObserver.emit, read in 0.36.0: :365 `allowed = True`, :366-370
+    `if self._gate is not None: try: allowed = bool(await maybe_await(self._gate(payload)))
+    except Exception: allowed = False`, :372 `self.flow.add_item(event)`, :373-374 `if not
+    allowed: return []`, then the routes loop (:376) and the subscribers loop (:383). The
+    durable write is bind_db_persistence's `self.observe(Signal, handler=_persist)` (:594), a
+    subscriber in that loop (ADR-0120 Phase 2 arm 3 cites these lines as :371-372 and :376)."""
+    assert found(lionagi_scan, "PS104") == [("session/observer.py", 369, "error"),
+                                            ("session/observer.py", 374, "warning"),
+                                            ("session/observer.py", 594, "warning")]
+    assert flagged(lionagi_scan, "gate_suppresses_audit") == [
+        ("session/observer.py", 594, "session_observer")]
