@@ -140,3 +140,27 @@ def test_gate_suppresses_audit(lionagi_scan: ScanResult) -> None:
                                             ("session/observer.py", 594, "warning")]
     assert flagged(lionagi_scan, "gate_suppresses_audit") == [
         ("session/observer.py", 594, "session_observer")]
+
+
+def test_denial_by_exception(lionagi_scan: ScanResult) -> None:
+    """Interceptors whose own body raises a PermissionError, read in 0.36.0:
+    - agent/hooks.py:41-49 guard_destructive, `raise PermissionError(...)` at :45; registered
+      as a security_pre hook by agent/spec.py:52 (_wire_secure_guards).
+    - agent/hooks.py:99-134 guard_paths' `_guard`, raising at :121, :131, :133 (deny rules; the
+      containment misses raise inside the helpers it calls, :74, :80, :83, which the rule does
+      not follow); registered twice, agent/spec.py:55 and :56 (`path_guard`).
+    - agent/factory.py:429-450 _chain_pre_hooks' `chained` raises GateDeniedError (a
+      PermissionError, agent/gate.py:60) at :434 and :446 when a gate pass denies; it is the
+      Tool preprocessor CodingToolkit.bind installs (tools/coding.py:898, via
+      _build_preprocessor, :321).
+    Not reported: agent/settings.py's shell hooks (:101, :103 may be shell_pre_hook, which
+    raises, or shell_post_hook, which does not) and agent/factory.py:369 (`handler` may be the
+    external adapter's bus_hook, raising at hooks/external.py:878, but that line only ever
+    registers its PreToolUse pre_hook, which returns a typed ToolPreDecision)."""
+    assert found(lionagi_scan, "PS105") == [
+        ("agent/factory.py", 434, "warning"), ("agent/factory.py", 446, "warning"),
+        ("agent/hooks.py", 45, "warning"), ("agent/hooks.py", 121, "warning"),
+        ("agent/hooks.py", 131, "warning"), ("agent/hooks.py", 133, "warning")]
+    assert flagged(lionagi_scan, "denial_by_exception") == [
+        ("agent/spec.py", 52, "agent_spec_hooks"), ("agent/spec.py", 55, "agent_spec_hooks"),
+        ("agent/spec.py", 56, "agent_spec_hooks"), ("tools/coding.py", 898, "tool_processors")]

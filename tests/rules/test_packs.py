@@ -220,3 +220,11 @@ def test_yaml_marshal_cannot_hold_is_parsed_every_time(tmp_path: Path) -> None:
     path = write(tmp_path, VALID.replace("pack: mini", "pack: mini\ndescription: 2026-11-30"))
     assert load_pack(path, cache) == load_pack(path, cache) == load_pack(path)
     assert not list(cache.glob("packs/*.data"))  # a YAML date: marshal cannot hold it
+
+
+def test_denials_name_the_exceptions_a_handler_denies_with(tmp_path: Path) -> None:
+    text = VALID.replace("    dispatcher: mini.Bus", "    dispatcher: mini.Bus\n    denials: [mini.Stop]")
+    assert load_pack(write(tmp_path, text)).mechanisms[0].denials == ("mini.Stop",)
+    err = load_error(tmp_path, VALID.replace("    dispatcher: mini.Bus",
+                                             "    dispatcher: mini.Bus\n    denials: [1]"))
+    assert err.key == "mechanisms[0].denials[0]"

@@ -112,6 +112,8 @@ class Mechanism:
     pack: str = ""
     description: str = ""
     config: tuple[ConfigSource, ...] = ()
+    # exceptions a handler raises to deny or stop (beside PermissionError), for PS105
+    denials: tuple[str, ...] = ()
 
     @property
     def policy_map(self) -> dict[str, str]:

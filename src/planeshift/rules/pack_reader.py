@@ -78,7 +78,7 @@ class PackReader:
     def mechanism(self, data: Any, key: str, pack: str) -> Mechanism:
         allowed = (
             "id", "title", "description", "dispatcher", "aliases", "factories", "points",
-            "dormant_points", "config",
+            "dormant_points", "config", "denials",
             "register", "emit", "policy", "classify",
         )
         data = self.mapping(data, key, allowed)
@@ -110,6 +110,7 @@ class PackReader:
             factories=self.strings(data.get("factories"), f"{key}.factories"),
             points=self.strings(data.get("points"), f"{key}.points"),
             dormant_points=self.strings(data.get("dormant_points"), f"{key}.dormant_points"),
+            denials=self.strings(data.get("denials"), f"{key}.denials"),
             registrations=tuple(
                 self.registration(
                     r, f"{key}.register[{i}]",
