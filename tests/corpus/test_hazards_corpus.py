@@ -164,3 +164,16 @@ def test_denial_by_exception(lionagi_scan: ScanResult) -> None:
     assert flagged(lionagi_scan, "denial_by_exception") == [
         ("agent/spec.py", 52, "agent_spec_hooks"), ("agent/spec.py", 55, "agent_spec_hooks"),
         ("agent/spec.py", 56, "agent_spec_hooks"), ("tools/coding.py", 898, "tool_processors")]
+
+
+def test_status_bypass_and_raw_primitive(lionagi_scan: ScanResult) -> None:
+    """Read in 0.36.0: protocols/generic/event.py:254-269 Event.status's setter writes
+    `self.execution.status` and sets the completion event on a terminal status (:266-267).
+    service/hooks/hook_event.py HookEvent(Event).invoke writes `self.execution.status =
+    EventStatus.PROCESSING` directly at :37; its other status writes go through the setter
+    (`self.status = st` :55, `= final_status` :79, `= EventStatus.FAILED` :83), so the terminal
+    status does signal completion (docs/characterization.md's "Differs from P6"). Event itself
+    creates the completion event as a raw `asyncio.Event()` (event.py:237, `import asyncio` :6),
+    in its completion_event property."""
+    assert found(lionagi_scan, "PS106") == [("service/hooks/hook_event.py", 37, "warning")]
+    assert found(lionagi_scan, "PS109") == [("protocols/generic/event.py", 237, "info")]

@@ -22,9 +22,10 @@ __all__ = ["REGISTRY", "Hazard", "Invalid", "Rule", "Valid", "all_rules", "file_
 
 @functools.cache
 def _import_rules() -> None:
+    """Import every module here; the rules among them register themselves (the helpers:
+    base, syntax, names, hook_stores, lifecycle, register nothing)."""
     for info in pkgutil.iter_modules(__path__):
-        if info.name not in ("base", "syntax", "names"):
-            importlib.import_module(f"{__name__}.{info.name}")
+        importlib.import_module(f"{__name__}.{info.name}")
 
 
 def all_rules() -> list[type[Rule]]:

@@ -7,7 +7,17 @@ import ast
 import re
 from collections.abc import Iterator
 
-from .syntax import DEFS, called, dotted, functions, own_nodes, self_path, statements
+from .syntax import (
+    DEFS,
+    called,
+    dotted,
+    functions,
+    header_end,
+    header_nodes,
+    own_nodes,
+    self_path,
+    statements,
+)
 
 FAILURE = re.compile(r"error|failure|fail|exception", re.IGNORECASE)
 HOOK_NAME = re.compile(r"^_*on_|(?:hooks?|callbacks?|handlers?|_cb|_fn)$")
@@ -111,9 +121,9 @@ def mentions(tree: ast.Module, text: str, skip: set[int]) -> list[tuple]:
     for stmt in statements(tree):
         node_end = getattr(stmt.node, "end_lineno", 0) or 0
         if not stmt.function or stmt.node.lineno > last or node_end < first or not any(
-                stmt.node.lineno <= line <= _header_end(stmt.node) for line in lines):
+                stmt.node.lineno <= line <= header_end(stmt.node) for line in lines):
             continue
-        for node, parent in _header_nodes(stmt.node):
+        for node, parent in header_nodes(stmt.node):
             word = key_word(node) if getattr(node, "lineno", 0) in lines else ""
             role = _role(node, parent, stmt.node) if word and FAILURE.fullmatch(word) else None
             if role is None:
@@ -142,36 +152,9 @@ def _loads_named(defs: dict[str, ast.AST], name: str, memo: dict) -> frozenset[s
     return frozenset().union(*(_loads(defs, q, memo) for q in defs if q.rsplit(".", 1)[-1] == name))
 
 
-def _header_end(node: ast.stmt) -> int:
-    head = _header(node)
-    return max((getattr(h, "end_lineno", 0) or 0 for h in head), default=node.lineno)
-
-
-def _header(node: ast.stmt) -> list[ast.AST]:
-    """The expressions a statement holds itself (not its nested bodies)."""
-    if isinstance(node, (ast.If, ast.While)):
-        return [node.test]
-    if isinstance(node, (ast.For, ast.AsyncFor)):
-        return [node.target, node.iter]
-    if isinstance(node, (ast.With, ast.AsyncWith)):
-        return list(node.items)
-    if isinstance(node, (*DEFS, ast.ClassDef, ast.Try, ast.Match)):
-        return []
-    return [node]
-
-
-def _header_nodes(node: ast.stmt) -> Iterator[tuple[ast.AST, ast.AST | None]]:
-    stack: list[tuple[ast.AST, ast.AST | None]] = [(h, None) for h in _header(node)]
-    while stack:
-        item, parent = stack.pop()
-        yield item, parent
-        if not isinstance(item, ast.JoinedStr):
-            stack.extend((child, item) for child in ast.iter_child_nodes(item))
-
-
 def _role(node: ast.AST, parent: ast.AST | None, stmt: ast.stmt) -> tuple[str, str] | None:
     if isinstance(parent, (ast.Tuple, ast.List, ast.Set)):
-        parent = next((p for n, p in _header_nodes(stmt) if n is parent), None)
+        parent = next((p for n, p in header_nodes(stmt) if n is parent), None)
     if isinstance(parent, ast.Compare):
         return "compare", ""
     if isinstance(parent, ast.Subscript) and parent.slice is node:

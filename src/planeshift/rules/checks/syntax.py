@@ -109,3 +109,32 @@ def called(expr: ast.AST) -> str | None:
     if isinstance(expr, ast.Call):
         return dotted(expr.func)
     return None
+
+
+def header_end(node: ast.stmt) -> int:
+    """The last line of the expressions a statement holds itself."""
+    head = header(node)
+    return max((getattr(h, "end_lineno", 0) or 0 for h in head), default=node.lineno)
+
+
+def header(node: ast.stmt) -> list[ast.AST]:
+    """The expressions a statement holds itself (not its nested bodies)."""
+    if isinstance(node, (ast.If, ast.While)):
+        return [node.test]
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return [node.target, node.iter]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return list(node.items)
+    if isinstance(node, (*DEFS, ast.ClassDef, ast.Try, ast.Match)):
+        return []
+    return [node]
+
+
+def header_nodes(node: ast.stmt) -> Iterator[tuple[ast.AST, ast.AST | None]]:
+    """(node, parent) for every node of a statement's own expressions (an f-string is one)."""
+    stack: list[tuple[ast.AST, ast.AST | None]] = [(h, None) for h in header(node)]
+    while stack:
+        item, parent = stack.pop()
+        yield item, parent
+        if not isinstance(item, ast.JoinedStr):
+            stack.extend((child, item) for child in ast.iter_child_nodes(item))
