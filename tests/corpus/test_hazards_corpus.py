@@ -177,3 +177,23 @@ def test_status_bypass_and_raw_primitive(lionagi_scan: ScanResult) -> None:
     in its completion_event property."""
     assert found(lionagi_scan, "PS106") == [("service/hooks/hook_event.py", 37, "warning")]
     assert found(lionagi_scan, "PS109") == [("protocols/generic/event.py", 237, "info")]
+
+
+def test_terminal_second_source_and_unstable_identity(lionagi_scan: ScanResult) -> None:
+    """ADR-0124, read in 0.36.0. The owner's path: state/lifecycle/service.py:288-309
+    SQLAlchemyLifecycleService._emit_terminal_event, called by _transition (:659) after the
+    guarded write, builds the envelope with `event_id=transition_id` (:83-97, :91) and emits at
+    :309 (the pack's `terminal: source:`).
+    - cli/orchestrate/flow.py, in _run_flow's finally: `_inv_written = await
+      _inv_db.update_status(...)` (:3429); `except Exception:` (:3454), commented "The guarded
+      update_status() above never committed, so the terminal-callback registry never fired ...
+      emit a best-effort envelope directly", then `await DEFAULT_TERMINAL_CALLBACKS.emit(` (:3481)
+      `RunTerminalEnvelope(event_id=str(_uuid.uuid4()), ..., durable=False)` (:3483, `import
+      uuid as _uuid` at :3469): the fallback second source, with a minted identity.
+    - cli/orchestrate/_notify.py:216-290 deliver_flow_notify_now builds
+      `RunTerminalEnvelope(event_id=str(uuid.uuid4()), ...)` (:261-262) and hands it to the
+      notify handler itself (:270-277), not through the registry: no emission, so no PS110,
+      but the identity is minted."""
+    assert found(lionagi_scan, "PS110") == [("cli/orchestrate/flow.py", 3481, "error")]
+    assert found(lionagi_scan, "PS111") == [("cli/orchestrate/_notify.py", 262, "warning"),
+                                            ("cli/orchestrate/flow.py", 3483, "warning")]

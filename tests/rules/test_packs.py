@@ -228,3 +228,18 @@ def test_denials_name_the_exceptions_a_handler_denies_with(tmp_path: Path) -> No
     err = load_error(tmp_path, VALID.replace("    dispatcher: mini.Bus",
                                              "    dispatcher: mini.Bus\n    denials: [1]"))
     assert err.key == "mechanisms[0].denials[0]"
+
+
+def test_terminal_names_the_owner_source_envelope_and_identity(tmp_path: Path) -> None:
+    text = VALID.replace("    dispatcher: mini.Bus", "    dispatcher: mini.Bus\n    terminal:\n"
+                         "      source: [mini.Owner.finish]\n      envelope: mini.Fact\n"
+                         "      identity: [fact_id]")
+    terminal = load_pack(write(tmp_path, text)).mechanisms[0].terminal
+    assert (terminal.source, terminal.envelope, terminal.identity) == (
+        ("mini.Owner.finish",), ("mini.Fact",), ("fact_id",))
+    err = load_error(tmp_path, VALID.replace("    dispatcher: mini.Bus",
+                                             "    dispatcher: mini.Bus\n    terminal: {identity: x}"))
+    assert err.key == "mechanisms[0].terminal" and "source" in err.detail
+    err = load_error(tmp_path, VALID.replace("    dispatcher: mini.Bus",
+                                             "    dispatcher: mini.Bus\n    terminal: {owner: x}"))
+    assert err.key == "mechanisms[0].terminal.owner"

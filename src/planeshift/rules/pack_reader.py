@@ -19,6 +19,7 @@ from .forms import (
     Pack,
     PackError,
     RegistrationForm,
+    TerminalFacts,
 )
 
 # every option any registration form takes (each shape says which of them it accepts)
@@ -78,7 +79,7 @@ class PackReader:
     def mechanism(self, data: Any, key: str, pack: str) -> Mechanism:
         allowed = (
             "id", "title", "description", "dispatcher", "aliases", "factories", "points",
-            "dormant_points", "config", "denials",
+            "dormant_points", "config", "denials", "terminal",
             "register", "emit", "policy", "classify",
         )
         data = self.mapping(data, key, allowed)
@@ -111,6 +112,7 @@ class PackReader:
             points=self.strings(data.get("points"), f"{key}.points"),
             dormant_points=self.strings(data.get("dormant_points"), f"{key}.dormant_points"),
             denials=self.strings(data.get("denials"), f"{key}.denials"),
+            terminal=self.terminal(data.get("terminal"), f"{key}.terminal"),
             registrations=tuple(
                 self.registration(
                     r, f"{key}.register[{i}]",
@@ -129,6 +131,16 @@ class PackReader:
                 self.config(c, f"{key}.config[{i}]") for i, c in enumerate(data.get("config") or [])
             ),
         )
+
+    def terminal(self, data: Any, key: str) -> TerminalFacts | None:
+        if data is None:
+            return None
+        data = self.mapping(data, key, ("source", "envelope", "identity"))
+        facts = TerminalFacts(**{name: self.strings(data.get(name), f"{key}.{name}")
+                                 for name in ("source", "envelope", "identity")})
+        if not facts.source and not facts.envelope:
+            raise self.fail(key, "give `source` (the owner's emitting functions) or `envelope`")
+        return facts
 
     def config(self, data: Any, key: str) -> ConfigSource:
         data = self.mapping(data, key, ("files", "key"))
