@@ -12,18 +12,19 @@ from .syntax import (
     called,
     dotted,
     functions,
-    header_end,
     header_nodes,
+    lines_of,
     own_nodes,
     self_path,
     statements,
+    statements_on,
 )
 
 FAILURE = re.compile(r"error|failure|fail|exception", re.IGNORECASE)
 HOOK_NAME = re.compile(r"^_*on_|(?:hooks?|callbacks?|handlers?|_cb|_fn)$")
 KEY_WORD = re.compile(r"_*(?:on_)?([A-Za-z]+)")
 # a string literal starting with a failure word: "error", f"error:{x}", 'on_failure'
-MENTION = re.compile(r"""[fFrRuU]?["'](?:on_)?(?:error|failure|fail|exception)s?(?=["':._{\- ])""")
+MENTION = re.compile(r"""["'](?:on_)?(?:error|failure|fail|exception)s?(?=["':._{\- ])""")
 ADDERS = ("append", "add", "insert", "extend", "appendleft")
 GETTERS = ("get", "pop", "__getitem__")
 
@@ -111,17 +112,15 @@ def mentions(tree: ast.Module, text: str, skip: set[int]) -> list[tuple]:
     failure word as a string in a function: a key read of ``X.A`` (role "key", detail A), a
     comparison (role "compare", with the calls of the ``if`` it guards), or a call argument
     (role "arg", detail the callee's name). Lines in *skip* (the stores) are left out."""
-    lines = {text.count("\n", 0, m.start()) + 1 for m in MENTION.finditer(text)} - skip
-    if not lines:
+    found = [line for line in lines_of(MENTION, text) if line not in skip]
+    if not found:
         return []
+    lines = set(found)
     defs: dict[str, ast.AST] = dict(functions(tree))
-    first, last = min(lines), max(lines)
     loads: dict[str, frozenset[str]] = {}
     out = []
-    for stmt in statements(tree):
-        node_end = getattr(stmt.node, "end_lineno", 0) or 0
-        if not stmt.function or stmt.node.lineno > last or node_end < first or not any(
-                stmt.node.lineno <= line <= header_end(stmt.node) for line in lines):
+    for stmt in statements_on(tree, found):
+        if not stmt.function:
             continue
         for node, parent in header_nodes(stmt.node):
             word = key_word(node) if getattr(node, "lineno", 0) in lines else ""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from .base import Hazard, Invalid, Rule, register
 from .lifecycle import Lifecycles, status_setters
 from .names import Names
-from .syntax import dotted, header_end, header_nodes, statements
+from .syntax import dotted, header_nodes, lines_of, statements_on
 
 if TYPE_CHECKING:
     from ...project import ProjectFacts
@@ -99,11 +99,11 @@ class RawAsyncPrimitive(Rule):
         """(status setters, constructions): constructions are (class, line, col, callee) of
         ``...Event(...)`` calls inside a class."""
         setters = status_setters(tree)
-        lines = {text.count("\n", 0, m.start()) + 1 for m in _CALL.finditer(text)}
+        found = lines_of(_CALL, text)
+        lines = set(found)
         made = []
-        for stmt in statements(tree) if lines else ():
-            if not stmt.cls or not any(stmt.node.lineno <= ln <= header_end(stmt.node)
-                                       for ln in lines):
+        for stmt in statements_on(tree, found):
+            if not stmt.cls:
                 continue
             for node, _ in header_nodes(stmt.node):
                 name = dotted(node.func) if isinstance(node, ast.Call) else None

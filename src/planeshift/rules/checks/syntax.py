@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
-_BODIES = ("body", "orelse", "finalbody")
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-@dataclass(frozen=True, slots=True)
-class Stmt:
+class Stmt(NamedTuple):
     """A statement and where it stands: its enclosing function and class (qualnames inside the
     module, "" for none) and the innermost ``except`` clause around it in that function."""
 
@@ -35,28 +35,44 @@ def statements(tree: ast.Module) -> list[Stmt]:
     if _memo and _memo[0][0] is tree:
         return _memo[0][1]
     out: list[Stmt] = []
-    _collect(tree.body, "", "", "", None, out)
+    # (statements left, qualname prefix, function, class, except clause), innermost last
+    stack: list[tuple[Iterator[ast.stmt], str, str, str, ast.ExceptHandler | None]] = [
+        (iter(tree.body), "", "", "", None)]
+    while stack:
+        body, prefix, function, cls, handler = stack[-1]
+        node = next(body, None)
+        if node is None:
+            stack.pop()
+            continue
+        out.append(Stmt(node, function, cls, handler))
+        if isinstance(node, DEFS):
+            name = prefix + node.name
+            stack.append((iter(node.body), name + ".", name, cls, None))
+        elif isinstance(node, ast.ClassDef):
+            name = prefix + node.name
+            stack.append((iter(node.body), name + ".", function, name, None))
+        elif isinstance(node, _COMPOUND):
+            stack.extend(reversed(_children(node, prefix, function, cls, handler)))
     _memo[:] = [(tree, out)]
     return out
 
 
-def _collect(body: list[ast.stmt], prefix: str, function: str, cls: str,
-             handler: ast.ExceptHandler | None, out: list[Stmt]) -> None:
-    for node in body:
-        out.append(Stmt(node, function, cls, handler))
-        if isinstance(node, DEFS):
-            name = prefix + node.name
-            _collect(node.body, name + ".", name, cls, None, out)
-        elif isinstance(node, ast.ClassDef):
-            name = prefix + node.name
-            _collect(node.body, name + ".", function, name, None, out)
-        else:
-            for field in _BODIES:
-                _collect(getattr(node, field, None) or [], prefix, function, cls, handler, out)
-            for clause in getattr(node, "handlers", None) or []:
-                _collect(clause.body, prefix, function, cls, clause, out)
-            for case in getattr(node, "cases", None) or []:
-                _collect(case.body, prefix, function, cls, handler, out)
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
+             ast.TryStar, ast.Match)
+
+
+def _children(node: ast.stmt, prefix: str, function: str, cls: str,
+              handler: ast.ExceptHandler | None) -> list:
+    """The nested bodies of a compound statement, in source order."""
+    out = [(iter(body), prefix, function, cls, handler)
+           for body in (getattr(node, "body", None), getattr(node, "orelse", None)) if body]
+    if isinstance(node, ast.Match):
+        out = [(iter(case.body), prefix, function, cls, handler) for case in node.cases]
+    for clause in getattr(node, "handlers", None) or []:
+        out.append((iter(clause.body), prefix, function, cls, clause))
+    if getattr(node, "finalbody", None):
+        out.append((iter(node.finalbody), prefix, function, cls, handler))
+    return out
 
 
 def functions(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
@@ -138,3 +154,28 @@ def header_nodes(node: ast.stmt) -> Iterator[tuple[ast.AST, ast.AST | None]]:
         yield item, parent
         if not isinstance(item, ast.JoinedStr):
             stack.extend((child, item) for child in ast.iter_child_nodes(item))
+
+
+def lines_of(pattern: re.Pattern[str], text: str) -> list[int]:
+    """The sorted 1-based lines where *pattern* matches (one pass over the text)."""
+    out: list[int] = []
+    line, last = 1, 0
+    for match in pattern.finditer(text):
+        line += text.count("\n", last, match.start())
+        last = match.start()
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
+
+
+def statements_on(tree: ast.Module, lines: list[int]) -> Iterator[Stmt]:
+    """The statements (in functions or classes) whose own expressions span one of *lines*
+    (sorted): the few places a pattern found, without looking at the others."""
+    if not lines:
+        return
+    for stmt in statements(tree):
+        node = stmt.node
+        i = bisect.bisect_left(lines, node.lineno)
+        if i < len(lines) and lines[i] <= (getattr(node, "end_lineno", 0) or node.lineno) and (
+                lines[i] <= header_end(node)):
+            yield stmt

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from .base import Hazard, Invalid, Rule, register
 from .names import Names
-from .syntax import DEFS, dotted, header_end, header_nodes, statements
+from .syntax import DEFS, Stmt, dotted, header_nodes, lines_of, statements_on
 
 if TYPE_CHECKING:
     from ...project import ProjectFacts
@@ -20,7 +20,7 @@ MINTERS = frozenset({
     "secrets.token_urlsafe", "os.urandom",
 })
 _TAILS = frozenset(m.rsplit(".", 1)[-1] for m in MINTERS)
-_LINES = re.compile(r"\b(?:%s)\s*\(|\b\w*(?:id|key)\s*=\s*\w+\s*[,)]" % "|".join(sorted(_TAILS)))
+_MINTS = re.compile(r"(?:%s)\s*\(" % "|".join(sorted(_TAILS)))  # no \b: twice as fast
 IDENTITY = re.compile(r"(?:^|_)(?:id|uuid|key)$")
 
 
@@ -93,17 +93,24 @@ class UnstableFactIdentity(Rule):
 
     def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
         """(callee, keyword, minter, line, col, outer call line, outer call col) per keyword
-        argument whose value is minted, in a function."""
-        lines = {text.count("\n", 0, m.start()) + 1 for m in _LINES.finditer(text)}
+        argument whose value is minted, in a function: on the lines that call a minter, then on
+        those that pass a local name a minter was assigned to."""
         minted: dict[tuple[str, str], str] = {}  # (function, local name) -> minter
-        out = []
-        for stmt in statements(tree) if lines else ():
+        out: list[tuple] = []
+        self._read(statements_on(tree, lines_of(_MINTS, text)), minted, out)
+        if minted:
+            passed = re.compile(r"=\s*(?:%s)\s*[,)]" % "|".join(
+                sorted({re.escape(name) for _, name in minted})))
+            self._read(statements_on(tree, lines_of(passed, text)), minted, out)
+        return tuple(dict.fromkeys(out)) or None
+
+    def _read(self, found: Iterator[Stmt], minted: dict[tuple[str, str], str], out: list) -> None:
+        for stmt in found:
             node = stmt.node
-            if not stmt.function or isinstance(node, DEFS) or not any(
-                    node.lineno <= ln <= header_end(node) for ln in lines):
+            if not stmt.function or isinstance(node, DEFS):
                 continue
-            if isinstance(node, ast.Assign) and (found := _minter(node.value, {}, "")):
-                minted.update(((stmt.function, t.id), found) for t in node.targets
+            if isinstance(node, ast.Assign) and (value := _minter(node.value, {}, "")):
+                minted.update(((stmt.function, t.id), value) for t in node.targets
                               if isinstance(t, ast.Name))
             for call, parent in header_nodes(node):
                 if not isinstance(call, ast.Call) or not (callee := dotted(call.func)):
@@ -111,11 +118,10 @@ class UnstableFactIdentity(Rule):
                 outer = parent if isinstance(parent, ast.Call) and (call in parent.args or any(
                     k.value is call for k in parent.keywords)) else None
                 for kw in call.keywords:
-                    found = _minter(kw.value, minted, stmt.function) if kw.arg else None
-                    if found:
-                        out.append((callee, kw.arg, found, kw.value.lineno, kw.value.col_offset,
+                    value = _minter(kw.value, minted, stmt.function) if kw.arg else None
+                    if value:
+                        out.append((callee, kw.arg, value, kw.value.lineno, kw.value.col_offset,
                                     outer.lineno if outer else 0, outer.col_offset if outer else 0))
-        return tuple(out) or None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         names = Names(project)
