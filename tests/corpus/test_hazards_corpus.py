@@ -46,8 +46,8 @@ DISCARD_UNAWAITED = [
     ("cli/orchestrate/flow.py", 2434, "flow_callbacks", "_spawn_branch_setup if reactive else None",
      "info", "@cli-team"),
     ("cli/orchestrate/flow.py", 2434, "flow_callbacks",
-     "lambda branch: ( register_branch_hook(env._live_persist, branch) if env._live_persist "
-     "else None )", "info", "@cli-team"),
+     ("lambda branch: ( register_branch_hook(env._live_persist, branch) if env._live_persist "
+      "else None )"), "info", "@cli-team"),
     ("cli/orchestrate/flow.py", 3703, "messenger", "make_help_coordinator(env)", "info",
      "@cli-team"),
     # coding.py:502/507: on_event: Any forwarded to EngineRun (notify calls it sync)

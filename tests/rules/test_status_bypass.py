@@ -65,9 +65,9 @@ def test_a_subclass_writing_the_setters_field_through_a_re_export(tmp_path: Path
     result = _scan(tmp_path)
     found = [(f.file, f.line, f.message) for f in result.findings if f.rule == "PS106"]
     assert found == [("app/hooks.py", line_of(SUB, 'self.execution.status = "processing"'),
-                      "HookEvent.begin writes self.execution.status = 'processing' directly, "
-                      "around Event.status's setter (its validation and completion signal do "
-                      "not run)")]
+                      ("HookEvent.begin writes self.execution.status = 'processing' directly, "
+                       "around Event.status's setter (its validation and completion signal do "
+                       "not run)"))]
 
 
 def test_a_raw_asyncio_event_in_a_lifecycle_subclass_under_an_alias(tmp_path: Path) -> None:

@@ -130,7 +130,7 @@ def mentions(tree: ast.Module, text: str, skip: set[int]) -> list[tuple]:
             callee = role[1] if role[0] == "arg" else ""
             seen = _loads(defs, stmt.function, loads) | _loads_named(defs, callee, loads)
             guarded = _guarded_calls(stmt.node) if role[0] == "compare" else ()
-            out.append((word, role[0], role[1], stmt.function, node.lineno,
+            out.append((word, role[0], role[1], stmt.function, getattr(node, "lineno", 0),
                         tuple(sorted(seen)), guarded))
     return out
 

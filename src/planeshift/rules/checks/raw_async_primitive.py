@@ -106,8 +106,10 @@ class RawAsyncPrimitive(Rule):
             if not stmt.cls:
                 continue
             for node, _ in header_nodes(stmt.node):
-                name = dotted(node.func) if isinstance(node, ast.Call) else None
-                if name and name.endswith("Event") and node.lineno in lines:
+                if not isinstance(node, ast.Call) or node.lineno not in lines:
+                    continue
+                name = dotted(node.func)
+                if name and name.endswith("Event"):
                     made.append((stmt.cls, node.lineno, node.col_offset, name))
         return (setters, tuple(made)) if setters or made else None
 

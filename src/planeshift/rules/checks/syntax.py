@@ -70,8 +70,9 @@ def _children(node: ast.stmt, prefix: str, function: str, cls: str,
         out = [(iter(case.body), prefix, function, cls, handler) for case in node.cases]
     for clause in getattr(node, "handlers", None) or []:
         out.append((iter(clause.body), prefix, function, cls, clause))
-    if getattr(node, "finalbody", None):
-        out.append((iter(node.finalbody), prefix, function, cls, handler))
+    final = getattr(node, "finalbody", None)
+    if final:
+        out.append((iter(final), prefix, function, cls, handler))
     return out
 
 

@@ -94,7 +94,7 @@ class TerminalSecondSource(Rule):
     def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
         """(first, last) line of each ``except`` clause and of each failure branch (the body of
         ``if not x`` / ``if x is None`` / ``if x is False``) inside a function."""
-        ranges = []
+        ranges: list[tuple[int, int, str]] = []
         for stmt in statements(tree):
             node = stmt.node
             if not stmt.function:
