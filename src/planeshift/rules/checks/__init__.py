@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...types import Finding, Registration, ordered_flags
 from .base import REGISTRY, Hazard, Invalid, Rule, Valid, register
-from .names import NAMES, names_of
+from .names import NAMES, Names, names_of
+from .syntax import forget
 
 if TYPE_CHECKING:
     from ...project import ProjectFacts
@@ -37,13 +38,16 @@ def file_facts(tree: ast.Module, text: str) -> tuple[tuple[str, Any], ...]:
     """Each rule's facts about one file, for the rules whose words the file's text contains,
     and the module's imports and classes (``names``), which every file gives for the rules that
     resolve names across modules."""
-    out: list[tuple[str, Any]] = [(NAMES, names_of(tree))]
-    for rule in all_rules():
-        if rule.FACT_WORDS and any(word in text for word in rule.FACT_WORDS):
-            data = rule().file_facts(tree, text)
-            if data is not None:
-                out.append((rule.code, data))
-    return tuple(out)
+    try:
+        out: list[tuple[str, Any]] = [(NAMES, names_of(tree))]
+        for rule in all_rules():
+            if rule.FACT_WORDS and any(word in text for word in rule.FACT_WORDS):
+                data = rule().file_facts(tree, text)
+                if data is not None:
+                    out.append((rule.code, data))
+        return tuple(out)
+    finally:
+        forget()  # the shared pass holds the tree: let it go with the file
 
 
 def run_checks(project: ProjectFacts) -> tuple[list[Finding], list[Registration]]:
@@ -51,11 +55,14 @@ def run_checks(project: ProjectFacts) -> tuple[list[Finding], list[Registration]
     hazards found on them."""
     findings: list[Finding] = []
     flags: dict[tuple, list[str]] = {}
-    for rule in all_rules():
-        for hazard in rule().check(project):
-            findings.append(hazard.finding)
-            for reg in hazard.registrations:
-                flags.setdefault(reg.key, []).append(rule.kind)
+    try:
+        for rule in all_rules():
+            for hazard in rule().check(project):
+                findings.append(hazard.finding)
+                for reg in hazard.registrations:
+                    flags.setdefault(reg.key, []).append(rule.kind)
+    finally:
+        Names.forget()
     registrations = [
         replace(reg, flags=ordered_flags((*reg.flags, *flags[reg.key]))) if reg.key in flags
         else reg

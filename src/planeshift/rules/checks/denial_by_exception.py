@@ -108,7 +108,7 @@ class DenialByException(Rule):
         return tuple(out) or None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
-        names = Names(project)
+        names = Names.of(project)
         raises: dict[tuple[str, str], list[tuple[int, int, str]]] = {}
         for path, rows in project.rule_facts(self.code):
             for function, line, col, name in rows:

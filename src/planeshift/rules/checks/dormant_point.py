@@ -104,7 +104,7 @@ class DormantPoint(Rule):
 
     def dormant_members(self, project: ProjectFacts) -> Iterator[Hazard]:
         """Each member of a point enum that nothing emits, at its definition."""
-        names = Names(project)
+        names = Names.of(project)
         enums = {(path, cls): members for path, found in project.rule_facts(self.code)
                  for cls, members in found}
         for mech in project.mechanisms:

@@ -119,7 +119,7 @@ class GateSuppressesAudit(Rule):
         return tuple(out) or None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
-        names = Names(project)
+        names = Names.of(project)
         facts = {(path, cls, method): row for path, rows in project.rule_facts(self.code)
                  for cls, method, *row in rows}
         for mech in project.mechanisms:

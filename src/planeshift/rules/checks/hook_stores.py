@@ -45,11 +45,22 @@ def failure_params(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     failing_method = bool(FAILURE.search(func.name))
     out = set()
     for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
-        callable_ = "Callable" in (ast.unparse(arg.annotation) if arg.annotation else "")
+        callable_ = arg.annotation is not None and _callable(arg.annotation)
         hooky = bool(HOOK_NAME.search(arg.arg)) or callable_
         if hooky and (FAILURE.search(arg.arg) or failing_method):
             out.add(arg.arg)
     return out - {"self", "cls"}
+
+
+def _callable(annotation: ast.expr) -> bool:
+    """``Callable[...]`` somewhere in an annotation (a string annotation included)."""
+    for node in ast.walk(annotation):
+        if (isinstance(node, ast.Name) and node.id == "Callable") or (
+                isinstance(node, ast.Attribute) and node.attr == "Callable") or (
+                isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and "Callable" in node.value):
+            return True
+    return False
 
 
 def _holds(value: ast.AST | None, params: set[str]) -> str | None:

@@ -63,9 +63,24 @@ class _Module:
     top: frozenset[str] = frozenset()
 
 
+_built: list[tuple[ProjectFacts, Names]] = []
+
+
 class Names:
     """Qualified names over the project's modules: imports followed through re-exports, and
     class ancestry. A name it cannot follow is returned as written."""
+
+    @classmethod
+    def of(cls, project: ProjectFacts) -> Names:
+        """The resolver of *project*, built once for all the rules that check it."""
+        if not (_built and _built[0][0] is project):
+            _built[:] = [(project, cls(project))]
+        return _built[0][1]
+
+    @staticmethod
+    def forget() -> None:
+        """Let the last project go once its rules have run."""
+        _built.clear()
 
     def __init__(self, project: ProjectFacts) -> None:
         self.modules: dict[str, _Module] = {}

@@ -114,7 +114,7 @@ class RawAsyncPrimitive(Rule):
         return (setters, tuple(made)) if setters or made else None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
-        names = Names(project)
+        names = Names.of(project)
         lifecycles = Lifecycles(project, self.code, names)
         modules = {f.path: f.module for f in project.files}
         for path, (_, made) in project.rule_facts(self.code):

@@ -123,7 +123,7 @@ class StatusBypass(Rule):
         return (setters, tuple(writes)) if setters or writes else None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
-        names = Names(project)
+        names = Names.of(project)
         lifecycles = Lifecycles(project, self.code, names)
         modules = {f.path: f.module for f in project.files}
         for path, (_, writes) in project.rule_facts(self.code):

@@ -57,6 +57,11 @@ def statements(tree: ast.Module) -> list[Stmt]:
     return out
 
 
+def forget() -> None:
+    """Drop the remembered pass (and its tree) once a file's rules have read it."""
+    _memo.clear()
+
+
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
              ast.TryStar, ast.Match)
 

@@ -107,7 +107,7 @@ class TerminalSecondSource(Rule):
         return tuple(ranges) or None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
-        names = Names(project)
+        names = Names.of(project)
         modules = {f.path: f.module for f in project.files}
         ranges = dict(project.rule_facts(self.code))
         for mech in project.mechanisms:

@@ -178,7 +178,7 @@ class UnwiredErrorHook(Rule):
 def _gather(project: ProjectFacts) -> tuple:
     """The stores (each attribute once, at its first store line), which stores a registration
     feeds, and the key reads by word."""
-    names = Names(project)
+    names = Names.of(project)
     modules = {f.path: f.module for f in project.files}
     first: dict[tuple, Store] = {}
     methods: dict[tuple[str, str], set[Store]] = {}  # (module.class, method) -> stores
