@@ -14,6 +14,7 @@ from .analyzer.link.run import link
 from .analyzer.shapes import vocabulary
 from .analyzer.store.store import Store
 from .config import Config, ConfigError
+from .owners import Owners
 from .project import ProjectFacts, mechanism_summaries
 from .rules.checks import run_checks
 from .rules.classify import classify
@@ -38,14 +39,16 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     sources, unreadable = store.read([*files, *library])
     known = store.result(sources)
     if known is not None:  # the tree is as last scanned
-        return replace(known, stats=_stats(started, "result", len(sources), 0, store.warnings))
+        return owned(replace(known, stats=_stats(started, "result", len(sources), 0,
+                                                 store.warnings)), config)
 
     extraction = Extraction(sources, config, store.facts)
     extracted = extraction.all(vocab, progress, store.known_digests())
     known = store.result_of_facts(sources, extracted.digests())
     if known is not None:  # files changed, their facts did not (comments, formatting)
-        return replace(known, stats=_stats(started, "result-facts", extracted.cache_hits,
-                                           extracted.jobs, [*extracted.warnings, *store.warnings]))
+        return owned(replace(known, stats=_stats(started, "result-facts", extracted.cache_hits,
+                                                 extracted.jobs,
+                                                 [*extracted.warnings, *store.warnings])), config)
 
     outcome = link(extracted, extraction, packs, vocab, store.last_link(), store.old_facts)
     project = classified(outcome.linked, config, tuple(r.package for r in roots))
@@ -70,7 +73,20 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
                    [*extracted.warnings, *store.warnings])
     if outcome.full_link and store.enabled:
         stats["full_link"] = outcome.full_link  # why the last link could not be reused
-    return replace(result, stats=stats)
+    return owned(replace(result, stats=stats), config)
+
+
+def owned(result: ScanResult, config: Config) -> ScanResult:
+    """Every finding with its owner (``owners`` in ``[tool.planeshift]``, else CODEOWNERS).
+
+    Owners are settings, not facts of the tree, so the caches keep findings without them and
+    each scan resolves them afresh.
+    """
+    if not result.findings:
+        return result
+    owner_of = Owners(config)
+    return replace(result, findings=tuple(replace(f, owner=owner_of(f.file))
+                                          for f in result.findings))
 
 
 def classified(linked: Linked, config: Config, context: tuple[str, ...] = ()) -> ProjectFacts:

@@ -283,11 +283,13 @@ class Finding:
     mechanism: str = ""
     end_line: int | None = None  # the span of the node found, when it has one
     end_col: int | None = None
+    owner: str | None = None  # from [tool.planeshift] owners, else CODEOWNERS (ADR-0120 D2)
 
     def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "kind": self.kind, "file": self.file, "line": self.line,
                 "col": self.col, "end_line": self.end_line, "end_col": self.end_col,
-                "severity": self.severity, "message": self.message, "mechanism": self.mechanism}
+                "severity": self.severity, "message": self.message, "mechanism": self.mechanism,
+                "owner": self.owner}
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,8 @@ DEMO_PACK = FIXTURES / "packs" / "demo.yaml"
 # The home-grown event bus that tests/fixtures/packs/demo.yaml describes: real, runnable Python.
 # It registers nothing itself, so every registration a test finds comes from the code under test.
 DEMO_BUS = '''
-"""A small home-grown event bus: point handlers, subscribers, a gate and notification callbacks."""
+"""A small home-grown event bus: point handlers, subscribers, durable sinks, a gate, notification
+callbacks, and terminal outcome callbacks with their one owner."""
 
 from __future__ import annotations
 
@@ -83,6 +84,11 @@ class EventBus:
         self._table[Point.BEFORE].append(handler)
         return handler
 
+    def persist(self, handler: Handler) -> Handler:
+        """A durable audit sink: it sees every emission the gate lets through."""
+        self._subscribers.append(handler)
+        return handler
+
     async def emit(self, point: Point, **payload: Any) -> bool:
         if self.gate is not None and not self.gate(payload):
             return False
@@ -111,6 +117,35 @@ class Deferred:
 async def run_operation(bus: EventBus) -> None:
     await bus.emit(Point.BEFORE)
     await bus.emit(Point.AFTER)
+
+
+class Outcome:
+    """A run's terminal fact; the transition that committed it gives its identity."""
+
+    def __init__(self, event_id: str, status: str) -> None:
+        self.event_id, self.status = event_id, status
+
+
+class Outcomes:
+    """Terminal callbacks: told once per logical completion, by the run's owner."""
+
+    def __init__(self) -> None:
+        self._handlers: list[Handler] = []
+
+    def register(self, handler: Handler) -> None:
+        self._handlers.append(handler)
+
+    async def emit(self, outcome: Outcome) -> None:
+        for handler in self._handlers:
+            await handler(outcome)
+
+
+OUTCOMES = Outcomes()
+
+
+async def finish(transition_id: str, status: str) -> None:
+    """The owner's transition path: the one public source of a run's outcome."""
+    await OUTCOMES.emit(Outcome(event_id=transition_id, status=status))
 '''
 
 DEMO_FILES: dict[str, str] = {"demo/__init__.py": "", "demo/bus.py": DEMO_BUS}

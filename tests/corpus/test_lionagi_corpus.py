@@ -179,9 +179,10 @@ def test_emissions_and_dormant_points(lionagi_scan: ScanResult) -> None:
 
 
 def test_unwired_error_hook_is_found(lionagi_scan: ScanResult) -> None:
-    """ADR-0120 P4: CodingToolkit._error_hooks is filled by on_error and never read."""
+    """ADR-0120 P4: CodingToolkit._error_hooks is filled by on_error and never read (and the
+    AgentSpec "error:" bucket that feeds it: tests/corpus/test_hazards_corpus.py)."""
     unwired = [(f.file, f.line) for f in lionagi_scan.findings if f.kind == "unwired_error_hook"]
-    assert unwired == [("tools/coding.py", 360)]
+    assert ("tools/coding.py", 360) in unwired
 
 
 def test_json_report_satisfies_its_schema(lionagi_scan: ScanResult) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from planeshift.config import Config
-from planeshift.lint.owners import Owners, OwnerTable, compile_rule, parse_codeowners
+from planeshift.owners import OwnerTable, Owners, compile_rule, parse_codeowners
 
 from .helpers import HAZARD, lint_project, module, write_project
 
@@ -92,3 +92,23 @@ def test_every_finding_carries_its_owner(tmp_path: Path) -> None:
                                               "builtin-packs = []\n")
     result = lint_project(tmp_path, ["app/main.py"])
     assert [f.owner for f in result.findings] == ["@everyone"]
+
+
+def test_scan_findings_carry_their_owner_even_from_the_cache(tmp_path: Path) -> None:
+    """`planeshift scan`'s own findings carry the owner lint shows; owners are settings, so a
+    scan answered from the result cache resolves them afresh."""
+    from planeshift import api
+    from planeshift.config import load_config
+    from planeshift.reports.json_report import to_dict
+
+    root = write_project(tmp_path / "tree", {"app/main.py": module(HAZARD)},
+                         'owners = {"app/**" = "@app-team"}\n')
+    config = load_config(root).with_flags(cache_dir=tmp_path / "cache", jobs=1)
+    first = api.scan(config)
+    assert [(f.file, f.owner) for f in first.findings if f.rule == "PS101"] == [
+        ("app/main.py", "@app-team")]
+    assert to_dict(first)["findings"][0]["owner"] == "@app-team"
+    moved = api.scan(load_config(root).with_flags(cache_dir=tmp_path / "cache", jobs=1,
+                                                  owners=(("app/**", "@new-team"),)))
+    assert moved.stats["cache"] == "result"
+    assert {f.owner for f in moved.findings if f.file == "app/main.py"} == {"@new-team"}

@@ -85,7 +85,7 @@ def sample_result() -> ScanResult:
     findings = (
         Finding("PS101", "discard_unawaited", "app/session.py", 44, 8, "error",
                 "lambda m: send(m) | 1 lands on broadcaster, whose policy never awaits",
-                "broadcaster", 45, 30),
+                "broadcaster", 45, 30, "@session-team"),
         Finding("PS103", "dormant_point", "app/hooks.py", 20, 4, "warning",
                 "ARTIFACT_CREATED is never emitted", "hookbus"),
     )

@@ -9,7 +9,7 @@ import pytest
 from analyzer.helpers import scan_tree
 
 from planeshift.rules.catalog import documented_rules
-from planeshift.rules.checks import all_rules
+from planeshift.rules.checks import Invalid, Valid, all_rules
 from planeshift.rules.docs import missing_headings, rule_by_code, rule_page
 
 REPO = Path(__file__).resolve().parents[2]
@@ -19,9 +19,12 @@ VALID = [(r, i, src) for r in RULES for i, src in enumerate(r.VALID)]
 INVALID = [(r, i, ex) for r in RULES for i, ex in enumerate(r.INVALID)]
 
 
-def _findings(tmp_path: Path, source: str, rule) -> list:
-    result = scan_tree(tmp_path, {"example.py": textwrap.dedent(source)})
-    return [f for f in result.findings if f.rule == rule.code and f.file == "example.py"]
+def _findings(tmp_path: Path, example: str | Valid | Invalid, rule) -> list:
+    """The rule's findings in the example's file, the example scanned with the demo bus."""
+    if isinstance(example, str):
+        example = Valid(example)
+    result = scan_tree(tmp_path, {example.path: textwrap.dedent(example.code)})
+    return [f for f in result.findings if f.rule == rule.code and f.file == example.path]
 
 
 @pytest.mark.parametrize(("rule", "index", "source"), VALID,
@@ -33,10 +36,18 @@ def test_valid_example_gives_no_finding(tmp_path: Path, rule, index, source) -> 
 @pytest.mark.parametrize(("rule", "index", "example"), INVALID,
                          ids=[f"{r.code}-invalid-{i}" for r, i, _ in INVALID])
 def test_invalid_example_gives_the_finding(tmp_path: Path, rule, index, example) -> None:
-    found = _findings(tmp_path, example.code, rule)
+    found = _findings(tmp_path, example, rule)
     assert [f.line for f in found] == [example.line]
     if example.severity is not None:
         assert found[0].severity == example.severity
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_every_rule_has_valid_and_invalid_examples(rule) -> None:
+    """A rule without examples is untested by this file, and its docs would not be checked
+    against behaviour: each needs at least one of each."""
+    assert rule.VALID, f"{rule.code} has no VALID example"
+    assert rule.INVALID, f"{rule.code} has no INVALID example"
 
 
 def test_rule_codes_and_kinds_are_unique() -> None:

@@ -245,3 +245,26 @@ def test_the_new_policy_axes_are_declarable(tmp_path: Path) -> None:
     policy = load_pack(write(tmp_path, text)).mechanisms[0].policy_map
     assert policy == {"handler_cancellation": "translate", "predicate_failure": "no_match",
                       "deadline_disposition": "silent_stop"}
+
+
+def test_denials_name_the_exceptions_a_handler_denies_with(tmp_path: Path) -> None:
+    text = VALID.replace("    dispatcher: mini.Bus", "    dispatcher: mini.Bus\n    denials: [mini.Stop]")
+    assert load_pack(write(tmp_path, text)).mechanisms[0].denials == ("mini.Stop",)
+    err = load_error(tmp_path, VALID.replace("    dispatcher: mini.Bus",
+                                             "    dispatcher: mini.Bus\n    denials: [1]"))
+    assert err.key == "mechanisms[0].denials[0]"
+
+
+def test_terminal_names_the_owner_source_envelope_and_identity(tmp_path: Path) -> None:
+    text = VALID.replace("    dispatcher: mini.Bus", "    dispatcher: mini.Bus\n    terminal:\n"
+                         "      source: [mini.Owner.finish]\n      envelope: mini.Fact\n"
+                         "      identity: [fact_id]")
+    terminal = load_pack(write(tmp_path, text)).mechanisms[0].terminal
+    assert (terminal.source, terminal.envelope, terminal.identity) == (
+        ("mini.Owner.finish",), ("mini.Fact",), ("fact_id",))
+    err = load_error(tmp_path, VALID.replace("    dispatcher: mini.Bus",
+                                             "    dispatcher: mini.Bus\n    terminal: {identity: x}"))
+    assert err.key == "mechanisms[0].terminal" and "source" in err.detail
+    err = load_error(tmp_path, VALID.replace("    dispatcher: mini.Bus",
+                                             "    dispatcher: mini.Bus\n    terminal: {owner: x}"))
+    assert err.key == "mechanisms[0].terminal.owner"

@@ -20,7 +20,7 @@ class RaisesPermission(Rule):
     kind = "test_raises_permission"
     FACT_WORDS = ("PermissionError",)
 
-    def file_facts(self, tree: ast.Module) -> tuple:
+    def file_facts(self, tree: ast.Module, text: str = "") -> tuple:
         return tuple(
             (node.name, node.lineno) for node in ast.walk(tree)
             if isinstance(node, ast.FunctionDef) and any(

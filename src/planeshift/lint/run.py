@@ -20,7 +20,7 @@ from .baseline import BaselineEntry, load_baseline
 from .comments import SourceText, Suppression, read_source
 from .fingerprint import fingerprints, site_index
 from .model import LintFinding, LintResult
-from .owners import Owners
+from ..owners import Owners
 from .scope import Scope
 from .suppress import apply
 

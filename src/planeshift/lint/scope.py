@@ -8,15 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import ConfigError
-
-
-def git_top(start: Path) -> Path | None:
-    """The nearest folder at or above *start* holding ``.git`` (a folder, or a worktree's file)."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
+from ..repository import git_top
 
 
 def default_root(cwd: Path) -> Path:

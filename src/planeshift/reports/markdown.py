@@ -160,8 +160,9 @@ def _needs_review(regs: Sequence[Registration]) -> str:
 
 def _findings(findings: Sequence[Finding]) -> str:
     rows = [[f.rule, f.severity, code(_loc(f)), code(f.mechanism) if f.mechanism else NONE,
-             f.message] for f in findings]
-    return "## Findings\n\n" + table(["rule", "severity", "location", "mechanism", "message"], rows)
+             f.owner or NONE, f.message] for f in findings]
+    return "## Findings\n\n" + table(
+        ["rule", "severity", "location", "mechanism", "owner", "message"], rows)
 
 
 def _skipped(errors: Sequence[FileError]) -> str:

@@ -91,6 +91,15 @@ class ConfigSource:
 
 
 @dataclass(frozen=True, slots=True)
+class TerminalFacts:
+    """ADR-0124: where a mechanism's terminal facts may come from, and what identifies one."""
+
+    source: tuple[str, ...] = ()  # functions of the owner's transition path: the one public source
+    envelope: tuple[str, ...] = ()  # classes of the fact envelope
+    identity: tuple[str, ...] = ()  # the envelope's identity fields (default: *_id, *_key)
+
+
+@dataclass(frozen=True, slots=True)
 class ClassifyRule:
     id: str
     plane: str
@@ -118,6 +127,9 @@ class Mechanism:
     pack: str = ""
     description: str = ""
     config: tuple[ConfigSource, ...] = ()
+    # exceptions a handler raises to deny or stop (beside PermissionError), for PS105
+    denials: tuple[str, ...] = ()
+    terminal: TerminalFacts | None = None  # for PS110 / PS111
 
     @property
     def policy_map(self) -> dict[str, str]:

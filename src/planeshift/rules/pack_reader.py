@@ -19,6 +19,7 @@ from .forms import (
     Pack,
     PackError,
     RegistrationForm,
+    TerminalFacts,
 )
 from .profiles import PROFILE_NAMES
 
@@ -92,7 +93,7 @@ class PackReader:
         allowed = (
             "id", "title", "description", "dispatcher", "aliases", "factories", "points",
             "point_types",
-            "dormant_points", "config",
+            "dormant_points", "config", "denials", "terminal",
             "register", "emit", "policy", "profile", "classify",
         )
         data = self.mapping(data, key, allowed)
@@ -125,6 +126,8 @@ class PackReader:
             points=self.strings(data.get("points"), f"{key}.points"),
             point_types=self.strings(data.get("point_types"), f"{key}.point_types"),
             dormant_points=self.strings(data.get("dormant_points"), f"{key}.dormant_points"),
+            denials=self.strings(data.get("denials"), f"{key}.denials"),
+            terminal=self.terminal(data.get("terminal"), f"{key}.terminal"),
             registrations=tuple(
                 self.registration(
                     r, f"{key}.register[{i}]",
@@ -144,6 +147,16 @@ class PackReader:
                 self.config(c, f"{key}.config[{i}]") for i, c in enumerate(data.get("config") or [])
             ),
         )
+
+    def terminal(self, data: Any, key: str) -> TerminalFacts | None:
+        if data is None:
+            return None
+        data = self.mapping(data, key, ("source", "envelope", "identity"))
+        facts = TerminalFacts(**{name: self.strings(data.get(name), f"{key}.{name}")
+                                 for name in ("source", "envelope", "identity")})
+        if not facts.source and not facts.envelope:
+            raise self.fail(key, "give `source` (the owner's emitting functions) or `envelope`")
+        return facts
 
     def config(self, data: Any, key: str) -> ConfigSource:
         data = self.mapping(data, key, ("files", "key"))

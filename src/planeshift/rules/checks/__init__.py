@@ -3,36 +3,51 @@
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import pkgutil
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ...types import Finding, Registration, ordered_flags
-from .base import REGISTRY, Hazard, Rule, register
+from .base import REGISTRY, Hazard, Invalid, Rule, Valid, register
+from .names import NAMES, Names, names_of
+from .syntax import forget
 
 if TYPE_CHECKING:
     from ...project import ProjectFacts
 
-__all__ = ["REGISTRY", "Hazard", "Rule", "all_rules", "file_facts", "register", "run_checks"]
+__all__ = ["REGISTRY", "Hazard", "Invalid", "Rule", "Valid", "all_rules", "file_facts", "register",
+           "run_checks"]
+
+
+@functools.cache
+def _import_rules() -> None:
+    """Import every module here; the rules among them register themselves (the helpers:
+    base, syntax, names, hook_stores, lifecycle, register nothing)."""
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")
 
 
 def all_rules() -> list[type[Rule]]:
-    for info in pkgutil.iter_modules(__path__):
-        if info.name != "base":
-            importlib.import_module(f"{__name__}.{info.name}")
+    _import_rules()
     return sorted(REGISTRY.values(), key=lambda r: r.code)
 
 
 def file_facts(tree: ast.Module, text: str) -> tuple[tuple[str, Any], ...]:
-    """Each rule's facts about one file, for the rules whose words the file's text contains."""
-    out = []
-    for rule in all_rules():
-        if rule.FACT_WORDS and any(word in text for word in rule.FACT_WORDS):
-            data = rule().file_facts(tree)
-            if data is not None:
-                out.append((rule.code, data))
-    return tuple(out)
+    """Each rule's facts about one file, for the rules whose words the file's text contains,
+    and the module's imports and classes (``names``), which every file gives for the rules that
+    resolve names across modules."""
+    try:
+        out: list[tuple[str, Any]] = [(NAMES, names_of(tree))]
+        for rule in all_rules():
+            if rule.FACT_WORDS and any(word in text for word in rule.FACT_WORDS):
+                data = rule().file_facts(tree, text)
+                if data is not None:
+                    out.append((rule.code, data))
+        return tuple(out)
+    finally:
+        forget()  # the shared pass holds the tree: let it go with the file
 
 
 def run_checks(project: ProjectFacts) -> tuple[list[Finding], list[Registration]]:
@@ -40,11 +55,14 @@ def run_checks(project: ProjectFacts) -> tuple[list[Finding], list[Registration]
     hazards found on them."""
     findings: list[Finding] = []
     flags: dict[tuple, list[str]] = {}
-    for rule in all_rules():
-        for hazard in rule().check(project):
-            findings.append(hazard.finding)
-            if hazard.registration is not None:
-                flags.setdefault(hazard.registration.key, []).append(rule.kind)
+    try:
+        for rule in all_rules():
+            for hazard in rule().check(project):
+                findings.append(hazard.finding)
+                for reg in hazard.registrations:
+                    flags.setdefault(reg.key, []).append(rule.kind)
+    finally:
+        Names.forget()
     registrations = [
         replace(reg, flags=ordered_flags((*reg.flags, *flags[reg.key]))) if reg.key in flags
         else reg

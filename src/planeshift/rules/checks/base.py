@@ -16,21 +16,31 @@ REGISTRY: dict[str, type[Rule]] = {}
 
 
 @dataclass(frozen=True)
+class Valid:
+    """An example that must give no finding of this rule, written to *path* (a plain string in
+    ``VALID`` is a module written to ``example.py``)."""
+
+    code: str
+    path: str = "example.py"
+
+
+@dataclass(frozen=True)
 class Invalid:
-    """An example module that must produce this rule's finding at *line* (counted from the first
-    line of the dedented example, as the tests write it)."""
+    """An example that must produce this rule's finding at *line* of *path* (counted from the
+    first line of the dedented example, as the tests write it)."""
 
     code: str
     line: int
     severity: str | None = None
+    path: str = "example.py"
 
 
 @dataclass(frozen=True, slots=True)
 class Hazard:
-    """A finding, and the registration it is about (which then carries the rule's kind as a flag)."""
+    """A finding, and the registrations it is about (each then carries the rule's kind as a flag)."""
 
     finding: Finding
-    registration: Registration | None = None
+    registrations: tuple[Registration, ...] = ()
 
 
 class Rule:
@@ -40,7 +50,8 @@ class Rule:
     their handler facts, emissions, each mechanism's policy and points, each file's summary).
     A rule that needs something of the syntax nobody extracts yet gathers it itself: it names
     the words a file must contain (``FACT_WORDS``) and ``file_facts`` reads such a file's tree
-    during extraction; the result is cached with the file's facts, kept in its summary (so an
+    (and text) during extraction (``syntax.statements`` is one statement-level pass the rules
+    share; ``names.Names`` resolves names across modules); the result is cached with the file's facts, kept in its summary (so an
     incremental scan keeps it for unchanged files) and read back with ``project.rule_facts``.
     """
 
@@ -48,13 +59,14 @@ class Rule:
     kind: ClassVar[str] = ""
     severity: ClassVar[str] = "warning"
     message: ClassVar[str] = ""
-    VALID: ClassVar[list[str]] = []  # modules (using the tests' demo bus) with no finding
+    VALID: ClassVar[list[str | Valid]] = []  # examples (on the tests' demo bus) with no finding
     INVALID: ClassVar[list[Invalid]] = []
     FACT_WORDS: ClassVar[tuple[str, ...]] = ()  # a file holding one of these is read by file_facts
 
-    def file_facts(self, tree: ast.Module) -> Any:
-        """What this rule needs from one file's syntax, as plain marshal data (tuples, strings,
-        numbers, booleans, None); None when the file has nothing for it."""
+    def file_facts(self, tree: ast.Module, text: str = "") -> Any:
+        """What this rule needs from one file's syntax (its tree, and its text for a rule that
+        finds its places faster by pattern), as plain marshal data (tuples, strings, numbers,
+        booleans, None); None when the file has nothing for it."""
         return None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
@@ -64,13 +76,14 @@ class Rule:
         """A finding at a registration, which is flagged with this rule's kind."""
         return Hazard(Finding(self.code, self.kind, reg.file, reg.line, reg.col,
                               severity or self.severity, message, reg.mechanism, reg.end_line,
-                              reg.end_col), reg)
+                              reg.end_col), (reg,))
 
     def at(self, file: str, line: int, col: int, message: str, severity: str | None = None,
-           mechanism: str = "") -> Hazard:
-        """A finding at a place that is not a registration (a stored field, a definition)."""
+           mechanism: str = "", about: tuple[Registration, ...] = ()) -> Hazard:
+        """A finding at a place that is not a registration (a stored field, a raise, a
+        definition); the registrations it is *about* are flagged with this rule's kind."""
         return Hazard(Finding(self.code, self.kind, file, line, col, severity or self.severity,
-                              message, mechanism))
+                              message, mechanism), about)
 
 
 def register(cls: type[Rule]) -> type[Rule]:

@@ -41,6 +41,9 @@ class DiscardUnawaited(Rule):
     the handler can return an awaitable (a sync function returning a coroutine call, a lambda
     around an async call, a `functools.partial` of a coroutine function on a dispatcher that does
     not classify), **warning** when planeshift cannot tell, **info** when it returns nothing.
+    Each finding carries the site's `owner` (`owners` in `[tool.planeshift]`, else the
+    repository's CODEOWNERS), so `planeshift scan --format json` is the enumeration, with an
+    accountable owner per site, that ADR-0120 D2 gates the DISCARD_UNAWAITED flip on.
 
     ## Why is this bad?
     The awaitable is never run: the work a maintainer believes happens never executes, silently.

@@ -1,14 +1,18 @@
-"""PS103: registrations on a point that no code ever emits."""
+"""PS103: registrations on a point that no code ever emits, and the points themselves."""
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from .base import Hazard, Invalid, Rule, register
+from .names import Names
+from .syntax import qualname, statements
 
 if TYPE_CHECKING:
-    from ...project import ProjectFacts
+    from ...project import MechanismFacts, ProjectFacts
+    from ...types import Emission
 
 
 @register
@@ -18,7 +22,11 @@ class DormantPoint(Rule):
     ## What it does
     Reports each registration whose point the pack declares dormant, or that no emission site
     in the scanned tree fires (inferred only when the dispatcher's own source is scanned and no
-    emission passes a dynamic point).
+    emission passes a dynamic point). It also reports, at its definition and as **info**, each
+    member of a mechanism's point enum that nothing emits, whether or not anyone registers on
+    it yet: the pack's declared dormant points wherever the enum is in the tree, and the
+    inferred ones only where the mechanism's emitters are in view (its dispatcher's source is
+    scanned) and none of its emissions passes a variable point, which could be any member.
 
     ## Why is this bad?
     The handler never runs. A dormant point is usually compatibility vocabulary kept alive for
@@ -45,6 +53,7 @@ class DormantPoint(Rule):
     kind = "dormant_point"
     severity = "warning"
     message = "{handler} is registered on {point}, which {mechanism} never emits"
+    FACT_WORDS = ("Enum",)
     VALID = [
         """
         from demo.bus import EventBus, Point
@@ -69,9 +78,74 @@ class DormantPoint(Rule):
         ),
     ]
 
+    def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
+        """(class qualname, ((member, line, col), ...)) for each class holding constants."""
+        out = []
+        for stmt in statements(tree):
+            if isinstance(stmt.node, ast.ClassDef):
+                members = tuple(
+                    (node.targets[0].id, node.lineno, node.col_offset) for node in stmt.node.body
+                    if isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name)
+                    and isinstance(node.value, ast.Constant)
+                    and isinstance(node.value.value, (str, int))
+                    and not node.targets[0].id.startswith("_"))
+                if members:
+                    out.append((qualname(stmt), members))
+        return tuple(out) or None
+
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         for reg in project.registrations:
             dormant = project.mechanism(reg.mechanism).dormant_points
             if reg.point and set(reg.point.split("+")) <= dormant:
                 yield self.on(reg, self.message.format(handler=reg.handler.expr, point=reg.point,
                                                        mechanism=reg.mechanism))
+        yield from self.dormant_members(project)
+
+    def dormant_members(self, project: ProjectFacts) -> Iterator[Hazard]:
+        """Each member of a point enum that nothing emits, at its definition."""
+        names = Names.of(project)
+        enums = {(path, cls): members for path, found in project.rule_facts(self.code)
+                 for cls, members in found}
+        for mech in project.mechanisms:
+            declared = set(mech.model.dormant_points)
+            emitted = {e.point for e in project.emissions if e.mechanism == mech.id and e.point}
+            inferred = any(e.point for e in mech.model.emissions) and _emitters_in_view(
+                mech, project, names)
+            for path, cls in _point_enums(mech, names):
+                for member, line, col in enums.get((path, cls), ()):
+                    why = [*(["the pack declares it dormant"] if member in declared else []),
+                           *(["no emission in the scanned tree fires it"]
+                             if inferred and member not in emitted else [])]
+                    if why:
+                        yield self.at(path, line, col, f"{cls}.{member} is a point of {mech.id} "
+                                      f"that nothing emits ({'; '.join(why)})", "info", mech.id)
+
+
+def _point_enums(mech: MechanismFacts, names: Names) -> list[tuple[str, str]]:
+    """(file, class qualname) of the mechanism's point enums defined in the tree, once each."""
+    out: list[tuple[str, str]] = []
+    for point in mech.model.points:
+        found = names.class_of(point)
+        if found is not None and (names.paths[found[0]], found[1]) not in out:
+            out.append((names.paths[found[0]], found[1]))
+    return out
+
+
+def _emitters_in_view(mech: MechanismFacts, project: ProjectFacts, names: Names) -> bool:
+    """The dispatcher's source is scanned and no emission outside it passes a variable point."""
+    if not any(names.locate(cls) for cls in mech.classes):
+        return False
+    modules = {f.path: f.module for f in project.files}
+    pointed = {e.name for e in mech.model.emissions if e.point is not None}
+    for em in project.emissions:
+        if em.mechanism == mech.id and em.point is None and em.api in pointed and not (
+                _inside(em, modules.get(em.file, ""), mech.classes)):
+            return False  # a variable point may be any member
+    return True
+
+
+def _inside(em: Emission, module: str, classes: tuple[str, ...]) -> bool:
+    """The emission is in a method of one of the dispatcher classes (its own forwarding)."""
+    parts = em.scope.split(".")
+    return any(f"{module}.{'.'.join(parts[:i])}" in classes for i in range(1, len(parts)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from .base import Hazard, Rule, register
+from .base import Hazard, Invalid, Rule, Valid, register
 
 if TYPE_CHECKING:
     from ...project import ProjectFacts
@@ -49,6 +49,29 @@ class ShellCommandString(Rule):
     kind = "shell_command_string"
     severity = "error"
     message = "external hook command for {point} is a shell string; give argv (a list)"
+    VALID = [
+        Valid(
+            """
+            hooks:
+              AfterOrder:
+                - hooks:
+                    - command: ["python", "-m", "audit", "--log", "audit.log"]
+            """,
+            path=".demo/hooks.yaml",
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            hooks:
+              AfterOrder:
+                - hooks:
+                    - command: "python -m audit | tee -a audit.log"
+            """,
+            line=4,
+            path=".demo/hooks.yaml",
+        ),
+    ]
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         shell = {(f.path, line, event) for f in project.files

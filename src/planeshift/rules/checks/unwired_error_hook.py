@@ -1,25 +1,57 @@
-"""PS102: an error-hook field that is stored but never invoked anywhere (ADR-0120 P4, D7)."""
+"""PS102: an error hook that is stored but never invoked anywhere (ADR-0120 P4, D7)."""
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ...types import Registration
 from .base import Hazard, Invalid, Rule, register
+from .hook_stores import mentions, stores
+from .names import Names
 
 if TYPE_CHECKING:
     from ...project import ProjectFacts
 
 
+@dataclass(frozen=True, slots=True)
+class Store:
+    """Where failure callbacks land: a class's attribute, or one keyed bucket of it."""
+
+    path: str
+    cls: str  # qualname inside the module
+    attr: str
+    word: str  # the bucket's key word ("error" for f"error:{tool}"), "" for the whole attribute
+    line: int
+
+    @property
+    def label(self) -> str:
+        name = f"{self.cls.rsplit('.', 1)[-1]}.{self.attr}"
+        return f"{name} (its {self.word!r} keys)" if self.word else name
+
+
 @register
 class UnwiredErrorHook(Rule):
-    """Flag error-hook fields that are stored but never invoked anywhere in the project.
+    """Flag error hooks that are stored but never invoked anywhere in the project.
 
     ## What it does
-    Finds attributes named like an error hook (`on_error`, `on_failure`, `error_hooks`,
-    `_error_handlers`, ...) that a class stores (`self.x = ...` or a class-level field) while no
-    code in the scanned tree calls them (`obj.on_error(...)`, `obj._error_hooks[k](...)`),
-    loops over them calling each entry, or fetches them by name with `getattr`.
+    Finds where failure callbacks land and nothing ever calls them:
+    - attributes named like an error hook (`on_error`, `on_failure`, `error_hooks`,
+      `_error_handlers`, ...) that a class stores (`self.x = ...` or a class-level field);
+    - any attribute a class stores a failure callback in from its own parameters (a parameter
+      named like one, `on_error` / `failure_hook`, or a callable, annotated `Callable` or named
+      like a hook, `on_*` / `*_hook` / `*_callback`, given to a method named for failure), by
+      assignment, `append`, or under a key (`self.hooks.setdefault(f"error:{tool}", [])`);
+
+    while no code in the scanned tree calls the attribute (`obj.on_error(...)`,
+    `obj._error_hooks[k](...)`), loops over it calling each entry, or fetches it by name with
+    `getattr`. A keyed bucket (`"error:..."`) is wired only when some function reads that key:
+    indexes the attribute with it, compares to it in a function that reads the attribute (or
+    passes it to a helper that does); a comparison whose branch only hands the hooks on to
+    another unwired store does not count. Each registration that feeds an unwired store (its
+    registering method stores the handler there) is flagged too.
 
     ## Why is this bad?
     A caller who registers an error hook believes failures will reach it; they never do.
@@ -53,6 +85,7 @@ class UnwiredErrorHook(Rule):
     kind = "unwired_error_hook"
     severity = "warning"
     message = "{owner}.{attr} stores error hooks but nothing in the project invokes them"
+    FACT_WORDS = ("error", "fail", "Error", "Fail", "exception", "Exception")
     VALID = [
         """
         class Toolkit:
@@ -62,6 +95,18 @@ class UnwiredErrorHook(Rule):
             def fail(self, exc):
                 for hook in self._error_hooks:
                     hook(exc)
+        """,
+        """
+        class Spec:
+            def __init__(self):
+                self.hooks = {}
+
+            def on_error(self, tool, handler):
+                self.hooks.setdefault(f"error:{tool}", []).append(handler)
+
+            def fail(self, tool, exc):
+                for handler in self.hooks.get(f"error:{tool}", []):
+                    handler(exc)
         """,
     ]
     INVALID = [
@@ -76,13 +121,108 @@ class UnwiredErrorHook(Rule):
             """,
             line=3,
         ),
+        Invalid(
+            """
+            class Uploader:
+                def __init__(self, on_failure=None):
+                    self._notify = on_failure
+            """,
+            line=3,
+        ),
+        Invalid(
+            """
+            class Spec:
+                def __init__(self):
+                    self.hooks = {}
+
+                def on_error(self, tool, handler):
+                    self.hooks.setdefault(f"error:{tool}", []).append(handler)
+
+                def run(self, tool, args):
+                    for handler in self.hooks.get(f"pre:{tool}", []):
+                        handler(args)
+            """,
+            line=6,
+        ),
     ]
+
+    def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
+        """(stores, mentions): see hook_stores."""
+        found = stores(tree)
+        used = mentions(tree, text, {line for *_, line in found})
+        return (tuple(found), tuple(used)) if found or used else None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         invoked: set[str] = set()
         for summary in project.files:
             invoked |= summary.invoked
-        for summary in project.files:
-            for owner, attr, line in summary.error_stores:
-                if attr not in invoked:
-                    yield self.at(summary.path, line, 0, self.message.format(owner=owner, attr=attr))
+        stored, fed, read = _gather(project)
+        unwired = {s for s in stored if not s.word and s.attr not in invoked}
+        feeding: dict[Store, list[Registration]] = {}
+        for _ in range(len(stored) + 1):  # a bucket read only by feeding another store
+            feeding = {s: [r for r in project.registrations if s in fed(r)] for s in stored}
+            fed_lines = {(r.file, r.line) for s in unwired for r in feeding[s]}
+            more = {s for s in stored if s.word and not _read(s, read, fed_lines)} - unwired
+            if not more:
+                break
+            unwired |= more
+        for store in sorted(unwired, key=lambda s: (s.path, s.line)):
+            about = tuple(feeding[store])
+            sites = ", ".join(f"{r.file}:{r.line}" for r in about[:3])
+            fed_by = f"; registered at {sites}" + (" and more" if len(about) > 3 else "")
+            yield self.at(store.path, store.line, 0, f"{store.label} stores error hooks but "
+                          f"nothing in the project invokes them{fed_by if about else ''}",
+                          mechanism=about[0].mechanism if about else "", about=about)
+
+
+def _gather(project: ProjectFacts) -> tuple:
+    """The stores (each attribute once, at its first store line), which stores a registration
+    feeds, and the key reads by word."""
+    names = Names.of(project)
+    modules = {f.path: f.module for f in project.files}
+    first: dict[tuple, Store] = {}
+    methods: dict[tuple[str, str], set[Store]] = {}  # (module.class, method) -> stores
+    read: dict[str, list[tuple]] = {}
+    for summary in project.files:  # error-hook fields, at the line that first stores them
+        for owner, attr, line in summary.error_stores:
+            first[(summary.path, owner, attr, "")] = Store(summary.path, owner, attr, "", line)
+    facts = list(project.rule_facts(UnwiredErrorHook.code))
+    for path, (found, _) in facts:  # stores of parameters, at their first line
+        for cls, _, _, attr, word, line in sorted(found, key=lambda row: row[-1]):
+            first.setdefault((path, cls.rsplit(".", 1)[-1], attr, word),
+                             Store(path, cls, attr, word, line))
+    for path, (found, used) in facts:
+        for cls, method, _, attr, word, _ in found:
+            store = first[(path, cls.rsplit(".", 1)[-1], attr, word)]
+            methods.setdefault((f"{modules[path]}.{cls}", method), set()).add(store)
+        for word, role, detail, _, line, loads, guarded in used:
+            read.setdefault(word, []).append((path, role, detail, line, loads, guarded))
+
+    def fed(reg: Registration) -> set[Store]:
+        api = reg.api.rsplit(".", 1)[-1]
+        out: set[Store] = set()
+        for cls in _dispatchers(project, reg.mechanism, names):
+            for ancestor in (cls, *names.ancestors(cls)):
+                out |= methods.get((ancestor, api), set())
+        return out
+
+    return set(first.values()), fed, read
+
+
+def _dispatchers(project: ProjectFacts, mechanism: str, names: Names) -> list[str]:
+    mech = project.mechanism(mechanism)
+    return list(dict.fromkeys(names.follow(c) for c in (
+        *mech.classes, *mech.model.dispatchers, *mech.model.aliases)))
+
+
+def _read(store: Store, read: dict[str, list[tuple]], fed_lines: set[tuple[str, int]]) -> bool:
+    """Some function reads the store's bucket: by key, or by comparing to (or handing on) its
+    key word where the attribute is read; a branch that only feeds unwired stores is no read."""
+    for path, role, detail, _line, loads, guarded in read.get(store.word, ()):
+        if role == "key" and detail == store.attr:
+            return True
+        if role in ("compare", "arg") and store.attr in loads:
+            if role == "compare" and guarded and all((path, ln) in fed_lines for _, ln in guarded):
+                continue
+            return True
+    return False
