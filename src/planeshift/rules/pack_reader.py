@@ -20,6 +20,7 @@ from .forms import (
     PackError,
     RegistrationForm,
 )
+from .migrate_reader import read_mechanism_migrate, read_pack_migrate
 
 # every option any registration form takes (each shape says which of them it accepts)
 FORM_OPTIONS = ("callable", "point", "handler", "receiver", "fixed_point", "many", "owner", "item")
@@ -30,6 +31,7 @@ class PackReader:
 
     def __init__(self, label: str) -> None:
         self.label = label
+        self.migrate = read_pack_migrate(self, None)
 
     def fail(self, key: str, message: str) -> PackError:
         return PackError(self.label, key, message)
@@ -57,8 +59,10 @@ class PackReader:
         return tuple(self.string(v, f"{key}[{i}]") for i, v in enumerate(value))
 
     def pack(self, data: Any) -> Pack:
-        data = self.mapping(data, "<top>", ("pack", "description", "mechanisms", "not_registrations"))
+        data = self.mapping(data, "<top>", ("pack", "description", "mechanisms", "not_registrations",
+                                            "migrate"))
         name = self.string(data.get("pack"), "pack")
+        self.migrate = read_pack_migrate(self, data.get("migrate"))
         raw = data.get("mechanisms")
         if not isinstance(raw, list) or not raw:
             raise self.fail("mechanisms", "expected a non-empty list of mechanisms")
@@ -73,13 +77,14 @@ class PackReader:
             mechanisms=mechanisms,
             description=str(data.get("description") or "").strip(),
             not_registrations=self.strings(data.get("not_registrations"), "not_registrations"),
+            migrate=self.migrate,
         )
 
     def mechanism(self, data: Any, key: str, pack: str) -> Mechanism:
         allowed = (
             "id", "title", "description", "dispatcher", "aliases", "factories", "points",
             "dormant_points", "config",
-            "register", "emit", "policy", "classify",
+            "register", "emit", "policy", "classify", "migrate",
         )
         data = self.mapping(data, key, allowed)
         mid = self.string(data.get("id"), f"{key}.id")
@@ -127,6 +132,8 @@ class PackReader:
             config=tuple(
                 self.config(c, f"{key}.config[{i}]") for i, c in enumerate(data.get("config") or [])
             ),
+            migrate=(read_mechanism_migrate(self, data["migrate"], f"{key}.migrate", self.migrate)
+                     if "migrate" in data else None),
         )
 
     def config(self, data: Any, key: str) -> ConfigSource:
