@@ -136,14 +136,16 @@ class Locator:
         unit = entry.unit
         shown = unit
         if entry.node is unit and isinstance(getattr(unit, "body", None), cst.BaseSuite):
-            shown = unit.with_changes(body=cst.IndentedBlock(body=[cst.SimpleStatementLine(
-                body=[cst.Pass()])]))
+            shown = unit.with_changes(body=_stub())
         stmt = self.stmts[index]
         first = self.lines[_start(stmt)[0] - 1]
         indent = first[: len(first) - len(first.lstrip(" \t"))]
         body: cst.BaseStatement = shown  # type: ignore[assignment]
+        parent = entry.ancestors[-1] if entry.ancestors else None
+        if isinstance(parent, cst.If) and parent.orelse is unit:  # rendered as `elif` only there
+            body = cst.If(test=cst.Name("_"), body=_stub(), orelse=shown)  # type: ignore[arg-type]
         if indent:
-            body = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[shown], indent=indent))
+            body = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[body], indent=indent))
         alone = cst.Module(body=[body], default_indent=self.module.default_indent,
                            default_newline=self.module.default_newline)
         positions = dict(MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider))
@@ -157,6 +159,10 @@ class Locator:
         anchor = positions[entry.node]
         offset = stmt.lineno - anchor.start.line
         return positions, parents, offset
+
+
+def _stub() -> cst.IndentedBlock:
+    return cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
 
 
 def cst_statements(module: cst.Module) -> Iterator[Entry]:

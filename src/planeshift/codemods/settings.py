@@ -13,7 +13,7 @@ import tomllib
 from dataclasses import dataclass
 
 _TOML_COMMAND = re.compile(
-    r"""(?P<key>\bcommand\s*=\s*)(?P<token>"(?:[^"\\\n]|\\.)*"|'[^'\n]*')""")
+    r"""(?P<key>\bcommand\s*=\s*)(?P<token>"{3}|'{3}|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')""")
 
 
 @dataclass(frozen=True, slots=True)
