@@ -3,15 +3,15 @@ flipped silently (ADR-0120 D2)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import libcst as cst
 
 from ..rules.discard_annotation import annotation_comment, is_recorded, owner_token
 from .base import Codemod, Example, Item, Plan, Source, register
+from ..types import Registration
 from .facts import MigrateFacts
 from .locate import Found, handler_node
-from .registration import looks_migrated
 from .templates import Template
 
 REASON = "returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)"
@@ -127,25 +127,19 @@ class DiscardGateCodemod(Codemod):
             if "discard_unawaited" not in reg.flags or reg.via == "config" or not facts.in_scope(
                     reg.file):
                 continue
-            if is_recorded(facts.lines(reg.file), reg.line) or looks_migrated(reg, facts):
+            if is_recorded(facts.lines(reg.file), reg.line) or facts.looks_migrated(reg):
                 plan.already += 1  # recorded, or rewritten in the run that decided its gate
                 continue
-            convert = facts.convert_template(reg.mechanism) if facts.options.convert_discard \
-                else None
-            owner = facts.owners(reg.file)
-            if convert is not None and reg.via != "decorator":
-                plan.add(Item(reg.file, reg.line, reg.col, reg, ("convert", convert)))
-                continue
-            if facts.options.convert_discard:
-                why = "a decorator registration" if convert else \
+            decision, detail = gate_decision(reg, facts)
+            if facts.options.convert_discard and decision != "convert":
+                why = "a decorator registration" if reg.via == "decorator" else \
                     f"mechanism {reg.mechanism} has no convert_discard template"
                 plan.refuse(cls.id, reg, f"not converted ({why}); "
-                                         + ("annotated instead" if owner else "no owner either"))
-            if owner is None:
-                plan.refuse(cls.id, reg, f"no owner for {reg.file}: set owners in "
-                                         "[tool.planeshift] or a CODEOWNERS entry to record it")
-                continue
-            plan.add(Item(reg.file, reg.line, reg.col, reg, ("annotate", owner)))
+                                         + ("annotated instead" if decision else "no owner either"))
+            if decision is None:
+                plan.refuse(cls.id, reg, detail)
+            else:
+                plan.add(Item(reg.file, reg.line, reg.col, reg, (decision, detail)))
         return plan
 
     def prepare(self, item: Item, source: Source) -> None:
@@ -205,6 +199,18 @@ class DiscardGateCodemod(Codemod):
                                unwrap)
         inner = unwrap(handler) if unwrap is not None and handler is not None else None
         return inner if inner is not None else handler  # an earlier run's typed registration
+
+
+def gate_decision(reg: Registration, facts: MigrateFacts) -> tuple[str | None, Any]:
+    """("convert", template), ("annotate", owner), or (None, why neither is possible)."""
+    convert = facts.convert_template(reg.mechanism) if facts.options.convert_discard else None
+    if convert is not None and reg.via != "decorator":
+        return "convert", convert
+    owner = facts.owners(reg.file)
+    if owner is None:
+        return None, f"no owner for {reg.file}: set owners in [tool.planeshift] or a " \
+                     "CODEOWNERS entry to record it"
+    return "annotate", owner
 
 
 def _line_owner(source: Source, entry, item: Item):  # type: ignore[no-untyped-def]

@@ -87,6 +87,17 @@ class MigrateFacts:
         text = dict(mech.migrate.templates).get(plane) or dict(pack.migrate.templates).get(plane)
         return self.compile(text, pack) if text else None
 
+    def looks_migrated(self, reg: Registration) -> bool:
+        """The handler text already starts with one of the mechanism's adapter calls (an
+        earlier run rewrote it); the file is not parsed to know."""
+        if reg.via == "config" or reg.mechanism not in self.mechanisms:
+            return False
+        mech, pack = self.mechanisms[reg.mechanism]
+        if mech.migrate is None:
+            return False
+        texts = {*dict(pack.migrate.templates).values(), *dict(mech.migrate.templates).values()}
+        return any(reg.handler.expr.startswith(t.split("(", 1)[0] + "(") for t in texts)
+
     def convert_template(self, mechanism: str) -> Template | None:
         mech, pack = self.mechanisms[mechanism]
         text = mech.migrate.convert_discard if mech.migrate else None

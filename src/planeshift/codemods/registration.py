@@ -7,6 +7,7 @@ from typing import ClassVar
 from ..rules.discard_annotation import is_recorded
 from ..types import Registration
 from .base import Codemod, Example, Item, Plan, Source, register
+from .discard_gate import gate_decision
 from .facts import MigrateFacts, handler_name
 from .locate import handler_node
 from .templates import Template
@@ -104,12 +105,12 @@ class RegistrationCodemod(Codemod):
     def plan(cls, facts: MigrateFacts) -> Plan:
         plan = Plan()
         for reg in facts.scan.registrations:
-            if not facts.in_scope(reg.file):
-                continue
-            if looks_migrated(reg, facts):
+            if not facts.in_scope(reg.file) or reg.via == "config":
+                continue  # a settings-file entry is no call site (codemod argv handles those)
+            if facts.looks_migrated(reg):
                 plan.already += 1
                 continue
-            template = facts.template(reg.mechanism, reg.plane) if reg.via != "config" else None
+            template = facts.template(reg.mechanism, reg.plane)
             reason = _refusal(reg, facts, template) or _undecided_discard(reg, facts)
             if reason:
                 plan.refuse(cls.id, reg, reason)
@@ -157,34 +158,22 @@ class RegistrationCodemod(Codemod):
 
 
 def _undecided_discard(reg: Registration, facts: MigrateFacts) -> str:
-    """A DISCARD_UNAWAITED registration is rewritten only with its gate decided in the same run:
-    behind the adapter, a later scan no longer sees what its handler returns."""
-    if "discard_unawaited" not in reg.flags or facts.runs("discard_gate"):
+    """A DISCARD_UNAWAITED registration is rewritten only with its gate decided in the same run
+    (or before): behind the adapter, a later scan no longer sees what its handler returns."""
+    if "discard_unawaited" not in reg.flags or is_recorded(facts.lines(reg.file), reg.line):
         return ""
-    if is_recorded(facts.lines(reg.file), reg.line):
-        return ""
-    return "flagged discard_unawaited and not yet recorded: run discard_gate in the same run " \
-           "(a later scan cannot see the handler behind the adapter)"
-
-
-def looks_migrated(reg: Registration, facts: MigrateFacts) -> bool:
-    """The handler text already starts with one of the mechanism's adapter calls (an earlier
-    run); the file is not parsed for it."""
-    if reg.via == "config" or reg.mechanism not in facts.mechanisms:
-        return False
-    mech, pack = facts.mechanisms[reg.mechanism]
-    if mech.migrate is None:
-        return False
-    texts = {*dict(pack.migrate.templates).values(), *dict(mech.migrate.templates).values()}
-    return any(reg.handler.expr.startswith(t.split("(", 1)[0] + "(") for t in texts)
+    if not facts.runs("discard_gate"):
+        return "flagged discard_unawaited and not yet recorded: run discard_gate in the same " \
+               "run (a later scan cannot see the handler behind the adapter)"
+    decision, detail = gate_decision(reg, facts)
+    if decision is None:
+        return f"flagged discard_unawaited, and discard_gate cannot record it ({detail})"
+    return ""
 
 
 def _refusal(reg: Registration, facts: MigrateFacts, template: Template | None) -> str:
     """Why *reg* is not rewritten, or "" when it is."""
     mech = facts.mechanisms[reg.mechanism][0]
-    if reg.via == "config":
-        return "a settings-file registration (an external hook): only its command form is " \
-               "migrated (codemod argv)"
     if reg.plane == "needs_review":
         return f"needs_review: {_why(reg)}"
     if reg.confidence == "low":
