@@ -1,4 +1,5 @@
-"""Scan speed: planeshift cold / warm / incremental scans against the LibCST parse floor and Fixit.
+"""Scan speed: planeshift cold / warm / incremental scans (and lint, and `migrate --check`) against
+the LibCST parse floor and Fixit.
 
 Every variant runs once per round and the rounds repeat (round-robin), so machine noise hits all
 variants alike. planeshift runs as a subprocess, startup included, as a user runs it. See
@@ -93,19 +94,40 @@ class PreCommitLint(Incremental):
         return bu.lint(self.tree, self.cache, self.out, list(self.originals))
 
 
+class MigrateCheck:
+    """``planeshift migrate --check`` on an unmigrated copy of the tree (under a project root
+    whose pyproject names an owner, so the discard gate has its work too), as a whole process
+    on a warm cache: the scan answers from its result cache and every file with something to
+    rewrite is parsed and transformed. Nothing is written, so every round sees the same tree."""
+
+    def __init__(self, tree: Path, work: Path) -> None:
+        self.root = work / "migrate"
+        bu.copy_package(tree, self.root, tree.name)
+        (self.root / "pyproject.toml").write_text(
+            f'[tool.planeshift]\nowners = {{"{tree.name}/**" = "@bench"}}\n', encoding="utf-8")
+        self.cache = work / "migrate-cache"
+        self.out = work / "migrate.json"
+        bu.scan(self.root, self.cache, work / "migrate-scan.json")  # untimed: warms the cache
+
+    def run(self, n: int) -> bu.Timed:
+        return bu.migrate_check(self.root, self.cache, self.out)
+
+
 def round_robin(args: argparse.Namespace, tree: Path, work: Path) -> dict[str, list[bu.Timed]]:
     """Round r runs every variant once: cold, warm, incremental, comment-edit, lint,
-    parse-only, fixit."""
+    migrate-check, parse-only, fixit."""
     incremental = Incremental(tree, work, "incremental", code=True)
     comment_edit = Incremental(tree, work, "comment-edit", code=False)
     lint = PreCommitLint(tree, work, "lint", code=True)
+    migrate = MigrateCheck(tree, work)
     out = work / "report.json"
     fixit = None
     if args.with_fixit:
         fixit, note = bu.ensure_fixit()
         print(note, file=sys.stderr)
     timings: dict[str, list[bu.Timed]] = {"cold": [], "warm": [], "incremental": [],
-                                          "comment-edit": [], "lint": [], "parse-only": []}
+                                          "comment-edit": [], "lint": [], "migrate-check": [],
+                                          "parse-only": []}
     if fixit is not None:
         timings["fixit"] = []
     for r in range(1, args.runs + 1):
@@ -115,6 +137,7 @@ def round_robin(args: argparse.Namespace, tree: Path, work: Path) -> dict[str, l
         step(timings, "incremental", r, incremental.run, r)
         step(timings, "comment-edit", r, comment_edit.run, r)
         step(timings, "lint", r, lint.run, r)
+        step(timings, "migrate-check", r, migrate.run, r)
         step(timings, "parse-only", r, bu.parse_only, tree)
         if fixit is not None:
             step(timings, "fixit", r, bu.fixit_lint, fixit, tree)
@@ -132,8 +155,10 @@ def step(timings: dict[str, list[bu.Timed]], name: str, r: int,
 def check_cache_states(timings: dict[str, list[bu.Timed]]) -> None:
     """Warn when a variant did not measure what its name says (the cache layer it hit)."""
     expected = {"cold": "cold", "warm": "result", "incremental": "incremental",
-                "comment-edit": "result-facts", "lint": "incremental"}
+                "comment-edit": "result-facts", "lint": "incremental", "migrate-check": "result"}
     for name, cache in expected.items():
+        if name not in timings:
+            continue
         seen = {t.stats.get("cache") for t in timings[name]}
         if seen != {cache}:
             print(f"WARNING: {name} runs hit cache {sorted(map(str, seen))}, expected {cache}",
@@ -188,6 +213,9 @@ def targets(timings: dict[str, list[bu.Timed]]) -> list[dict[str, Any]]:
         ("lint / parse-only", med["lint"] / med["parse-only"], "<= 0.05"),
         ("cold peak memory (MB)", memory, "<= 400"),
     ]
+    if "migrate-check" in med:
+        rows.append(("migrate --check / parse-only", med["migrate-check"] / med["parse-only"],
+                     "<= 0.5"))
     if "fixit" in med:
         rows.append(("fixit / cold", med["fixit"] / med["cold"], ">= 30"))
     out = [{"measure": m, "value": v, "target": t, "pass": meets(v, t)} for m, v, t in rows]

@@ -122,3 +122,17 @@ def test_a_file_the_scan_cannot_read_is_reported_and_left_alone(tmp_path: Path,
     assert [e.file for e in result.errors] == ["broken.py"]
     assert (tmp_path / "broken.py").read_bytes() == broken
     assert not result.failed
+
+
+def test_forked_workers_give_the_same_result_as_one_process(tmp_path: Path) -> None:
+    apps = {f"pkg/app{i}.py": dedent(APP) for i in range(6)}
+    results = []
+    for jobs in (1, 2):
+        root = tmp_path / f"jobs{jobs}"
+        write_tree(root, {**DEMO_FILES, **apps})
+        config = Config(root=root, packs=(DEMO_PACK,), builtin_packs=(), use_cache=False,
+                        jobs=jobs)
+        results.append(migrate(config, MigrateOptions(write=True)))
+    one, two = results
+    assert [(c.file, c.after) for c in one.changes] == [(c.file, c.after) for c in two.changes]
+    assert one.migrated == two.migrated and len(one.changes) == 6

@@ -28,6 +28,7 @@ from libcst.metadata import MetadataWrapper
 
 from ..types import Registration
 from .facts import MigrateFacts
+from .fastinit import FastMatcherInit
 from .imports import apply_imports
 from .locate import Locator
 from .model import Migrated, NotMigrated
@@ -104,9 +105,10 @@ class Source:
         return self.tree.code_for_node(node)
 
 
-class Codemod(VisitorBasedCodemodCommand):
+class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
     id: ClassVar[str] = ""
-    order: ClassVar[int] = 50  # codemods run in this order, each over every file before the next
+    order: ClassVar[int] = 50  # on a file, codemods run in this order
+    after_rewrites: ClassVar[bool] = False  # its plan reads what the other codemods rewrote
     DESCRIPTION: ClassVar[str] = ""
     EXAMPLES: ClassVar[list[Example]] = []
 

@@ -67,6 +67,7 @@ class DecisionsCodemod(Codemod):
 
     id = "decisions"
     order = 40
+    after_rewrites = True  # only handlers whose registrations `registration` rewrote
     DESCRIPTION = "Interceptor handlers return typed STOP / DENY decisions instead of raising."
     EXAMPLES: ClassVar[list[Example]] = [Example(
         before='''

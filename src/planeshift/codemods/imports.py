@@ -15,12 +15,28 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
+from .fastinit import FastMatcherInit
 
-class TopImportsVisitor(AddImportsVisitor):
+
+class TopImportsVisitor(AddImportsVisitor, FastMatcherInit):
     """AddImportsVisitor, visiting only the module and its top-level import lines."""
 
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node.with_changes(body=node.body[:_top_imports_end(node)]))
+
+    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
+                         ) -> cst.ImportFrom:
+        """Names merged into an import whose names were sorted stay sorted (LibCST puts the new
+        ones first); each position keeps its comma, so the layout does not move."""
+        result = super().leave_ImportFrom(original_node, updated_node)
+        old, new = updated_node.names, result.names
+        if isinstance(old, cst.ImportStar) or isinstance(new, cst.ImportStar) or \
+                len(new) == len(old) or [_key(a) for a in old] != sorted(_key(a) for a in old):
+            return result
+        ordered = sorted(new, key=_key)
+        commas = [a.comma for a in new]
+        return result.with_changes(names=[a.with_changes(comma=c)
+                                          for a, c in zip(ordered, commas, strict=True)])
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.Module) or (
@@ -29,6 +45,10 @@ class TopImportsVisitor(AddImportsVisitor):
         ):
             return super().on_visit(node)
         return False
+
+
+def _key(alias: cst.ImportAlias) -> str:
+    return alias.evaluated_name
 
 
 def _top_imports_end(module: cst.Module) -> int:

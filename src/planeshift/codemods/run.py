@@ -1,41 +1,27 @@
-"""One migration run: scan, then each codemod in turn plans and rewrites the files it has work in.
+"""One migration run: scan, plan, rewrite the files that have work, then write them (or not).
 
-Only files some codemod has work for are read and parsed, once; each codemod runs over every
-file before the next one plans (``decisions`` plans from what ``registration`` rewrote), and a
-file's imports are added once, after its last codemod, so every codemod finds the scan's lines
-where the scan saw them. A failure in one file (it does not parse, a codemod hits a bug, the
-result does not compile, it changed on disk) is an error entry for that file; the run goes on.
+Only files some codemod has work for are read and parsed. The codemods whose plans need only
+the scan's facts (registration, argv, discard_gate) run first, file by file, on forked workers;
+then those whose plans read what the first rewrote (decisions) run on the files they need; then
+every changed file is written, unless the run is a dry run or a check. A failure in one file (it
+does not parse, a codemod hits a bug, the result does not compile, it changed on disk) is an
+error entry for that file; the run goes on.
 """
 
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-
-import libcst as cst
-from libcst.codemod import CodemodContext, SkipFile
 
 from ..config import Config
-from .base import OUTCOMES, TEXT, Codemod, Item, Plan, all_codemods
+from .base import Codemod, Plan, all_codemods
 from .facts import MigrateFacts, MigrateOptions
-from .imports import apply_imports
+from .files import FileRun, Step, migrate_file, run_files
 from .model import FileChange, Migrated, MigrateResult, NotMigrated
-from .names import module_of, package_of
-from .writer import SourceFile, WriteError, check_python, read_source, write_source
+from .writer import WriteError, write_source
 
 Progress = Callable[[int, int], None]
-
-
-@dataclass
-class _File:
-    rel: str
-    source: SourceFile | None = None
-    tree: cst.Module | None = None
-    context: CodemodContext | None = None
-    text: str | None = None  # the new text of a settings file
-    outcomes: list[Migrated | NotMigrated | None] = field(default_factory=list)
 
 
 def selected(options: MigrateOptions) -> list[type[Codemod]]:
@@ -56,126 +42,94 @@ def migrate(config: Config, options: MigrateOptions | None = None,
     from .. import api
 
     options = options or MigrateOptions()
-
     started = time.perf_counter()
     codemods = selected(options)
     scan = api.scan(config)
     facts = MigrateFacts(config, scan, api.load_packs(config), options)
     plans: dict[str, Plan] = {}
-    files: dict[str, _File] = {}
-    done = total = 0
-    for codemod in codemods:
-        plans[codemod.id] = plan = codemod.plan(facts)  # may read what earlier codemods did
-        total += len(plan.items)
-        for rel, items in sorted(plan.items.items()):
-            _run(codemod, files.setdefault(rel, _File(rel)), items, facts)
-            done += 1
-            if progress is not None:
-                progress(done, total)
-    changes, outcomes = _finish(files, options)
+    work = _work([c for c in codemods if not c.after_rewrites], facts, plans)
+    counter = _Counter(progress, len(work))
+    runs = run_files(work, facts, config.jobs or _cores(), counter.step)
+    for done in runs.values():
+        facts.rewritten |= done.rewritten
+    late = _work([c for c in codemods if c.after_rewrites], facts, plans)
+    counter.total += len(late)
+    for rel, steps in late.items():
+        runs[rel] = migrate_file(rel, steps, facts, runs.get(rel))
+        counter.step(1)
+    changes, outcomes = _finish(runs, options)
     refused = [r for p in plans.values() for r in p.refused]
-    migrated = sorted((o for o in outcomes if isinstance(o, Migrated)),
-                      key=lambda m: (m.file, m.line, m.codemod))
-    not_migrated = sorted([*refused, *(o for o in outcomes if isinstance(o, NotMigrated))],
-                          key=lambda n: (n.file, n.line, n.codemod, n.reason))
     return MigrateResult(
         root=config.root.as_posix(),
-        mode="write" if options.write else "check" if options.check else "diff",
+        mode="write" if options.write and not options.check else
+        "check" if options.check else "diff",
         codemods=tuple(c.id for c in codemods),
         kernel_modules=facts.kernel_modules(),
-        migrated=tuple(migrated),
-        not_migrated=tuple(not_migrated),
+        migrated=tuple(sorted((o for o in outcomes if isinstance(o, Migrated)),
+                              key=lambda m: (m.file, m.line, m.codemod))),
+        not_migrated=tuple(sorted([*refused, *(o for o in outcomes if isinstance(o, NotMigrated))],
+                                  key=lambda n: (n.file, n.line, n.codemod, n.reason))),
         changes=tuple(changes),
         errors=scan.errors,
         already=sum(p.already for p in plans.values()) + sum(o is None for o in outcomes),
         stats={"seconds": round(time.perf_counter() - started, 3),
                "scan_seconds": scan.stats.get("seconds"), "scan_cache": scan.stats.get("cache"),
-               "files_parsed": sum(1 for f in files.values() if f.tree is not None),
+               "files_parsed": sum(1 for r in runs if r.endswith(".py")),
                "warnings": list(scan.stats.get("warnings", ()))},
     )
 
 
-def _run(codemod: type[Codemod], state: _File, items: list[Item], facts: MigrateFacts) -> None:
-    if state.source is None and not _read(state, items, codemod, facts.root):
-        return
-    assert state.source is not None
-    if not state.rel.endswith(".py"):
-        rewrite = getattr(codemod, "rewrite_text", None)
-        if rewrite is None:
-            return
-        state.text, outcomes = rewrite(state.text or state.source.text, items, facts)
-        state.outcomes += outcomes
-        return
-    if state.tree is None:
-        try:
-            state.tree = cst.parse_module(state.source.text)
-        except cst.ParserSyntaxError as exc:
-            _fail(state, items, codemod, f"LibCST cannot parse it: {exc.message}")
-            return
-        state.context = CodemodContext(
-            filename=str(state.source.path), full_module_name=module_of(state.rel),
-            full_package_name=package_of(state.rel), scratch={TEXT: (state.tree, state.source.text)})
-    assert state.context is not None
-    try:
-        state.tree = codemod(state.context, items, facts).transform_stage(state.tree)
-    except SkipFile as exc:
-        state.outcomes += [NotMigrated(i.file, i.line, codemod.id, str(exc) or "skipped",
-                                       registration=i.registration) for i in items]
-    except Exception as exc:  # a bug in a codemod: this file's items are errors, the run goes on
-        _fail(state, items, codemod, f"internal error: {type(exc).__name__}: {exc}")
-    state.outcomes += state.context.scratch.pop(OUTCOMES, [])
+def _work(codemods: list[type[Codemod]], facts: MigrateFacts,
+          plans: dict[str, Plan]) -> dict[str, list[Step]]:
+    """Each file's steps: the codemods with items in it, in running order."""
+    work: dict[str, list[Step]] = defaultdict(list)
+    for codemod in codemods:
+        plans[codemod.id] = plan = codemod.plan(facts)
+        for rel, items in plan.items.items():
+            work[rel].append((codemod, items))
+    return dict(work)
 
 
-def _read(state: _File, items: list[Item], codemod: type[Codemod], root: Path) -> bool:
-    try:
-        state.source = read_source(root / state.rel, state.rel)
-    except (OSError, ValueError) as exc:
-        _fail(state, items, codemod, f"cannot read it: {getattr(exc, 'strerror', None) or exc}")
-        return False
-    return True
-
-
-def _fail(state: _File, items: list[Item], codemod: type[Codemod], reason: str) -> None:
-    state.outcomes += [NotMigrated(i.file, i.line, codemod.id, reason, True, i.registration)
-                       for i in items]
-
-
-def _finish(files: dict[str, _File], options: MigrateOptions
+def _finish(runs: dict[str, FileRun], options: MigrateOptions
             ) -> tuple[list[FileChange], list[Migrated | NotMigrated | None]]:
     changes: list[FileChange] = []
     outcomes: list[Migrated | NotMigrated | None] = []
-    for rel in sorted(files):
-        state = files[rel]
-        if state.source is None:
-            outcomes += state.outcomes
+    for rel in sorted(runs):
+        run = runs[rel]
+        if run.source is None or run.text is None:
+            outcomes += run.outcomes
             continue
-        try:
-            after = _new_text(state)
-            if after != state.source.text and rel.endswith(".py"):
-                check_python(after, rel)
-            written = False
-            if after != state.source.text and options.write and not options.check:
-                write_source(state.source, after)
+        written = False
+        if options.write and not options.check:
+            try:
+                write_source(run.source, run.text)
                 written = True
-        except WriteError as exc:
-            outcomes += _unwritten(state.outcomes, str(exc))
-            continue
-        outcomes += state.outcomes
-        if after != state.source.text:
-            changes.append(FileChange(rel, state.source.text, after, written))
+            except WriteError as exc:
+                outcomes += [NotMigrated(o.file, o.line, o.codemod, f"not written: {exc}", True,
+                                         o.registration) if isinstance(o, Migrated) else o
+                             for o in run.outcomes]
+                continue
+        outcomes += run.outcomes
+        changes.append(FileChange(rel, run.source.text, run.text, written))
     return changes, outcomes
 
 
-def _new_text(state: _File) -> str:
-    assert state.source is not None
-    if state.tree is None or state.context is None:
-        return state.text if state.text is not None else state.source.text
-    return apply_imports(state.context, state.tree).code
+def _cores() -> int:
+    """``jobs = 0``: one worker per core this process may run on."""
+    import os
+
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
-def _unwritten(outcomes: list[Migrated | NotMigrated | None], reason: str
-               ) -> list[Migrated | NotMigrated | None]:
-    """A file that could not be written: its rewrites become errors."""
-    return [NotMigrated(o.file, o.line, o.codemod, f"not written: {reason}", True, o.registration)
-            if isinstance(o, Migrated) else o for o in outcomes]
+class _Counter:
+    """Files done so far, reported as (done, total); the total grows as later plans are made."""
 
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.done, self.total = progress, 0, total
+
+    def step(self, count: int) -> None:
+        self.done += count
+        if self.progress is not None:
+            self.progress(self.done, max(self.total, self.done))
