@@ -90,7 +90,7 @@ class Source:
 
     @functools.cached_property
     def names(self) -> ModuleNames:
-        return module_names(self.ast, package_of(self.rel))
+        return module_names(self.ast, package_of(self.rel), self.text)
 
     def names_with(self, context: CodemodContext) -> ModuleNames:
         """The module's names with the imports codemods have asked for but not yet added."""
@@ -99,7 +99,7 @@ class Source:
             return self.names
         imports = {**self.names.imports, **{i.alias or i.obj_name: f"{i.module}.{i.obj_name}"
                                             for i in pending if i.obj_name}}
-        return ModuleNames(imports, self.names.used, self.names.bound)
+        return ModuleNames(imports, self.names.tree, self.names.text)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.tree.code_for_node(node)

@@ -8,18 +8,39 @@ added only when the name is free, so the rewrite never shadows a user's own bind
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+import functools
 
 
-@dataclass(frozen=True, slots=True)
 class ModuleNames:
-    imports: dict[str, str]  # local name -> qualified name, from the module's top-level imports
-    used: frozenset[str]  # every name the module binds or reads, anywhere
-    bound: frozenset[str] = frozenset()  # every name the module binds, anywhere
+    """The module's top-level imports, and (computed only when a name in question occurs in its
+    text at all) every name it uses or binds."""
+
+    def __init__(self, imports: dict[str, str], tree: ast.Module | None = None,
+                 text: str | None = None) -> None:
+        self.imports = imports  # local name -> qualified name, from top-level imports
+        self.tree, self.text = tree, text
+
+    @functools.cached_property
+    def _names(self) -> tuple[frozenset[str], frozenset[str]]:
+        used, bound = _names(self.tree) if self.tree is not None else (set(), set())
+        return frozenset(used), frozenset(bound)
+
+    @property
+    def used(self) -> frozenset[str]:
+        """Every name the module binds or reads, anywhere."""
+        return self._names[0]
+
+    @property
+    def bound(self) -> frozenset[str]:
+        """Every name the module binds, anywhere."""
+        return self._names[1]
+
+    def _mentions(self, name: str) -> bool:
+        return self.text is None or name in self.text
 
     def builtin(self, name: str) -> bool:
         """Does *name* mean the builtin here (nothing in the module binds it)?"""
-        return name.isidentifier() and name not in self.bound
+        return name.isidentifier() and not (self._mentions(name) and name in self.bound)
 
     def resolve(self, dotted: str) -> str | None:
         """The qualified name a dotted local reference (``x`` or ``mod.attr``) stands for."""
@@ -31,10 +52,12 @@ class ModuleNames:
 
     def free(self, name: str, qualified: str) -> bool:
         """Can *name* be imported as *qualified* here: unused, or already exactly that."""
-        return name not in self.used or self.imports.get(name) == qualified
+        if self.imports.get(name) == qualified:
+            return True
+        return not (self._mentions(name) and name in self.used)
 
 
-def module_names(tree: ast.Module, package: str = "") -> ModuleNames:
+def module_names(tree: ast.Module, package: str = "", text: str | None = None) -> ModuleNames:
     imports: dict[str, str] = {}
     for node in _top_level(tree.body):
         if isinstance(node, ast.Import):
@@ -49,8 +72,7 @@ def module_names(tree: ast.Module, package: str = "") -> ModuleNames:
             for alias in node.names:
                 if alias.name != "*":
                     imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
-    used, bound = _names(tree)
-    return ModuleNames(imports, frozenset(used), frozenset(bound))
+    return ModuleNames(imports, tree, text)
 
 
 def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
