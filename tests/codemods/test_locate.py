@@ -124,7 +124,7 @@ def test_nothing_starts_there_gives_none_and_two_equal_handlers_are_ambiguous() 
 
 
 def test_statement_at_a_line_and_the_break_before_a_continuation_line() -> None:
-    module, locator = locate("""
+    _, locator = locate("""
         x = 1
         submit(
             Event(on_done=cb),

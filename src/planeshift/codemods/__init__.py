@@ -7,7 +7,16 @@ returns a :class:`~planeshift.codemods.model.MigrateResult`; it writes only with
 
 from __future__ import annotations
 
-from .base import REGISTRY, Codemod, Example, Item, Plan, all_codemods, codemod_by_id, register
+from .base import (
+           REGISTRY,
+           Codemod,
+           Example,
+           Item,
+           Plan,
+           all_codemods,
+           codemod_by_id,
+           register,
+)
 from .facts import MigrateOptions
 from .model import MigrateResult
 from .run import migrate

@@ -126,18 +126,24 @@ class ArgvCodemod(Codemod):
 
 
 def _command_literal(nodes: tuple[cst.CSTNode, ...]) -> cst.SimpleString | None:
+    """The plain string literal given as `command=` or under a "command" key at the site."""
     for node in nodes:
-        args = node.args if isinstance(node, cst.Call) else [node]
-        for part in args:
-            if isinstance(part, cst.Arg) and part.keyword and part.keyword.value == "command":
-                value = part.value
-            elif isinstance(part, cst.DictElement) and isinstance(part.key, cst.SimpleString) \
-                    and part.key.evaluated_value == "command":
-                value = part.value
-            else:
-                continue
+        parts: list[cst.CSTNode] = list(node.args) if isinstance(node, cst.Call) else [node]
+        parts += [e for p in parts if isinstance(p, cst.Arg) and isinstance(p.value, cst.Dict)
+                  for e in p.value.elements]
+        for part in parts:
+            value = _command_value(part)
             if isinstance(value, cst.SimpleString) and not value.prefix.lower().strip("ru"):
                 return value
+    return None
+
+
+def _command_value(part: cst.CSTNode) -> cst.BaseExpression | None:
+    if isinstance(part, cst.Arg) and part.keyword and part.keyword.value == "command":
+        return part.value
+    if isinstance(part, cst.DictElement) and isinstance(part.key, cst.SimpleString) and \
+            part.key.evaluated_value == "command":
+        return part.value
     return None
 
 

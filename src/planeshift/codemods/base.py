@@ -109,7 +109,7 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
     id: ClassVar[str] = ""
     order: ClassVar[int] = 50  # on a file, codemods run in this order
     after_rewrites: ClassVar[bool] = False  # its plan reads what the other codemods rewrote
-    DESCRIPTION: ClassVar[str] = ""
+    DESCRIPTION: str = ""  # what libcst.tool lists
     EXAMPLES: ClassVar[list[Example]] = []
 
     def __init__(self, context: CodemodContext, items: Sequence[Item] | None = None,
@@ -171,7 +171,7 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
                 raise
             except LookupError as exc:  # the locator could not map this file's statements
                 self.refuse(item, f"cannot locate the site: {exc}")
-            except Exception as exc:  # a bug: reported as an error, the other items go on
+            except Exception as exc:  # noqa: BLE001 - a bug: an error entry, the others go on
                 self.refuse(item, f"internal error: {type(exc).__name__}: {exc}", error=True)
         return tree.visit(self) if self._edits else tree
 

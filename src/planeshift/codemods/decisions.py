@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from typing import ClassVar
 
 import libcst as cst
@@ -143,7 +144,7 @@ class DecisionsCodemod(Codemod):
                 continue
             converted[disposition] = legacy
             path = entry.ancestors + ((entry.unit,) if entry.unit is not entry.node else ())
-            self.edit(entry.node, path, lambda node, d=disposition: _decision(node, d))
+            self.edit(entry.node, path, _returning(disposition))
         if not converted:
             return None
         marker = cst.Decorator(decorator=cst.parse_expression(
@@ -206,6 +207,10 @@ def _unsafe(raised: cst.Raise, ancestors: tuple[cst.CSTNode, ...]) -> str:
                 args and not isinstance(args[0].value, _STRINGY)):
             return "has a message that is not one string expression"
     return ""
+
+
+def _returning(disposition: str) -> Callable[[cst.Raise], cst.Return]:
+    return lambda node: _decision(node, disposition)
 
 
 _TIGHT = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),

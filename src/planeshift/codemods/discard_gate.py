@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from ..rules.discard_annotation import annotation_comment, is_recorded, owner_token
-from .base import Codemod, Example, Item, Plan, Source, register
 from ..types import Registration
+from .base import Codemod, Example, Item, Plan, Source, register
 from .facts import MigrateFacts
 from .locate import Found, handler_node
 from .templates import Template
@@ -208,8 +208,8 @@ def gate_decision(reg: Registration, facts: MigrateFacts) -> tuple[str | None, A
         return "convert", convert
     owner = facts.owners(reg.file)
     if owner is None:
-        return None, f"no owner for {reg.file}: set owners in [tool.planeshift] or a " \
-                     "CODEOWNERS entry to record it"
+        return None, (f"no owner for {reg.file}: set owners in [tool.planeshift] or a "
+                      "CODEOWNERS entry to record it")
     return "annotate", owner
 
 

@@ -67,7 +67,7 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
         new = apply_imports(context, tree).code
         if new != text:
             check_python(new, rel)
-    except (WriteError, Exception) as exc:  # a bug or an uncompilable result: nothing changes
+    except Exception as exc:  # noqa: BLE001 - an uncompilable result or a bug: reported, unchanged
         reason = str(exc) if isinstance(exc, WriteError) else f"internal error: {exc!r}"
         run.outcomes = [_as_error(o, reason) for o in run.outcomes]
         return run
@@ -117,7 +117,7 @@ def _transform(codemod: type[Codemod], items: list[Item], tree: cst.Module,
     except SkipFile as exc:
         run.outcomes += [NotMigrated(i.file, i.line, codemod.id, str(exc) or "skipped",
                                      registration=i.registration) for i in items]
-    except Exception as exc:  # a bug in a codemod: its items here are errors, the rest goes on
+    except Exception as exc:  # noqa: BLE001 - a codemod's bug: its items here are errors
         _fail(run, [(codemod, items)], f"internal error: {type(exc).__name__}: {exc}")
     run.outcomes += context.scratch.pop(OUTCOMES, [])
     return tree

@@ -58,8 +58,11 @@ def _top_imports_end(module: cst.Module) -> int:
     if body and isinstance(body[0], cst.SimpleStatementLine) and body[0].body and isinstance(
             body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString):
         index = 1
-    while index < len(body) and isinstance(body[index], cst.SimpleStatementLine) and all(
-            isinstance(s, (cst.Import, cst.ImportFrom)) for s in body[index].body):
+    while index < len(body):
+        line = body[index]
+        if not isinstance(line, cst.SimpleStatementLine) or not all(
+                isinstance(s, (cst.Import, cst.ImportFrom)) for s in line.body):
+            break
         index += 1
     return index
 

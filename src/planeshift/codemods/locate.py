@@ -140,7 +140,7 @@ class Locator:
         stmt = self.stmts[index]
         first = self.lines[_start(stmt)[0] - 1]
         indent = first[: len(first) - len(first.lstrip(" \t"))]
-        body: cst.BaseStatement = shown  # type: ignore[assignment]
+        body: cst.SimpleStatementLine | cst.BaseCompoundStatement = shown  # type: ignore[assignment]
         parent = entry.ancestors[-1] if entry.ancestors else None
         if isinstance(parent, cst.If) and parent.orelse is unit:  # rendered as `elif` only there
             body = cst.If(test=cst.Name("_"), body=_stub(), orelse=shown)  # type: ignore[arg-type]

@@ -110,9 +110,7 @@ def _names(tree: ast.Module) -> tuple[set[str], set[str]]:
             names.add(node.asname or node.name.split(".")[0])
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             names.update(node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
             names.add(node.name)
     return names | reads, names
 

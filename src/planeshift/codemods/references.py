@@ -129,7 +129,7 @@ def _statement_lines(facts: MigrateFacts, rel: str, line: int) -> range:
         return range(line, line + 1)
     best = range(line, line + 1)
     for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or line):
-            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                best = range(node.lineno, (node.end_lineno or line) + 1)
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or line) and \
+                not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            best = range(node.lineno, (node.end_lineno or line) + 1)
     return best

@@ -141,8 +141,8 @@ class RegistrationCodemod(Codemod):
         if taken:
             return self.refuse(item, f"{taken[0]!r} already names something else in this module;"
                                      " importing the adapter's would shadow it")
-        values = {"name": handler_name(reg), "stage": reg.point or "", "order": 0,
-                  "policy": self._policy(reg)}
+        values: dict[str, str | int] = {"name": handler_name(reg), "stage": reg.point or "",
+                                        "order": 0, "policy": self._policy(reg)}
         self.edit(handler, found.path(handler), lambda node: template.render(node, values))
         for name, module in template.imports:
             self.add_import(f"{module}.{name}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -103,8 +103,7 @@ def _follow(shape: cst.CSTNode, actual: cst.CSTNode) -> cst.BaseExpression | Non
     return None
 
 
-def _matching_arg(arg: cst.Arg, index: int, args: tuple[cst.Arg, ...] | list[cst.Arg]
-                  ) -> cst.Arg | None:
+def _matching_arg(arg: cst.Arg, index: int, args: Sequence[cst.Arg]) -> cst.Arg | None:
     if arg.keyword is not None:
         return next((a for a in args if a.keyword and a.keyword.value == arg.keyword.value), None)
     positional = [a for a in args if a.keyword is None and not a.star]
