@@ -157,3 +157,27 @@ def test_the_annotation_format() -> None:
     lines = ["x = 1", "# planeshift: discard-unawaited owner=@a why", "bus.on(h)",
              "y = f(g)  # planeshift: ignore[PS102,PS101] why"]
     assert is_recorded(lines, 3) and is_recorded(lines, 4) and not is_recorded(lines, 1)
+
+
+def test_convert_after_registration_wraps_the_handler_inside_the_typed_registration(
+        tmp_path: Path) -> None:
+    check_transformed(tmp_path, '''
+        from demo.bus import EventBus
+
+
+        async def notify(event):
+            return None
+
+
+        first, second = EventBus(on_event=[print]), EventBus(on_event=[lambda e: notify(e)])
+        ''', '''
+        from demo.bus import EventBus
+        from planeshift.kernels.adapters import Subscription, as_subscriber, scheduling
+
+
+        async def notify(event):
+            return None
+
+
+        first, second = EventBus(on_event=[as_subscriber(Subscription(name="builtins.print", policy="demo_callbacks", handler=scheduling(print)))]), EventBus(on_event=[as_subscriber(Subscription(name="app.<lambda:8>", policy="demo_callbacks", handler=scheduling(lambda e: notify(e))))])
+        ''', ("registration", "discard_gate"), convert_discard=True)

@@ -56,6 +56,7 @@ class ArgvCodemod(Codemod):
 
     id = "argv"
     order = 20
+    keeps_lines = True
     DESCRIPTION = "External hook commands given as a shell string become argv lists."
     EXAMPLES: ClassVar[list[Example]] = [Example(
         path=".demo/hooks.json",

@@ -37,6 +37,8 @@ from .names import ModuleNames, module_names, package_of
 REGISTRY: dict[str, type[Codemod]] = {}
 OUTCOMES = "planeshift.outcomes"  # context.scratch: what each codemod did, for the driver
 TEXT = "planeshift.text"  # context.scratch: (tree, text) the driver parsed, spares a render
+AST = "planeshift.ast"  # context.scratch: Python's tree of that text, once parsed
+MOVED = "planeshift.lines_moved"  # context.scratch: an edit so far moved lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +79,15 @@ class Plan:
 class Source:
     """The file a codemod is transforming: its tree, text, statement locator and names."""
 
-    def __init__(self, tree: cst.Module, text: str, rel: str) -> None:
-        self.tree, self.text, self.rel = tree, text, rel
+    def __init__(self, tree: cst.Module, text: str, rel: str, parsed: ast.Module | None = None,
+                 original: cst.Module | None = None) -> None:
+        self.tree, self.text, self.rel, self.original = tree, text, rel, original
+        if parsed is not None:
+            self.__dict__["ast"] = parsed
 
     @functools.cached_property
     def locator(self) -> Locator:
-        return Locator(self.tree, self.text, self.ast)
+        return Locator(self.tree, self.text, self.ast, self.original)
 
     @functools.cached_property
     def ast(self) -> ast.Module:
@@ -109,6 +114,7 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
     id: ClassVar[str] = ""
     order: ClassVar[int] = 50  # on a file, codemods run in this order
     after_rewrites: ClassVar[bool] = False  # its plan reads what the other codemods rewrote
+    keeps_lines: ClassVar[bool] = False  # its edits rewrite expressions in place, line for line
     DESCRIPTION: str = ""  # what libcst.tool lists
     EXAMPLES: ClassVar[list[Example]] = []
 
@@ -163,7 +169,7 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
             self.facts, self.items = standalone_items(self, self.context)
         if not self.items:
             raise SkipFile("nothing to migrate in this file")
-        source = Source(tree, self._text(tree), self.items[0].file)
+        source = self._source(tree)
         for item in self.items:
             try:
                 self.prepare(item, source)
@@ -173,11 +179,23 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
                 self.refuse(item, f"cannot locate the site: {exc}")
             except Exception as exc:  # noqa: BLE001 - a bug: an error entry, the others go on
                 self.refuse(item, f"internal error: {type(exc).__name__}: {exc}", error=True)
-        return tree.visit(self) if self._edits else tree
+        if not self._edits:
+            return tree
+        if not self.keeps_lines:
+            self.context.scratch[MOVED] = True
+        return tree.visit(self)
 
-    def _text(self, tree: cst.Module) -> str:
-        parsed = self.context.scratch.get(TEXT)
-        return parsed[1] if parsed is not None and parsed[0] is tree else tree.code
+    def _source(self, tree: cst.Module) -> Source:
+        """The file as this codemod sees it. While earlier edits kept every line where it was
+        (expressions rewritten in place), the text first parsed, and its Python tree, still
+        locate statements and lines, so the tree is not rendered and parsed again."""
+        scratch, rel = self.context.scratch, self.items[0].file  # type: ignore[index]
+        parsed = scratch.get(TEXT)
+        if parsed is not None and (parsed[0] is tree or not scratch.get(MOVED)):
+            source = Source(tree, parsed[1], rel, scratch.get(AST), parsed[0])
+            scratch[AST] = source.ast
+            return source
+        return Source(tree, tree.code, rel)
 
     # -- edits: scheduled on exact nodes, applied while visiting only their paths ------------
 

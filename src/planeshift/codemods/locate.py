@@ -9,6 +9,10 @@ statement (a compound one with its body stubbed out) is rendered with positions,
 the file, so its columns are the file's. The innermost Call / Decorator / Arg / DictElement /
 Assign starting there is the answer; every ancestor is known, so a transformer can visit just
 the paths to the nodes it edits.
+
+A later codemod sees a tree earlier ones edited in place (expressions rewritten on their lines),
+whose columns the scan no longer describes. It locates on the tree first parsed, which the text
+and the scan describe, and follows the same child positions into the edited tree.
 """
 
 from __future__ import annotations
@@ -54,14 +58,21 @@ class Found:
 
 
 class Locator:
-    """Positions to nodes in one parsed module, given the text it was parsed from."""
+    """Positions to nodes in *module*, given the text *original* (the tree first parsed, *module*
+    itself by default) was parsed from; *module* may have its expressions rewritten in place."""
 
-    def __init__(self, module: cst.Module, text: str, tree: ast.Module | None = None) -> None:
+    def __init__(self, module: cst.Module, text: str, tree: ast.Module | None = None,
+                 original: cst.Module | None = None) -> None:
         self.module, self.text = module, text
+        self.original = original if original is not None else module
         self.lines = text.splitlines(keepends=True)
         self.entries = list(cst_statements(module))
+        self.first = self.entries if self.original is module else list(
+            cst_statements(self.original))
         self.stmts = list(ast_statements((tree or ast.parse(text)).body))
-        if [_kind(s) for s in self.stmts] != [_cst_kind(e.node) for e in self.entries]:
+        kinds = [_kind(s) for s in self.stmts]
+        if kinds != [_cst_kind(e.node) for e in self.first] or len(self.first) != len(
+                self.entries):
             raise LookupError("the ast and LibCST statements of this file do not correspond")
 
     def at(self, line: int, col: int, end_line: int | None = None,
@@ -71,8 +82,7 @@ class Locator:
         index = self._innermost(line, col)
         if index is None:
             return None
-        entry = self.entries[index]
-        positions, parents, offset = self._positions(entry, index)
+        positions, parents, offset = self._positions(self.first[index], index)
         found = [node for node, where in positions.items() if isinstance(node, TARGETS)
                  and (where.start.line + offset, where.start.column) == (line, col)]
         if not found:
@@ -83,7 +93,7 @@ class Locator:
             ends = [n for n in found if (positions[n].end.line + offset,
                                          positions[n].end.column) == (end_line, end_col)]
             found = ends + [n for n in found if n not in ends]
-        return Found(tuple(found), entry, parents)
+        return self._current(index, found, parents)
 
     def line_break_before(self, line: int, col: int) -> Found | None:
         """The parenthesized line break ending where *line*'s text starts, inside the statement
@@ -93,12 +103,26 @@ class Locator:
             return None
         text = self.lines[line - 1]
         start = len(text) - len(text.lstrip(" \t"))
-        positions, parents, offset = self._positions(self.entries[index], index)
+        positions, parents, offset = self._positions(self.first[index], index)
         for node, where in positions.items():
             if isinstance(node, cst.ParenthesizedWhitespace) and where.start.line + offset < line \
                     and (where.end.line + offset, where.end.column) == (line, start):
-                return Found((node,), self.entries[index], parents)
+                return self._current(index, [node], parents)
         return None
+
+    def _current(self, index: int, nodes: list[cst.CSTNode], parents: dict[int, cst.CSTNode]
+                 ) -> Found | None:
+        """*nodes* of the first-parsed statement *index*, as the nodes at the same child
+        positions of the statement in the current tree."""
+        entry = self.entries[index]
+        if self.original is self.module:
+            return Found(tuple(nodes), entry, parents)
+        unit = self.first[index].unit
+        here: dict[int, cst.CSTNode] = {}
+        _record_parents(entry.unit, here)
+        mapped = [n for n in (_follow(entry.unit, _child_path(node, unit, parents))
+                              for node in nodes) if n is not None]
+        return Found(tuple(mapped), entry, here) if mapped else None
 
     def first_line(self, entry: Entry) -> int:
         """The first line of *entry*'s statement (its first decorator's, for a definition)."""
@@ -231,6 +255,29 @@ def _record_parents(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> None:
     for child in node.children:
         parents[id(child)] = node
         _record_parents(child, parents)
+
+
+def _child_path(node: cst.CSTNode, unit: cst.CSTNode, parents: dict[int, cst.CSTNode]
+                ) -> list[tuple[int, type]]:
+    """The child indices (and node types) leading from *unit* down to *node*."""
+    path = []
+    current = node
+    while current is not unit:
+        parent = parents[id(current)]
+        index = next(i for i, child in enumerate(parent.children) if child is current)
+        path.append((index, type(current)))
+        current = parent
+    return path[::-1]
+
+
+def _follow(unit: cst.CSTNode, path: list[tuple[int, type]]) -> cst.CSTNode | None:
+    node = unit
+    for index, kind in path:
+        children = node.children
+        if index >= len(children) or type(children[index]) is not kind:
+            return None
+        node = children[index]
+    return node
 
 
 def _depth(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> int:

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from ..rules.discard_annotation import is_recorded
 from ..types import Registration
-from .base import Codemod, Example, Item, Plan, Source, register
+from .base import MOVED, Codemod, Example, Item, Plan, Source, register
 from .discard_gate import gate_decision
 from .facts import MigrateFacts, handler_name
 from .locate import handler_node
@@ -63,6 +63,7 @@ class RegistrationCodemod(Codemod):
 
     id = "registration"
     order = 10
+    keeps_lines = True
     DESCRIPTION = "Registrations become typed registrations (InterceptorRegistration, " \
                   "Subscription, SinkRegistration) through the kernels' adapters."
     EXAMPLES: ClassVar[list[Example]] = [Example(
@@ -143,6 +144,8 @@ class RegistrationCodemod(Codemod):
                                      " importing the adapter's would shadow it")
         values: dict[str, str | int] = {"name": handler_name(reg), "stage": reg.point or "",
                                         "order": 0, "policy": self._policy(reg)}
+        if "\n" in template.text:  # a template over several lines moves the lines below
+            self.context.scratch[MOVED] = True
         self.edit(handler, found.path(handler), lambda node: template.render(node, values))
         for name, module in template.imports:
             self.add_import(f"{module}.{name}")
