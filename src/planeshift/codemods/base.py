@@ -99,7 +99,7 @@ class Source:
 
     def names_with(self, context: CodemodContext) -> ModuleNames:
         """The module's names with the imports codemods have asked for but not yet added."""
-        pending = AddImportsVisitor._get_imports_from_context(context)
+        pending = context.scratch.get(AddImportsVisitor.CONTEXT_KEY, [])
         if not pending:
             return self.names
         imports = {**self.names.imports, **{i.alias or i.obj_name: f"{i.module}.{i.obj_name}"
