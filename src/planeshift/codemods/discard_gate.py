@@ -131,15 +131,17 @@ class DiscardGateCodemod(Codemod):
                 plan.already += 1  # recorded, or rewritten in the run that decided its gate
                 continue
             decision, detail = gate_decision(reg, facts)
+            unconverted = ""
             if facts.options.convert_discard and decision != "convert":
                 why = "a decorator registration" if reg.via == "decorator" else \
                     f"mechanism {reg.mechanism} has no convert_discard template"
-                plan.refuse(cls.id, reg, f"not converted ({why}); "
-                                         + ("annotated instead" if decision else "no owner either"))
+                unconverted = f"not converted ({why}); "
             if decision is None:
-                plan.refuse(cls.id, reg, detail)
-            else:
-                plan.add(Item(reg.file, reg.line, reg.col, reg, (decision, detail)))
+                plan.refuse(cls.id, reg, unconverted + detail)
+                continue
+            if unconverted:
+                plan.refuse(cls.id, reg, unconverted + "annotated instead")
+            plan.add(Item(reg.file, reg.line, reg.col, reg, (decision, detail)))
         return plan
 
     def prepare(self, item: Item, source: Source) -> None:
