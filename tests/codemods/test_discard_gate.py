@@ -1,0 +1,183 @@
+"""Codemod `discard_gate`: each DISCARD_UNAWAITED registration recorded with its owner, or
+converted; `planeshift lint` reads the record."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from analyzer.helpers import DEMO_FILES, DEMO_PACK, write_tree
+
+from planeshift.codemods import MigrateOptions, migrate
+from planeshift.config import Config
+from planeshift.lint import Scope, lint
+from planeshift.rules.discard_annotation import is_recorded, parse_annotation
+
+from .helpers import check_noop, check_transformed, dedent
+
+GATE = ("discard_gate",)
+NOTE = ("# planeshift: discard-unawaited owner=@demo-team returned awaitables stay unawaited as "
+        "today; the flip is its own change (ADR-0120 D2)")
+
+
+def test_a_continuation_line_gets_its_comment_inside_the_brackets(tmp_path: Path) -> None:
+    check_transformed(tmp_path, '''
+        from demo.bus import EventBus
+
+        buses = dict(
+            main=EventBus(on_event=[print]),
+        )
+        ''', f'''
+        from demo.bus import EventBus
+
+        buses = dict(
+            {NOTE}
+            main=EventBus(on_event=[print]),
+        )
+        ''', GATE)
+
+
+def test_two_registrations_on_one_line_share_one_record(tmp_path: Path) -> None:
+    result = check_transformed(tmp_path, '''
+        from demo.bus import EventBus
+
+        bus = EventBus(on_event=[print, repr])
+        ''', f'''
+        from demo.bus import EventBus
+
+        {NOTE}
+        bus = EventBus(on_event=[print, repr])
+        ''', GATE)
+    assert len(result.migrated) == 2
+
+
+def test_recorded_registrations_are_left_alone(tmp_path: Path) -> None:
+    result = check_noop(tmp_path, '''
+        from demo.bus import EventBus
+
+        # planeshift: ignore[PS101] print returns None; owner @ops
+        one = EventBus(on_event=[print])
+        two = EventBus(on_event=[repr])  # planeshift: discard-unawaited owner=@ops repr is sync
+        ''', GATE)
+    assert result.already == 2 and result.not_migrated == ()
+
+
+def test_without_an_owner_nothing_is_written_and_the_reason_is_listed(tmp_path: Path) -> None:
+    write_tree(tmp_path, {**DEMO_FILES, "app.py": "from demo.bus import EventBus\n\n"
+                                                  "bus = EventBus(on_event=[print])\n"})
+    config = Config(root=tmp_path, packs=(DEMO_PACK,), builtin_packs=(), use_cache=False)
+    result = migrate(config, MigrateOptions(select=GATE, write=True))
+    assert result.changes == ()
+    (left,) = result.not_migrated
+    assert left.reason.startswith("no owner for app.py") and not left.error
+
+
+def test_the_owner_comes_from_codeowners_too(tmp_path: Path) -> None:
+    write_tree(tmp_path, {**DEMO_FILES, "app.py": "from demo.bus import EventBus\n\n"
+                                                  "bus = EventBus(on_event=[print])\n"})
+    (tmp_path / "CODEOWNERS").write_text("*.py @py-team @ops\n")
+    config = Config(root=tmp_path, packs=(DEMO_PACK,), builtin_packs=(), use_cache=False)
+    migrate(config, MigrateOptions(select=GATE, write=True))
+    assert "# planeshift: discard-unawaited owner=@py-team,@ops " in (
+        tmp_path / "app.py").read_text()
+
+
+def test_a_decorator_registration_is_recorded_above_its_decorator(tmp_path: Path) -> None:
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(DEMO_PACK.read_text().replace(
+        "      returned_awaitable: await_in_invocation\n      deadline: none\n      evidence: "
+        "demo/bus.py EventBus.emit",
+        "      returned_awaitable: discard_unawaited\n      deadline: none\n      evidence: "
+        "demo/bus.py EventBus.emit", 1))
+    write_tree(tmp_path / "t", {**DEMO_FILES, "app.py": '''
+        from demo.bus import Point, hook
+
+
+        @staticmethod
+        @hook(Point.AFTER)
+        def after(**payload):
+            return None
+        '''})
+    config = Config(root=tmp_path / "t", packs=(pack,), builtin_packs=(), use_cache=False,
+                    owners=(("**", "@demo-team"),))
+    result = migrate(config, MigrateOptions(select=GATE, write=True, convert_discard=True))
+    text = (tmp_path / "t" / "app.py").read_text()
+    assert f"@staticmethod\n{NOTE}\n@hook(Point.AFTER)\n" in text
+    assert any(n.reason.startswith("not converted (") and n.reason.endswith("annotated instead")
+               for n in result.not_migrated)
+
+
+def test_convert_needs_the_mechanisms_template_else_it_records(tmp_path: Path) -> None:
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(DEMO_PACK.read_text().replace('      convert_discard: "scheduling({handler})"\n',
+                                                  ""))
+    write_tree(tmp_path / "t", {**DEMO_FILES, "app.py": "from demo.bus import EventBus\n\n"
+                                                        "bus = EventBus(on_event=[print])\n"})
+    config = Config(root=tmp_path / "t", packs=(pack,), builtin_packs=(), use_cache=False,
+                    owners=(("**", "@demo-team"),))
+    result = migrate(config, MigrateOptions(select=GATE, write=True, convert_discard=True))
+    assert NOTE in (tmp_path / "t" / "app.py").read_text()
+    assert any("has no convert_discard template" in n.reason for n in result.not_migrated)
+
+
+def test_registration_waits_for_the_gate_of_a_discarding_registration(tmp_path: Path) -> None:
+    result = check_noop(tmp_path, '''
+        from demo.bus import EventBus
+
+        bus = EventBus(on_event=[print])
+        ''', ("registration",))
+    (left,) = result.not_migrated
+    assert "run discard_gate in the same run" in left.reason
+
+
+def test_lint_reads_the_record_as_the_decision_for_ps101_and_wants_an_owner(
+        tmp_path: Path) -> None:
+    source = dedent(f'''
+        from demo.bus import EventBus
+
+        {NOTE}
+        kept = EventBus(on_event=[print])
+        # planeshift: discard-unawaited returned None anyway
+        unowned = EventBus(on_event=[repr])
+        ''')
+    write_tree(tmp_path, {**DEMO_FILES, "app.py": source})
+    config = Config(root=tmp_path, packs=(DEMO_PACK,), builtin_packs=(), use_cache=False)
+    result = lint(config, Scope())
+    status = {(f.finding.rule, f.finding.line): f.status for f in result.findings}
+    assert status[("PS101", 4)] == "suppressed"
+    assert status[("PS101", 6)] == "open"
+    assert ("PS901", 5) in status
+
+
+def test_the_annotation_format() -> None:
+    assert parse_annotation("# planeshift: discard-unawaited owner=@a,@b kept on purpose") == (
+        "@a,@b", "kept on purpose", "")
+    assert parse_annotation("# planeshift: discard-unawaited owner=@a")[2].startswith("it gives")
+    assert parse_annotation("# planeshift: discard-unawaited kept")[2].startswith("it names no")
+    assert parse_annotation("# planeshift: ignore[PS101] x") is None
+    lines = ["x = 1", "# planeshift: discard-unawaited owner=@a why", "bus.on(h)",
+             "y = f(g)  # planeshift: ignore[PS102,PS101] why"]
+    assert is_recorded(lines, 3) and is_recorded(lines, 4) and not is_recorded(lines, 1)
+
+
+def test_convert_after_registration_wraps_the_handler_inside_the_typed_registration(
+        tmp_path: Path) -> None:
+    check_transformed(tmp_path, '''
+        from demo.bus import EventBus
+
+
+        async def notify(event):
+            return None
+
+
+        first, second = EventBus(on_event=[print]), EventBus(on_event=[lambda e: notify(e)])
+        ''', '''
+        from demo.bus import EventBus
+        from planeshift.kernels.adapters import Subscription, as_subscriber, scheduling
+
+
+        async def notify(event):
+            return None
+
+
+        first, second = EventBus(on_event=[as_subscriber(Subscription(name="builtins.print", policy="demo_callbacks", handler=scheduling(print)))]), EventBus(on_event=[as_subscriber(Subscription(name="app.<lambda:8>", policy="demo_callbacks", handler=scheduling(lambda e: notify(e))))])
+        ''', ("registration", "discard_gate"), convert_discard=True)
