@@ -82,13 +82,20 @@ def test_the_owner_comes_from_codeowners_too(tmp_path: Path) -> None:
 
 
 def test_a_decorator_registration_is_recorded_above_its_decorator(tmp_path: Path) -> None:
+    # The scan reads the disposition from EventBus.emit where its source is in view (the code's
+    # reading wins over the pack's), so this bus's emit drops what a handler returns; the pack
+    # says so too, or PS108 would call it stale.
     pack = tmp_path / "pack.yaml"
     pack.write_text(DEMO_PACK.read_text().replace(
         "      returned_awaitable: await_in_invocation\n      deadline: none\n      evidence: "
         "demo/bus.py EventBus.emit",
         "      returned_awaitable: discard_unawaited\n      deadline: none\n      evidence: "
         "demo/bus.py EventBus.emit", 1))
-    write_tree(tmp_path / "t", {**DEMO_FILES, "app.py": '''
+    awaiting = ("            result = handler(**payload)\n"
+                "            if inspect.isawaitable(result):\n                await result\n")
+    assert awaiting in DEMO_FILES["demo/bus.py"]
+    discarding = DEMO_FILES["demo/bus.py"].replace(awaiting, "            handler(**payload)\n")
+    write_tree(tmp_path / "t", {**DEMO_FILES, "demo/bus.py": discarding, "app.py": '''
         from demo.bus import Point, hook
 
 
@@ -102,6 +109,9 @@ def test_a_decorator_registration_is_recorded_above_its_decorator(tmp_path: Path
     result = migrate(config, MigrateOptions(select=GATE, write=True, convert_discard=True))
     text = (tmp_path / "t" / "app.py").read_text()
     assert f"@staticmethod\n{NOTE}\n@hook(Point.AFTER)\n" in text
+    (done,) = result.migrated
+    assert done.registration is not None
+    assert (done.line, done.registration.via) == (5, "decorator")  # at its `@`
     assert any(n.reason.startswith("not converted (") and n.reason.endswith("annotated instead")
                for n in result.not_migrated)
 
@@ -151,8 +161,10 @@ def test_lint_reads_the_record_as_the_decision_for_ps101_and_wants_an_owner(
 def test_the_annotation_format() -> None:
     assert parse_annotation("# planeshift: discard-unawaited owner=@a,@b kept on purpose") == (
         "@a,@b", "kept on purpose", "")
-    assert parse_annotation("# planeshift: discard-unawaited owner=@a")[2].startswith("it gives")
-    assert parse_annotation("# planeshift: discard-unawaited kept")[2].startswith("it names no")
+    reasonless, ownerless = (parse_annotation("# planeshift: discard-unawaited owner=@a"),
+                             parse_annotation("# planeshift: discard-unawaited kept"))
+    assert reasonless is not None and reasonless[2].startswith("it gives")
+    assert ownerless is not None and ownerless[2].startswith("it names no")
     assert parse_annotation("# planeshift: ignore[PS101] x") is None
     lines = ["x = 1", "# planeshift: discard-unawaited owner=@a why", "bus.on(h)",
              "y = f(g)  # planeshift: ignore[PS102,PS101] why"]
