@@ -103,18 +103,19 @@ def _ids(values: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _run(config, options) -> MigrateResult:  # type: ignore[no-untyped-def]
-    from .codemods.run import migrate
+    from .codemods.run import migrate, selected
 
     try:
-        if not sys.stderr.isatty():
-            return migrate(config, options)
-        from .reports.terminal import make_console, make_progress
-
-        bar, callback = make_progress(make_console(stderr=True), "migrating", threshold=8)
-        with bar:
-            return migrate(config, options, callback)
-    except ValueError as exc:  # an unknown codemod id
+        selected(options)
+    except ValueError as exc:  # an unknown codemod id (a bad pack is named by the run itself)
         raise InputError("--select/--ignore", "<flag>", str(exc)) from exc
+    if not sys.stderr.isatty():
+        return migrate(config, options)
+    from .reports.terminal import make_console, make_progress
+
+    bar, callback = make_progress(make_console(stderr=True), "migrating", threshold=8)
+    with bar:
+        return migrate(config, options, callback)
 
 
 def _report(result: MigrateResult, fmt: str, output: Path | None) -> None:
