@@ -19,6 +19,7 @@ from .cli_options import (
     ProjectFlags,
     check_output,
     describe,
+    echo_errors,
     fail,
     output_option,
     project_options,
@@ -103,8 +104,7 @@ def scan(ctx: click.Context, path: Path, fmt: str, output: Path | None, details:
             fail(ctx, "scan", f"cannot write {output}: {exc.strerror or exc}")
         click.echo(f"wrote {fmt} report to {output}", err=True)
     if result.errors:
-        for error in result.errors:
-            click.echo(f"{error.file}: cannot be analysed: {error.message}", err=True)
+        echo_errors(result.errors)
         count = len(result.errors)
         click.echo(f"{count} {'file' if count == 1 else 'files'} skipped", err=True)
         ctx.exit(EXIT_SKIPPED)

@@ -15,6 +15,7 @@ from .cli_options import (
     EXIT_USAGE,
     ProjectFlags,
     check_output,
+    echo_errors,
     output_option,
     project_options,
     write_output,
@@ -121,6 +122,8 @@ def _run(config, options) -> MigrateResult:  # type: ignore[no-untyped-def]
 def _report(result: MigrateResult, fmt: str, output: Path | None) -> None:
     for warning in result.stats.get("warnings", ()):
         click.echo(f"planeshift: warning: {warning}", err=True)
+    if fmt == "json" or output is not None:  # the text report on stderr lists them itself
+        echo_errors(result.errors)
     if fmt == "json":
         from .reports.migrate_json import render_migrate_json
 

@@ -64,6 +64,9 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
         return _fail(run, steps, f"LibCST cannot parse it: {exc.message}")
     except RecursionError:
         return _fail(run, steps, "LibCST cannot parse it: nesting too deep")
+    if tree.code != text:  # LibCST 1.x drops a form feed starting a statement, a final CR
+        return _fail(run, steps, f"LibCST cannot reproduce it byte for byte{_why(text)}; it is "
+                                 "left as it is")
     context = CodemodContext(filename=str(run.source.path), full_module_name=module_of(rel),
                              full_package_name=package_of(rel), scratch={TEXT: (tree, text)})
     before = set(facts.rewritten)
@@ -156,6 +159,12 @@ def _as_error(outcome: Outcome, reason: str) -> Outcome:
         return NotMigrated(outcome.file, outcome.line, outcome.codemod, f"not written: {reason}",
                            True, outcome.registration)
     return outcome
+
+
+def _why(text: str) -> str:
+    if "\r" in text and "\n" not in text:
+        return " (CR line endings)"
+    return " (a form feed at the start of a statement)" if "\x0c" in text else ""
 
 
 def _as_scanned(source: SourceFile, facts: MigrateFacts) -> bool:
