@@ -80,11 +80,13 @@ def command(kind: str, root: Path, *extra: str) -> list[str]:
 
 
 def process(args: Sequence[str], cwd: Path, drop_privileges: bool = False,
-            env: Mapping[str, str] | None = None, timeout: float = 120) -> Run:
-    """``python -m planeshift ARGS`` as a real process from *cwd*; *drop_privileges* takes away
+            env: Mapping[str, str] | None = None, timeout: float = 120,
+            module: bool = True) -> Run:
+    """``python -m planeshift ARGS`` (``python ARGS`` unless *module*) as a real process from
+    *cwd*; *drop_privileges* takes away
     root's power to read anything (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), so mode 000 means
     unreadable even to root, as it is to everyone else."""
-    argv = [sys.executable, "-m", "planeshift", *args]
+    argv = [sys.executable, *(("-m", "planeshift") if module else ()), *args]
     if drop_privileges and os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
         if setpriv is None:
