@@ -1,0 +1,81 @@
+"""Two runs at once on one tree (pre-commit and an editor) both succeed and leave a valid cache;
+a cache another planeshift wrote is never answered from."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planeshift.analyzer.store import caches
+from planeshift.api import scan
+from planeshift.config import Config
+from planeshift.reports.json_report import render_json
+from planeshift.rules import packs
+
+from .helpers import APP, PACK_FLAGS, SRC, project
+from analyzer.helpers import DEMO_PACK
+
+ROUNDS = 4
+
+
+def tree(root: Path) -> Path:
+    files = {f"pkg/mod{i}.py": APP.replace("audit", f"audit{i}") for i in range(30)}
+    return project(root, {"pkg/__init__.py": "", **files})
+
+
+def start(kind: str, root: Path) -> subprocess.Popen:
+    args = (["scan", str(root), "--format", "json"] if kind == "scan"
+            else ["lint", "--root", str(root), "--format", "json", "--fail-on", "error"])
+    return subprocess.Popen([sys.executable, "-m", "planeshift", *args, *PACK_FLAGS, "--jobs", "2"],
+                            cwd=root, env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def stable(report: dict) -> dict:
+    return {k: v for k, v in report.items() if k != "stats"}
+
+
+@pytest.mark.parametrize("kinds", [("scan", "scan"), ("lint", "lint"), ("scan", "lint")])
+def test_two_runs_at_once_both_succeed_and_leave_a_valid_cache(tmp_path: Path,
+                                                               kinds: tuple[str, str]) -> None:
+    root = tree(tmp_path)
+    config = Config(root=root, packs=(DEMO_PACK,), builtin_packs=(), use_cache=False)
+    truth = json.loads(render_json(scan(config)))
+    for round_ in range(ROUNDS):
+        if round_:  # an edit between rounds, so each round writes facts, results and the link
+            (root / f"pkg/mod{round_}.py").write_text(APP.replace("audit", f"edited{round_}"))
+            truth = json.loads(render_json(scan(config)))
+        runs = [start(kind, root) for kind in kinds]
+        for kind, proc in zip(kinds, runs):
+            out, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err
+            assert "Traceback" not in err and "warning" not in err, err
+            if kind == "scan":
+                assert stable(json.loads(out)) == stable(truth)
+        warm = scan(Config(root=root, packs=(DEMO_PACK,), builtin_packs=()))
+        assert warm.stats["cache"] == "result" and warm.stats["warnings"] == []
+        assert stable(json.loads(render_json(warm))) == stable(truth)
+    assert not list((root / ".planeshift_cache").rglob("*.tmp"))
+
+
+def test_a_cache_another_planeshift_version_wrote_is_ignored(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    root = tree(tmp_path)
+    config = Config(root=root, packs=(DEMO_PACK,), builtin_packs=())
+    for module in (caches, packs):
+        monkeypatch.setattr(module, "code_version", lambda: "0.0.9+other")
+    caches.code_tag.cache_clear()
+    other = scan(config)
+    theirs = {p.name for p in (root / ".planeshift_cache").glob("facts-*")}
+    monkeypatch.undo()
+    caches.code_tag.cache_clear()
+    mine = scan(config)  # the same tree: only the code differs
+    assert other.stats["cache"] == "cold" and theirs
+    assert mine.stats["cache"] == "cold" and mine.stats["cache_hits"] == 0
+    assert not theirs & {p.name for p in (root / ".planeshift_cache").glob("facts-*")}  # pruned
+    assert scan(config).stats["cache"] == "result"  # its own cache, it does answer from
