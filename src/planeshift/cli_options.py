@@ -129,9 +129,11 @@ def _file_mode(output: Path) -> int:
 
 
 def describe(exc: InputError) -> str:
-    """``file: key: message``, without the key when it is a placeholder such as <file>."""
+    """``file: key: message``, without the key when it is a placeholder such as <file> (a key
+    below the placeholder, such as ``<top>.surprise``, is named without it)."""
     if exc.key.startswith("<"):
-        return f"{exc.path}: {exc.detail}"
+        _, below, key = exc.key.partition(".")
+        return f"{exc.path}: {key}: {exc.detail}" if below else f"{exc.path}: {exc.detail}"
     return str(exc)
 
 

@@ -44,8 +44,7 @@ class PackReader:
             raise self.fail(key, f"expected a mapping, got {type(value).__name__}")
         unknown = sorted(set(map(str, value)) - set(allowed))
         if unknown:
-            where = unknown[0] if key.startswith("<") else f"{key}.{unknown[0]}"  # named at the top
-            raise self.fail(where, f"unknown key (allowed: {', '.join(allowed)})")
+            raise self.fail(f"{key}.{unknown[0]}", f"unknown key (allowed: {', '.join(allowed)})")
         return value
 
     def string(self, value: Any, key: str) -> str:
