@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from analyzer.helpers import DEMO_PACK
 
 from planeshift.analyzer.store import caches
 from planeshift.api import scan
@@ -17,7 +18,6 @@ from planeshift.reports.json_report import render_json
 from planeshift.rules import packs
 
 from .helpers import APP, PACK_FLAGS, SRC, project
-from analyzer.helpers import DEMO_PACK
 
 ROUNDS = 4
 

@@ -8,13 +8,13 @@ import signal
 from pathlib import Path
 
 import pytest
+from analyzer.helpers import DEMO_PACK
 
 from planeshift.codemods import MigrateOptions, migrate
 from planeshift.codemods import run as migrate_run
 from planeshift.config import Config
 
-from .helpers import APP, PACK_FLAGS, SRC, process, project
-from analyzer.helpers import DEMO_PACK
+from .helpers import APP, PACK_FLAGS, process, project
 
 NAMES = ["app.py", *(f"app{i}.py" for i in range(6))]  # written in this order
 PADDING = "# " + "x" * 98 + "\n"  # app3.py is large, so its rewrite is the one a size limit cuts
@@ -84,7 +84,7 @@ def test_an_exception_after_n_files_leaves_each_file_whole_and_a_rerun_finishes(
         after: int) -> None:
     root = tree(tmp_path)
     original = {name: (root / name).read_bytes() for name in NAMES}
-    real, done = migrate_run.write_source, []
+    real, done = migrate_run.write_source, list[int]()
 
     def write_source(*args, **kwargs) -> None:
         if len(done) == after:

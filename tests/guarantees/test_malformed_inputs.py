@@ -16,7 +16,7 @@ from .helpers import PACK_FLAGS, Run, command, errors_of, invoke, project
 
 KINDS = ("scan", "lint", "migrate")
 
-PACKS = {
+PACKS: dict[str, tuple[str | bytes | None, str]] = {
     "bad YAML": ("pack: x\nmechanisms: [\n", "line 3: invalid YAML"),
     "a Python tag": ('pack: x\nmechanisms: !!python/object/apply:os.getcwd []\n',
                      "could not determine a constructor"),
@@ -53,7 +53,7 @@ def test_a_malformed_rule_pack_is_one_line_naming_it(tmp_path: Path, monkeypatch
              str(pack), expected)
 
 
-SETTINGS = {
+SETTINGS: dict[str, tuple[str | bytes, str]] = {
     "bad TOML": ("[tool.planeshift\n", "invalid TOML"),
     "a wrong type": ("[tool.planeshift]\njobs = 'many'\n", "tool.planeshift.jobs: expected"),
     "an unknown key": ("[tool.planeshift]\nsurprise = 1\n", "tool.planeshift.surprise: unknown"),
@@ -74,7 +74,7 @@ def test_a_malformed_settings_file_is_one_line_naming_it(tmp_path: Path, monkeyp
              f"{root / 'pyproject.toml'}: ", expected)
 
 
-BASELINES = {
+BASELINES: dict[str, tuple[str | bytes | None, str]] = {
     "bad JSON": ('{"schema": "planeshift.baseline/1", "findings": [', "not JSON"),
     "a list": ("[1, 2]", "schema: expected a planeshift.baseline/1 document"),
     "a bad entry": ('{"schema": "planeshift.baseline/1", "findings": [{"file": 3}]}',
@@ -98,7 +98,7 @@ def test_a_malformed_baseline_is_one_line_naming_it(tmp_path: Path, monkeypatch,
     one_line(run, "planeshift lint: error: ", str(baseline), expected)
 
 
-HOOK_SETTINGS = {  # the demo pack reads .demo/hooks.{json,yaml} for external hook commands
+HOOK_SETTINGS: dict[str, tuple[str | bytes, str]] = {  # the demo pack reads .demo/hooks.{json,yaml} for external hook commands
     "a/.demo/hooks.json": ('{"hooks": [ {"command": "echo hi" ', "cannot parse settings file"),
     "b/.demo/hooks.yaml": ("hooks:\n  - command: [unclosed\n", "cannot parse settings file"),
     "c/.demo/hooks.yaml": (b"hooks:\n  - command: '\xff'\n", "cannot decode settings file"),

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from analyzer.helpers import DEMO_PACK
 
 from planeshift import api
 from planeshift.analyzer.store.sources import StatIndex
@@ -15,8 +16,7 @@ from planeshift.api import scan
 from planeshift.config import Config
 from planeshift.types import ScanResult
 
-from .helpers import APP, PACK_FLAGS, command, errors_of, invoke, process, project
-from analyzer.helpers import DEMO_PACK
+from .helpers import APP, command, errors_of, invoke, process, project
 
 
 def locked_tree(root: Path) -> Path:
@@ -64,7 +64,7 @@ def vouched_scan(root: Path, monkeypatch: pytest.MonkeyPatch, meddle) -> ScanRes
     for entry in (root / ".planeshift_cache").iterdir():  # all but the stat index
         if entry.is_dir():
             shutil.rmtree(entry)
-    calls = []
+    calls: list[int] = []
 
     def progress(done: int, total: int) -> None:
         if not calls:
