@@ -49,8 +49,8 @@ def test_a_malformed_rule_pack_is_one_line_naming_it(tmp_path: Path, monkeypatch
     pack = root / "bad.yaml"
     pack.write_bytes(body if isinstance(body, bytes) else body.encode())
     args = command(kind, root)[:-3] + ["--pack", str(pack), "--no-builtin-packs"]
-    one_line(invoke(root, *args, monkeypatch=monkeypatch), f"planeshift {kind}: error: ",
-             str(pack), expected)
+    run = invoke(root, *args, monkeypatch=monkeypatch)
+    one_line(run, f"planeshift {kind}: error: {pack}: ", expected)
 
 
 SETTINGS: dict[str, tuple[str | bytes, str]] = {
@@ -177,3 +177,18 @@ def test_a_stat_index_with_damaged_entries_is_never_believed(tmp_path: Path, mon
     run = invoke(root, *args, monkeypatch=monkeypatch)
     assert run.code == 0 and stable(run) == stable(truth), run.stderr
     assert json.loads(run.stdout)["errors"] == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_internal_error_is_one_line_and_exit_2_not_a_traceback(tmp_path: Path, monkeypatch,
+                                                                  kind: str) -> None:
+    from planeshift import api
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug planeshift did not foresee")
+
+    monkeypatch.setattr(api, "scan", broken)
+    root = project(tmp_path)
+    run = invoke(root, *command(kind, root), monkeypatch=monkeypatch)
+    one_line(run, f"planeshift {kind}: error: internal error: RuntimeError: a bug planeshift "
+             "did not foresee")
