@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import marshal
+import shutil
 from pathlib import Path
 
 import pytest
@@ -192,3 +193,23 @@ def test_an_internal_error_is_one_line_and_exit_2_not_a_traceback(tmp_path: Path
     run = invoke(root, *command(kind, root), monkeypatch=monkeypatch)
     one_line(run, f"planeshift {kind}: error: internal error: RuntimeError: a bug planeshift "
              "did not foresee")
+
+
+def test_a_pack_cache_entry_holding_another_packs_data_is_never_believed(tmp_path: Path,
+                                                                         monkeypatch) -> None:
+    """An entry is valid pack data, but another pack's (a copied or swapped cache file)."""
+    from analyzer.helpers import DEMO_PACK
+
+    root = project(tmp_path)
+    other = root / "other.yaml"
+    other.write_text(DEMO_PACK.read_text().replace("plane: subscriber", "plane: interceptor"))
+    mine = ["scan", str(root), "--format", "json", "--pack", str(other), "--no-builtin-packs"]
+    truth = invoke(root, *mine, "--no-cache", monkeypatch=monkeypatch)
+    invoke(root, "scan", str(root), "--format", "json", *PACK_FLAGS, monkeypatch=monkeypatch)
+    (demo_entry,) = (root / ".planeshift_cache" / "packs").glob("*.data")
+    invoke(root, *mine, monkeypatch=monkeypatch)
+    (other_entry,) = set((root / ".planeshift_cache" / "packs").glob("*.data")) - {demo_entry}
+    other_entry.write_bytes(demo_entry.read_bytes())
+    shutil.rmtree(root / ".planeshift_cache" / "results")
+    run = invoke(root, *mine, monkeypatch=monkeypatch)
+    assert run.code == 0 and stable(run) == stable(truth)
