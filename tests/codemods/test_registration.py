@@ -339,3 +339,27 @@ def test_a_callback_list_extended_with_plus_equals_is_rewritten(tmp_path: Path) 
         # planeshift: discard-unawaited owner=@demo-team returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)
         bus._callbacks += [as_subscriber(Subscription(name="app.log", policy="demo_callbacks", handler=log))]
         ''', ONLY + ("discard_gate",))
+
+
+def test_a_handler_that_may_be_none_is_left_alone_the_typed_registration_would_raise(
+        tmp_path: Path) -> None:
+    result = check_noop(tmp_path, '''
+        from demo.bus import EventBus, Point
+
+
+        def log(**payload):
+            return None
+
+
+        def hooks_for(name):
+            if not name:
+                return None
+            return log
+
+
+        bus = EventBus()
+        bus.on(Point.AFTER, hooks_for(__name__))
+        ''', ONLY)
+    (left,) = result.not_migrated
+    assert left.reason == ("the handler hooks_for(__name__) may be None at run time (None is one "
+                           "of its values), and a typed registration requires a callable")

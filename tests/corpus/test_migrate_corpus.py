@@ -1,5 +1,5 @@
 """planeshift migrate on a copy of lionagi 0.36.0 with the kernels vendored where ADR-0120 D7
-puts them: two in three high-confidence registrations are rewritten and every one left is pinned
+puts them: most high-confidence registrations are rewritten and every one left is pinned
 with its reason, the result compiles, imports, passes the characterization suite, and a second
 run changes nothing.
 
@@ -63,6 +63,7 @@ def migrated(corpus_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Mig
 # (hooks/loader.py, the event_to_point lookup in agent/factory.py) are one registration per
 # entry of the table, which one rewrite of the call's handler cannot declare faithfully.
 NOT_CALLABLE = "is not known to be callable (kind unknown; it may be None at run time)"
+MAY_BE_NONE = "may be None at run time (None is one of its values)"
 LEFT = {
     # `for handler in handlers` over spec.hook_handlers, whose values the scan cannot type
     ("lionagi/agent/factory.py", 665): (1, NOT_CALLABLE),
@@ -85,18 +86,24 @@ LEFT = {
     ("lionagi/session/session.py", 174): (1, NOT_CALLABLE),  # route(condition=...)
     ("lionagi/session/session.py", 178): (1, NOT_CALLABLE),  # gate(check=...)
     ("lionagi/studio/services/workflow_run.py", 182): (1, NOT_CALLABLE),  # `as on_progress`
+    # Tool(preprocessor=self._build_preprocessor(name)): _chain_pre_hooks (and _chain_post_hooks)
+    # return None for a tool without hooks, which a Tool takes and an InterceptorRegistration
+    # rejects
+    ("lionagi/tools/coding.py", 901): (1, MAY_BE_NONE),
+    ("lionagi/tools/coding.py", 902): (1, MAY_BE_NONE),
 }
 
 
 def test_high_confidence_registrations_are_rewritten_except_the_pinned_faithful_refusals(
         migrated: Migrated) -> None:
-    # 45 of 67 (67%). Before the merge with the exact-position, loop-table analyzer it was 44 of
+    # 43 of 67 (64%). Before the merge with the exact-position, loop-table analyzer it was 44 of
     # 54 (81.5%), and the test asked for 80%: the analyzer now decides 13 more registrations
     # (the security_pre bucket, rewritten, and twelve entries of literal tables, none of which
-    # one rewrite can declare), so the figure is pinned with every refusal, not a threshold.
+    # one rewrite can declare), and the two tools/coding.py processors, rewritten before, may be
+    # None; so the figure is pinned with every refusal, not a threshold.
     classified = migrated.classified
     done = [r for r in classified if r.key in migrated.rewritten]
-    assert (len(done), len(classified)) == (45, 67)
+    assert (len(done), len(classified)) == (43, 67)
     reasons = {n.registration.key: n.reason for n in migrated.result.not_migrated
                if n.codemod == "registration" and n.registration is not None}
     left = [r for r in classified if r.key not in migrated.rewritten]
@@ -123,6 +130,8 @@ def test_named_sites_are_rewritten_as_the_pack_says(migrated: Migrated) -> None:
     factory = (migrated.root / "lionagi" / "agent" / "factory.py").read_text()
     assert ("            branch._pending_hook_bus_entries.append((event_to_point[entry[\"event\"]], "
             "handler))\n") in factory  # four table entries of two planes: left as it was
+    coding = (migrated.root / "lionagi" / "tools" / "coding.py").read_text()
+    assert "                    preprocessor=self._build_preprocessor(name),\n" in coding
     loader = (migrated.root / "lionagi" / "hooks" / "loader.py").read_text()
     assert loader.count("bus.on(point, handler)") == 3 and "as_" not in loader
 

@@ -48,7 +48,8 @@ class RegistrationCodemod(Codemod):
     `needs_review` and low-confidence registrations; mechanisms whose pack has no `migrate:`
     section, or no template for the plane; settings-file registrations (see `argv`); decorator
     registrations (there is no handler expression to wrap); handlers the scan cannot show to be
-    callable (a parameter or attribute that may be None: the typed registration validates it);
+    callable (a parameter or attribute that may be None, `h if c else None`, a call of a
+    function that returns None on a path: the typed registration validates it);
     interceptors whose point is dynamic (no stage); a template name the module already binds to
     something else. A call that registers one handler expression for every entry of a literal
     table (`for point in (A, B): bus.on(point, h)`) has it rewritten once, for all entries, and
@@ -251,6 +252,9 @@ def _refusal(reg: Registration, facts: MigrateFacts, template: Template | None) 
                                            and reg.handler.qualname.endswith(".__call__")):
         return f"the handler {reg.handler.expr} is not known to be callable (kind {kind}; it " \
                "may be None at run time), and a typed registration requires a callable"
+    if reg.handler.may_be_none:
+        return f"the handler {reg.handler.expr} may be None at run time (None is one of its " \
+               "values), and a typed registration requires a callable"
     if reg.plane == "interceptor" and not reg.point:
         return "an interceptor with a dynamic point has no stage to declare"
     return ""
