@@ -107,7 +107,9 @@ class Characterization:
 
     @property
     def tests(self) -> int:
-        return sum(1 for p in self.plans for c in p.cases if not c.skip)
+        """The tests pytest collects and runs (a parametrized case counts once per row)."""
+        return sum(len(c.params[1]) if c.params else 1
+                   for p in self.plans for c in p.cases if not c.skip)
 
     def to_json(self) -> dict[str, Any]:
         by_mech: dict[str, dict[str, Any]] = {}
@@ -120,7 +122,7 @@ class Characterization:
             "schema": "planeshift.characterize/1",
             "root": self.root,
             "packages": list(self.packages),
-            "summary": {"dispatchers": len(by_mech), "paths": len(self.plans),
+            "summary": {"mechanisms": len(by_mech), "paths": len(self.plans),
                         "tests": self.tests,
                         "skipped_cases": sum(1 for p in self.plans for c in p.cases if c.skip),
                         "skipped": len(self.skipped)},

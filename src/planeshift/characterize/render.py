@@ -33,8 +33,8 @@ def slug(entry: str) -> str:
 
 def render_module(root: str, packages: tuple[str, ...], plans: tuple[PathPlan, ...],
                   skipped: tuple[Skip, ...]) -> str:
-    parts = [_header(root, packages, plans, skipped) + "\nfrom __future__ import annotations",
-             support_code().rstrip() + "\n", _guard(packages)]
+    parts = [_header(root, packages, plans, skipped) + "\nfrom __future__ import annotations\n\n"
+             + support_code().rstrip() + "\n", _guard(packages)]
     shared: dict[str, str] = {}
     for plan in plans:
         parts.append(_section(plan, shared))

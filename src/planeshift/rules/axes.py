@@ -174,7 +174,10 @@ class PathReader:
             if hit.synthetic() == "gathered":
                 translated = [h for h in self.path.of("raise")
                               if h.seen.detail.startswith("translate")]
-                return ("translate", [hit, *translated]) if translated else ("collect", [hit])
+                if translated:
+                    return "translate", [hit, *translated]
+                drops = [h for h in self.path.of("drops") if h.function == hit.function]
+                return ("swallowed", [hit, *drops]) if drops else ("collect", [hit])
             if not catches_cancel(caught):
                 continue
             if "raise" in acts:

@@ -115,8 +115,9 @@ DOCS: dict[str, AxisDoc] = {
         "CancelledError, get_cancelled_exc_class()): a bare raise passes it on to the next try out "
         "(a task group's, see above); appending or returning it collects; raising a *Cancel* "
         "class (or any other) translates. Under gather(..., return_exceptions=True) it is a "
-        "result: translate when a *Cancel* class is raised afterwards, else collect. No clause: "
-        "propagate."),
+        "result: translate when a *Cancel* class is raised afterwards, swallowed when the results "
+        "are kept only where isinstance(r, Exception) and nothing picks out the cancellations, "
+        "else collect. No clause: propagate."),
     "predicate_failure": AxisDoc(
         "What a failing registration filter does.",
         (("propagate", "the dispatch fails"),
