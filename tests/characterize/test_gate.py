@@ -104,6 +104,12 @@ MUTANTS = [
     Mutant("silent-deadline-raises", "deadline.py", "with anyio.move_on_after(self._budget):",
            "with anyio.fail_after(self._budget):",
            ("test_budget_bus_fire_deadline_disposition_silent_stop",)),
+    Mutant("logged-timeout-raised", "deadline.py",
+           'except Exception:\n                log.warning("handler timed out or failed", '
+           "exc_info=True)",
+           "except Exception:\n                raise",
+           ("test_timed_bus_emit_deadline_disposition_log_and_stop",
+            "test_timed_bus_emit_failure_isolate")),
 ]
 
 

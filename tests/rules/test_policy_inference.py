@@ -432,3 +432,42 @@ def test_gathered_cancellation_is_swallowed_when_only_ordinary_errors_are_kept(
     assert axis.value == value
     if value == "swallowed":  # the comprehension that drops it is cited
         assert any("errors = [r for r in results" in e.seen for e in axis.evidence)
+
+
+PER_HANDLER_LOGGED = '''
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+
+class Bus:
+    def __init__(self, timeout=5.0):
+        self.timeout = timeout
+        self._handlers = []
+
+    def on(self, handler):
+        self._handlers.append(handler)
+
+    async def emit(self, event):
+        for handler in list(self._handlers):
+            try:
+                await asyncio.wait_for(handler(event), self.timeout)
+            except Exception:
+                log.warning("handler failed", exc_info=True)
+'''
+
+
+@pytest.mark.parametrize(("clause", "value"), [
+    ('log.warning("handler failed", exc_info=True)', "log_and_stop"),
+    ("pass", "silent_stop"),
+    ("raise", "raise"),
+])
+def test_a_per_handler_timeout_meeting_an_isolating_clause_is_not_raised(
+    tmp_path: Path, clause: str, value: str
+) -> None:
+    source = PER_HANDLER_LOGGED.replace('log.warning("handler failed", exc_info=True)', clause)
+    result = scan_tree(tmp_path, {"shapes/timed.py": source}, packs=(SHAPES_PACK,), demo=False)
+    axes = {a.axis: a for a in path_of(result, "timed").axes}
+    assert axes["deadline"].value == "per_handler"
+    assert axes["deadline_disposition"].value == value

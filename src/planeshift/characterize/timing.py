@@ -135,6 +135,10 @@ class TimingCases(CaseBase):
         elif value == "raise":
             body = [run, "assert any(isinstance(e, TimeoutError) for e in leaves(seen.error))"]
             what = "the emission raises a TimeoutError"
+        elif value == "log_and_stop":
+            body = [run, "assert seen.error is None",
+                    "assert any(isinstance(r.exc, TimeoutError) for r in seen.records)"]
+            what = "the TimeoutError is logged and the emission returns normally"
         else:
             raise Unknown("deadline_disposition", f"no scenario observes {value}")
         yield self.case("deadline_disposition", "budget_runs_out",

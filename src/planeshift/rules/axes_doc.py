@@ -142,7 +142,9 @@ DOCS: dict[str, AxisDoc] = {
          ("return_report", "reported as a result"), ("log_and_stop", "logged, then stopped"),
          ("silent_stop", "stopped without a trace")),
         "move_on_after / move_on_at are silent_stop; fail_after / fail_at / timeout / wait_for "
-        "raise."),
+        "raise, unless the TimeoutError meets an isolating except clause whose try holds the "
+        "deadline (a per-handler wait_for inside try / except Exception): log_and_stop when the "
+        "clause logs, else silent_stop."),
 }
 assert tuple(DOCS) == AXES
 
