@@ -176,6 +176,20 @@ def lint(tree: Path, cache_dir: Path, out: Path, files: list[Path]) -> Timed:
     return timed
 
 
+def migrate_check(root: Path, cache_dir: Path, out: Path) -> Timed:
+    """``planeshift migrate --check`` of the project at *root* (one process, startup included);
+    its stats read back from the planeshift.migrate/1 report."""
+    cmd = [sys.executable, "-m", "planeshift", "migrate", "--root", str(root), "--check",
+           "--format", "json", "-o", str(out), "--cache-dir", str(cache_dir)]
+    timed = run_timed(cmd)
+    if timed.returncode not in (0, 1):  # 1 = changes pending: what --check reports
+        raise RuntimeError(f"planeshift migrate exited {timed.returncode}: {' '.join(cmd)}")
+    report = json.loads(out.read_text(encoding="utf-8"))
+    timed.stats = {**report.get("stats", {}), "cache": report["stats"].get("scan_cache"),
+                   "files": report["stats"].get("files_parsed")}
+    return timed
+
+
 def parse_only(tree: Path) -> Timed:
     """The LibCST floor: the in-process parse loop's seconds (startup and imports excluded)."""
     timed = run_timed([sys.executable, __file__, "parse-only", str(tree)])

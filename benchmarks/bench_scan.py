@@ -1,4 +1,5 @@
-"""Scan speed: planeshift cold / warm / incremental scans against the LibCST parse floor and Fixit.
+"""Scan speed: planeshift cold / warm / incremental scans (and lint, and `migrate --check`) against
+the LibCST parse floor and Fixit.
 
 Every variant runs once per round and the rounds repeat (round-robin), so machine noise hits all
 variants alike. planeshift runs as a subprocess, startup included, as a user runs it. See
@@ -116,20 +117,41 @@ class Downstream:
         return bu.scan(self.app, cache, self.out, extra=extra)
 
 
+class MigrateCheck:
+    """``planeshift migrate --check`` on an unmigrated copy of the tree (under a project root
+    whose pyproject names an owner, so the discard gate has its work too), as a whole process
+    on a warm cache: the scan answers from its result cache and every file with something to
+    rewrite is parsed and transformed. Nothing is written, so every round sees the same tree."""
+
+    def __init__(self, tree: Path, work: Path) -> None:
+        self.root = work / "migrate"
+        bu.copy_package(tree, self.root, tree.name)
+        (self.root / "pyproject.toml").write_text(
+            f'[tool.planeshift]\nowners = {{"{tree.name}/**" = "@bench"}}\n', encoding="utf-8")
+        self.cache = work / "migrate-cache"
+        self.out = work / "migrate.json"
+        bu.scan(self.root, self.cache, work / "migrate-scan.json")  # untimed: warms the cache
+
+    def run(self, n: int) -> bu.Timed:
+        return bu.migrate_check(self.root, self.cache, self.out)
+
+
 def round_robin(args: argparse.Namespace, tree: Path, work: Path) -> dict[str, list[bu.Timed]]:
     """Round r runs every variant once: cold, warm, incremental, comment-edit, lint,
-    parse-only, fixit."""
+    migrate-check, parse-only, fixit."""
     incremental = Incremental(tree, work, "incremental", code=True)
     comment_edit = Incremental(tree, work, "comment-edit", code=False)
     lint = PreCommitLint(tree, work, "lint", code=True)
     downstream = Downstream(tree, work) if tree.name == "lionagi" else None
+    migrate = MigrateCheck(tree, work)
     out = work / "report.json"
     fixit = None
     if args.with_fixit:
         fixit, note = bu.ensure_fixit()
         print(note, file=sys.stderr)
     timings: dict[str, list[bu.Timed]] = {"cold": [], "warm": [], "incremental": [],
-                                          "comment-edit": [], "lint": [], "parse-only": []}
+                                          "comment-edit": [], "lint": [], "migrate-check": [],
+                                          "parse-only": []}
     if downstream is not None:
         timings.update({"app-warm": [], "app+context-warm": []})
     if fixit is not None:
@@ -141,6 +163,7 @@ def round_robin(args: argparse.Namespace, tree: Path, work: Path) -> dict[str, l
         step(timings, "incremental", r, incremental.run, r)
         step(timings, "comment-edit", r, comment_edit.run, r)
         step(timings, "lint", r, lint.run, r)
+        step(timings, "migrate-check", r, migrate.run, r)
         step(timings, "parse-only", r, bu.parse_only, tree)
         if downstream is not None:
             step(timings, "app-warm", r, downstream.run, r, False)
@@ -161,8 +184,8 @@ def step(timings: dict[str, list[bu.Timed]], name: str, r: int,
 def check_cache_states(timings: dict[str, list[bu.Timed]]) -> None:
     """Warn when a variant did not measure what its name says (the cache layer it hit)."""
     expected = {"cold": "cold", "warm": "result", "incremental": "incremental",
-                "comment-edit": "result-facts", "lint": "incremental", "app-warm": "result",
-                "app+context-warm": "result"}
+                "comment-edit": "result-facts", "lint": "incremental", "migrate-check": "result",
+                "app-warm": "result", "app+context-warm": "result"}
     for name, cache in expected.items():
         if name not in timings:
             continue
@@ -220,6 +243,9 @@ def targets(timings: dict[str, list[bu.Timed]]) -> list[dict[str, Any]]:
         ("lint / parse-only", med["lint"] / med["parse-only"], "<= 0.05"),
         ("cold peak memory (MB)", memory, "<= 400"),
     ]
+    if "migrate-check" in med:
+        rows.append(("migrate --check / parse-only", med["migrate-check"] / med["parse-only"],
+                     "<= 0.5"))
     if "fixit" in med:
         rows.append(("fixit / cold", med["fixit"] / med["cold"], ">= 30"))
     if "app-warm" in med:

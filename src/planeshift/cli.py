@@ -13,6 +13,7 @@ from . import __version__
 from .cli_characterize import characterize_command
 from .cli_kernels import kernels
 from .cli_lint import baseline_command, lint_command
+from .cli_migrate import migrate_command
 from .cli_options import (
     EXIT_OK,
     EXIT_USAGE,
@@ -165,20 +166,30 @@ def packs_command(ctx: click.Context, show: str | None) -> None:
 @click.argument("code", required=False)
 @click.pass_context
 def explain_command(ctx: click.Context, code: str | None) -> None:
-    """Print what rule CODE (e.g. PS101) checks and why, or what a dispatch-policy axis means
-    (`axes` lists them, e.g. `explain concurrency`); without CODE, list the rules.
+    """Print what rule CODE (e.g. PS101) checks and why, what codemod ID (e.g. registration)
+    rewrites, or what a dispatch-policy axis means (`axes` lists them, e.g. `explain
+    concurrency`); without an argument, list the rules and the codemods.
 
     Hazard findings appear in `planeshift scan --format json` under "findings" and in
     `planeshift lint` (the PS9xx rules are about lint's own suppression comments); the axes
-    under "mechanisms[].policy_axes".
+    under "mechanisms[].policy_axes"; codemods run in `planeshift migrate`.
     """
     from .rules.axes_doc import DOCS, render_all, render_axis
     from .rules.catalog import documented_rules
-    from .rules.docs import rule_by_code, rule_page, summary
+    from .rules.docs import (
+        codemod_by_name,
+        codemod_page,
+        documented_codemods,
+        rule_by_code,
+        rule_page,
+        summary,
+    )
 
     if code is None:
         for rule in documented_rules():
             click.echo(f"{rule.code}  {rule.kind:<22} {rule.severity:<8} {summary(rule)}")
+        for codemod in documented_codemods():
+            click.echo(f"{codemod.id:<28} codemod  {summary(codemod)}")
         click.echo("\nplaneshift explain axes: the ADR-0120 D2 dispatch-policy axes")
         return
     if code.lower() in ("axes", "axis", "policy"):
@@ -188,16 +199,22 @@ def explain_command(ctx: click.Context, code: str | None) -> None:
         click.echo(render_axis(code.lower()), nl=False)
         return
     found = rule_by_code(code)
-    if found is None:
-        known = ", ".join(r.code for r in documented_rules())
+    if found is not None:
+        click.echo(rule_page(found), nl=False)
+        return
+    codemod = codemod_by_name(code)
+    if codemod is None:
+        known = ", ".join([*(r.code for r in documented_rules()),
+                           *(c.id for c in documented_codemods())])
         fail(ctx, "explain",
-             f"no rule or axis {code!r} (rules: {known}; axes: planeshift explain axes)")
-    click.echo(rule_page(found), nl=False)
+             f"no rule, codemod or axis {code!r} (have: {known}; axes: planeshift explain axes)")
+    click.echo(codemod_page(codemod), nl=False)
 
 
 cli.add_command(kernels)
 cli.add_command(lint_command)
 cli.add_command(baseline_command)
+cli.add_command(migrate_command)
 cli.add_command(characterize_command)
 
 

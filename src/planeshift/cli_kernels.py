@@ -29,7 +29,8 @@ def kernels() -> None:
 @click.option("--force", is_flag=True, help="Overwrite files that are not an earlier vendored copy.")
 @click.pass_context
 def vendor(ctx: click.Context, into: Path, package: str | None, force: bool) -> None:
-    """Copy the kernels into INTO so the project runs them without depending on planeshift."""
+    """Copy the kernels and their adapters into INTO so the project runs them (and code `planeshift
+    migrate` rewrote) without depending on planeshift."""
     try:
         name = package if package is not None else infer_package(into)
         written = vendor_kernels(into, name, force=force)

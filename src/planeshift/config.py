@@ -13,7 +13,7 @@ from typing import Any
 from .types import InputError
 
 KEYS = ("packs", "builtin-packs", "exclude", "gitignore", "cache-dir", "jobs", "context",
-        "severity", "fail-on", "baseline", "owners")
+        "severity", "fail-on", "baseline", "owners", "kernel-module")
 LEVELS = ("error", "warning", "info")  # finding severities, highest first
 
 
@@ -38,6 +38,7 @@ class Config:
     fail_on: str = "warning"  # lint fails on a finding at or above this level
     baseline: Path | None = None  # lint's baseline file
     owners: tuple[tuple[str, str], ...] = ()  # (gitignore-style pattern, owner), last match wins
+    kernel_module: str | None = None  # migrate: the import path of the kernels in the project
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def with_flags(self, **flags: Any) -> Config:
@@ -123,7 +124,8 @@ def load_config(root: Path, pyproject: Path | None = None) -> Config:
 
 
 def _lint_settings(section: dict[str, Any], label: str, base: Path) -> dict[str, Any]:
-    """``severity``, ``fail-on``, ``baseline`` and ``owners``: the keys only lint reads."""
+    """``severity``, ``fail-on``, ``baseline``, ``owners`` (lint) and ``kernel-module`` (migrate):
+    the keys the scan itself never reads."""
     out: dict[str, Any] = {}
     if "severity" in section:
         out["severity"] = _severity(section["severity"], label)
@@ -144,6 +146,12 @@ def _lint_settings(section: dict[str, Any], label: str, base: Path) -> dict[str,
             raise ConfigError(label, "tool.planeshift.owners",
                               'expected a table of pattern = "owner" strings')
         out["owners"] = tuple(owners.items())  # TOML tables keep the file's order
+    if "kernel-module" in section:
+        module = section["kernel-module"]
+        if not isinstance(module, str) or not all(p.isidentifier() for p in module.split(".")):
+            raise ConfigError(label, "tool.planeshift.kernel-module",
+                              f"expected a dotted module name, got {module!r}")
+        out["kernel_module"] = module
     return out
 
 

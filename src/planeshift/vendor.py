@@ -1,4 +1,5 @@
-"""Copy the stdlib-only ADR-0120 kernels into a target project, so migrated code runs without planeshift."""
+"""Copy the stdlib-only ADR-0120 kernels and adapters into a target project, so migrated code runs
+without planeshift."""
 
 from __future__ import annotations
 
@@ -10,12 +11,21 @@ import planeshift
 
 from .atomic import write_atomic
 
-__all__ = ["LIONAGI_TARGET", "MARKER", "VendorError", "infer_package", "kernel_sources", "vendor_kernels"]
+__all__ = [
+    "ADAPTERS",
+    "LIONAGI_TARGET",
+    "MARKER",
+    "VendorError",
+    "infer_package",
+    "kernel_sources",
+    "vendor_kernels",
+]
 
 MARKER = "# planeshift-vendored:"
 SOURCE_PACKAGE = "planeshift.kernels"
 LIONAGI_TARGET = Path("lionagi/runtime/dispatch")  # where ADR-0120 D7 places the kernels
 _IMPORT = re.compile(r"^(\s*(?:from|import)\s+)planeshift\.kernels\b", re.MULTILINE)
+ADAPTERS = "adapters.py"  # the typed-registration adapters `planeshift migrate` writes calls to
 _PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
@@ -24,7 +34,7 @@ class VendorError(Exception):
 
 
 def kernel_sources() -> list[Path]:
-    """The kernel modules, in a stable order."""
+    """The kernel modules and the adapters module (``adapters.py``), in a stable order."""
     return sorted((Path(planeshift.__file__).parent / "kernels").glob("*.py"))
 
 
@@ -104,7 +114,27 @@ def vendor_kernels(into: Path, package: str | None = None, *, force: bool = Fals
     into.mkdir(parents=True, exist_ok=True)
     for dest, text in planned:
         _atomic_write(dest, text)
-    return [dest for dest, _ in planned]
+    return [dest for dest, _ in planned] + _package_markers(into, package)
+
+
+def _package_markers(into: Path, package: str) -> list[Path]:
+    """An ``__init__.py`` in each folder between the top-level package and *into* that has none
+    (lionagi 0.36.0 has no ``lionagi/runtime/``), so the copy imports as a regular package; the
+    top-level package and existing files are never touched."""
+    written = []
+    folder = into.resolve().parent
+    for part in reversed(package.split(".")[1:-1]):
+        if folder.name != part:
+            break
+        init = folder / "__init__.py"
+        if not init.exists():
+            version = planeshift.__version__
+            _atomic_write(init, f"{MARKER} {SOURCE_PACKAGE} {version} as {package}\n"
+                                f"# A package folder written by planeshift {version} for the "
+                                "vendored kernels below it.\n")
+            written.append(init)
+        folder = folder.parent
+    return written
 
 
 def _atomic_write(dest: Path, text: str) -> None:

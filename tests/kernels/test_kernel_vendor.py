@@ -24,8 +24,10 @@ from planeshift.vendor import (
 def test_vendored_copy_is_marked_and_free_of_planeshift_imports(tmp_path: Path) -> None:
     target = tmp_path / "lionagi" / "runtime" / "dispatch"
     written = vendor_kernels(target, "lionagi.runtime.dispatch")
-    assert [p.name for p in written] == [p.name for p in kernel_sources()]
-    assert (target / "__init__.py") in written
+    assert [p.name for p in written[:-1]] == [p.name for p in kernel_sources()]
+    assert (target / "__init__.py") in written and (target / "adapters.py") in written
+    assert written[-1] == (tmp_path / "lionagi" / "runtime" / "__init__.py").resolve()
+    assert not (tmp_path / "lionagi" / "__init__.py").exists()  # the top-level package is the user's
     for path in written:
         text = path.read_text(encoding="utf-8")
         assert text.startswith(MARKER) and f"planeshift {planeshift.__version__}" in text.splitlines()[1]
@@ -119,3 +121,35 @@ def test_absolute_kernel_imports_are_rewritten_and_other_planeshift_imports_refu
     source.write_text("from planeshift.types import Span\n")
     with pytest.raises(VendorError, match=r"planeshift\.types"):
         render(source, "pkg")
+
+
+def test_missing_package_folders_between_top_and_target_get_an_init_and_others_are_kept(
+        tmp_path: Path) -> None:
+    (tmp_path / "app" / "deep").mkdir(parents=True)
+    (tmp_path / "app" / "__init__.py").write_text("# mine\n")
+    (tmp_path / "app" / "deep" / "__init__.py").write_text("# mine too\n")
+    written = vendor_kernels(tmp_path / "app" / "deep" / "runtime" / "dispatch",
+                             "app.deep.runtime.dispatch")
+    created = tmp_path / "app" / "deep" / "runtime" / "__init__.py"
+    assert created.resolve() in written and created.is_file()
+    assert (tmp_path / "app" / "deep" / "__init__.py").read_text() == "# mine too\n"
+    again = vendor_kernels(tmp_path / "app" / "deep" / "runtime" / "dispatch",
+                           "app.deep.runtime.dispatch")
+    assert created.resolve() not in again
+
+
+def test_vendored_adapters_hand_over_the_original_handler(tmp_path: Path) -> None:
+    vendor_kernels(tmp_path / "proj" / "runtime" / "dispatch", "proj.runtime.dispatch")
+    script = (
+        "import sys\n"
+        "sys.modules['planeshift'] = None\n"
+        "from proj.runtime.dispatch import InterceptorRegistration\n"
+        "from proj.runtime.dispatch.adapters import as_interceptor\n"
+        "def guard(**kw): return None\n"
+        "reg = InterceptorRegistration(name='g', stage='TOOL_PRE', handler=guard, order=0)\n"
+        "print(as_interceptor(reg) is guard)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "True"

@@ -26,7 +26,7 @@ def verdicts(**medians: float) -> dict[str, bool | None]:
 
 
 BASE = dict(cold=3.0, warm=0.2, incremental=0.3, comment_edit=0.25, lint=0.3, parse_only=14.0,
-            fixit=150.0)
+            migrate_check=2.0, fixit=150.0)
 
 
 def test_every_target_passes_on_fast_medians() -> None:
@@ -43,6 +43,7 @@ def test_every_target_passes_on_fast_medians() -> None:
     # a fast machine: parse-only 5 s, so 0.3 s of lint is 0.06 x (over 0.05) but under 0.5 s
     ("lint / parse-only", dict(parse_only=5.0, cold=1.4)),
     ("fixit / cold", dict(fixit=80.0)),
+    ("migrate --check / parse-only", dict(migrate_check=7.5)),
 ])
 def test_each_target_fails_alone(name: str, medians: dict[str, float]) -> None:
     got = verdicts(**{**BASE, **medians})

@@ -270,6 +270,93 @@ def test_terminal_names_the_owner_source_envelope_and_identity(tmp_path: Path) -
     assert err.key == "mechanisms[0].terminal.owner"
 
 
+MIGRATING = """
+pack: mini
+migrate:
+  kernel_module: app.dispatch
+  imports:
+    "{kernel}": [InterceptorRegistration]
+    "{kernel}.adapters": [as_interceptor, as_subscriber, Subscription, scheduling]
+  templates:
+    interceptor: "as_interceptor(InterceptorRegistration(name={name}, stage={stage}, handler={handler}, order={order}))"
+mechanisms:
+  - id: mini_bus
+    dispatcher: mini.Bus
+    register:
+      - method: on
+    migrate:
+      policy: mini_policy
+      stop: mini.Stop
+      deny: PermissionError
+      convert_discard: "scheduling({handler})"
+      templates:
+        subscriber: "as_subscriber(Subscription(name={name}, policy={policy}, handler={handler}))"
+    classify:
+      - plane: subscriber
+        because: ADR-0120 D1.
+  - id: untouched
+    dispatcher: mini.Other
+    register:
+      - method: on
+    classify:
+      - plane: subscriber
+        because: ADR-0120 D1.
+"""
+
+
+def test_migrate_sections_parse_with_pack_defaults_and_mechanism_overrides(tmp_path: Path) -> None:
+    pack = load_pack(write(tmp_path, MIGRATING))
+    assert pack.migrate.kernel_module == "app.dispatch"
+    assert dict(pack.migrate.templates) == {
+        "interceptor": "as_interceptor(InterceptorRegistration(name={name}, stage={stage}, "
+                       "handler={handler}, order={order}))"}
+    assert dict(pack.migrate.imports)["{kernel}"] == ("InterceptorRegistration",)
+    bus, untouched = pack.mechanisms
+    assert bus.migrate is not None and untouched.migrate is None
+    assert (bus.migrate.policy, bus.migrate.stop, bus.migrate.deny) == (
+        "mini_policy", "mini.Stop", "builtins.PermissionError")
+    assert bus.migrate.convert_discard == "scheduling({handler})"
+    assert dict(bus.migrate.templates)["subscriber"].startswith("as_subscriber(")
+
+
+def test_a_pack_without_migrate_gets_the_default_templates(tmp_path: Path) -> None:
+    pack = load_pack(write(tmp_path, VALID))
+    assert pack.migrate.kernel_module is None
+    assert {plane for plane, _ in pack.migrate.templates} == {
+        "interceptor", "subscriber", "delivery_sink", "commit_participant"}
+
+
+@pytest.mark.parametrize(("change", "key", "detail"), [
+    ("handler={handler}, order={order}))", "migrate.templates.interceptor", "unknown placeholder"),
+    ("handler={handler}, order={handler}))", "migrate.templates.interceptor", "exactly once"),
+    ("handler={handler}, order={order})", "migrate.templates.interceptor", "not a Python"),
+    ("handler={handler}, order=Order))", "migrate.templates.interceptor", "'Order' is neither"),
+])
+def test_a_bad_template_is_a_pack_error_naming_it(tmp_path: Path, change: str, key: str,
+                                                  detail: str) -> None:
+    text = MIGRATING.replace("handler={handler}, order={order}))", change)
+    if detail == "unknown placeholder":
+        text = text.replace("stage={stage}", "stage={point}")
+    err = load_error(tmp_path, text)
+    assert err.key == key and detail in err.detail
+
+
+@pytest.mark.parametrize(("old", "new", "key"), [
+    ("kernel_module: app.dispatch", "kernel_module: app dispatch", "migrate.kernel_module"),
+    ("stop: mini.Stop", "stop: 'not a name'", "mechanisms[0].migrate.stop"),
+    ('convert_discard: "scheduling({handler})"', 'convert_discard: "scheduling({name})"',
+     "mechanisms[0].migrate.convert_discard"),
+    ("      policy: mini_policy", "      policy: mini_policy\n      owner: me",
+     "mechanisms[0].migrate.owner"),
+    ('    "{kernel}": [InterceptorRegistration]', '    "{kernel}": [not-a-name]',
+     "migrate.imports.{kernel}"),
+])
+def test_a_bad_migrate_value_names_its_key(tmp_path: Path, old: str, new: str, key: str) -> None:
+    assert old in MIGRATING
+    err = load_error(tmp_path, MIGRATING.replace(old, new))
+    assert err.key == key
+
+
 def test_characterize_hints_name_a_point_literal_constructor_arguments_or_a_skip(
     tmp_path: Path,
 ) -> None:

@@ -14,7 +14,7 @@ def allow_only_staff(payload) -> bool:
 
 
 async def write_audit_row(signal, ctx) -> None:
-    print("audit", signal)
+    print("audit", signal.data)
 
 
 async def notify_slack(message) -> None:

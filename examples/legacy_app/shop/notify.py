@@ -9,7 +9,7 @@ from lionagi.state.lifecycle import DEFAULT_TERMINAL_CALLBACKS, TerminalCallback
 
 
 async def page_on_call(envelope) -> None:
-    print("page", envelope)
+    print("page", envelope.entity.kind, envelope.entity.id, envelope.terminal_status)
 
 
 def register_pager(registry: TerminalCallbackRegistry = DEFAULT_TERMINAL_CALLBACKS) -> None:

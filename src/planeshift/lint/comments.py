@@ -1,4 +1,6 @@
-"""The files lint judges: their lines, and their ``# planeshift: ignore[...]`` comments.
+"""The files lint judges: their lines, and their ``# planeshift: ignore[...]`` comments (and the
+``# planeshift: discard-unawaited owner=... reason`` annotations `planeshift migrate` writes,
+which suppress PS101 the same way and must name an owner).
 
 Python comments are found with ``tokenize``, so a ``#`` inside a string is never one; settings
 files (YAML) with a small scanner that skips quoted scalars. A file is tokenized only when its
@@ -13,6 +15,8 @@ import tokenize
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..rules.discard_annotation import parse_annotation
 
 MARKER = "planeshift:"
 _DIRECTIVE = re.compile(r"planeshift:\s*ignore\b(?P<rest>.*)")
@@ -79,9 +83,14 @@ def parse_comment(file: str, row: int, col: int, text: str, alone: bool) -> Supp
     """The suppression a comment holds, or None when it holds none. Alone on its line it covers
     the next line, after code its own."""
     match = _DIRECTIVE.search(text)
-    if match is None:
-        return None
     covers = (row + 1,) if alone else (row,)
+    if match is None:
+        annotation = parse_annotation(text)
+        if annotation is None:
+            return None
+        owner, reason, problem = annotation
+        recorded = f"intentionally discarding (owner {owner}): {reason}" if owner else reason
+        return Suppression(file, row, col, ("PS101",), recorded, covers, problem)
     rest = match.group("rest").strip()
     if not rest.startswith("["):
         problem = "it names no rule code (`ignore[CODE]`)"

@@ -237,10 +237,11 @@ def _short(dispatchers: tuple[str, ...]) -> str:
 class ScanProgress:
     """A progress bar that only appears once a scan turns out to have enough files to need one."""
 
-    def __init__(self, console: Console, threshold: int = PROGRESS_THRESHOLD) -> None:
+    def __init__(self, console: Console, threshold: int = PROGRESS_THRESHOLD,
+                 label: str = "scanning") -> None:
         self.threshold = threshold
         self._progress = Progress(
-            TextColumn("scanning"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             console=console, transient=True,
         )
         self._task: TaskID | None = None
@@ -263,7 +264,9 @@ class ScanProgress:
         self._progress.update(self._task, completed=done, total=total)
 
 
-def make_progress(console: Console) -> tuple[ScanProgress, Callable[[int, int], None]]:
-    """A context manager and the ``(done, total)`` callback ``api.scan`` reports progress to."""
-    bar = ScanProgress(console)
+def make_progress(console: Console, label: str = "scanning", threshold: int = PROGRESS_THRESHOLD
+                  ) -> tuple[ScanProgress, Callable[[int, int], None]]:
+    """A context manager and the ``(done, total)`` callback ``api.scan`` (or a migration)
+    reports progress to; it appears only once a run has more than *threshold* steps."""
+    bar = ScanProgress(console, threshold, label)
     return bar, bar.update

@@ -32,3 +32,4 @@ def documented_rules() -> list[type[DocumentedRule]]:
 
 def rule_codes() -> tuple[str, ...]:
     return tuple(r.code for r in documented_rules())
+

@@ -1,4 +1,5 @@
-"""Rule documentation: `planeshift explain CODE` and the generated docs/rules/<CODE>.md pages."""
+"""Rule and codemod documentation: `planeshift explain CODE|ID` and the generated pages
+docs/rules/<CODE>.md and docs/codemods/<ID>.md."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 from .catalog import DocumentedRule, documented_rules
 
 HEADINGS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "References")
+CODEMOD_HEADINGS = ("What it does", "Why", "Example", "What it leaves alone", "Behaviour",
+                    "References")
 
 
 def rule_by_code(code: str) -> type[DocumentedRule] | None:
@@ -38,21 +41,56 @@ def rule_page(rule: type[DocumentedRule]) -> str:
     )
 
 
-def missing_headings(rule: type[DocumentedRule]) -> list[str]:
+def missing_headings(rule: type, headings: tuple[str, ...] = HEADINGS) -> list[str]:
     doc = rule.__doc__ or ""
-    return [h for h in HEADINGS if f"## {h}" not in doc]
+    return [h for h in headings if f"## {h}" not in doc]
 
 
-def write_docs(folder: Path) -> list[Path]:
+def documented_codemods() -> list[type]:
+    """The codemods (codemods/), in running order; `planeshift explain ID` prints their pages."""
+    from ..codemods.base import all_codemods
+
+    return list(all_codemods())
+
+
+def codemod_by_name(name: str) -> type | None:
+    return next((c for c in documented_codemods() if c.id == name), None)
+
+
+def codemod_page(codemod: type) -> str:
+    """The codemod's page: a title, its docstring, then its tested before/after fixtures."""
+    doc = inspect.cleandoc(codemod.__doc__ or "")
+    first, _, body = doc.partition("\n")
+    parts = [f"# {codemod.id} (codemod)\n\n{first.strip()}\n\n"
+             f"Run it with `planeshift migrate --select {codemod.id}`; it runs in the default "
+             f"set.\n\n{body.strip()}\n"]
+    for number, example in enumerate(codemod.EXAMPLES, 1):
+        lang = "python" if example.path.endswith(".py") else example.path.rsplit(".", 1)[-1]
+        flag = " (with `--convert-discard`)" if example.convert_discard else ""
+        parts.append(f"\n## Fixture {number}{flag}: `{example.path}`\n\nBefore:\n\n```{lang}\n"
+                     f"{inspect.cleandoc(example.before)}\n```\n\nAfter:\n\n```{lang}\n"
+                     f"{inspect.cleandoc(example.after)}\n```\n")
+    return "".join(parts)
+
+
+def write_docs(folder: Path, codemods: Path | None = None) -> list[Path]:
+    """The rule pages into *folder*, the codemod pages into *codemods* (default: its sibling
+    ``codemods/``)."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for rule in documented_rules():
         path = folder / f"{rule.code}.md"
         path.write_text(rule_page(rule), encoding="utf-8")
         written.append(path)
+    codemods = codemods or folder.parent / "codemods"
+    codemods.mkdir(parents=True, exist_ok=True)
+    for codemod in documented_codemods():
+        path = codemods / f"{codemod.id}.md"
+        path.write_text(codemod_page(codemod), encoding="utf-8")
+        written.append(path)
     return written
 
 
-if __name__ == "__main__":  # python -m planeshift.rules.docs docs/rules
+if __name__ == "__main__":  # python -m planeshift.rules.docs docs/rules (and docs/codemods)
     for page in write_docs(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/rules")):
         print(page)

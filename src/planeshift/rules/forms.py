@@ -118,6 +118,49 @@ class ClassifyRule:
     confidence: str = "high"
 
 
+# `planeshift migrate`: the planes a registration can be rewritten for, and what a template may say
+MIGRATE_PLANES = (
+    "interceptor", "subscriber", "observing_subscriber", "commit_participant", "delivery_sink",
+)
+PLACEHOLDERS = ("handler", "name", "stage", "order", "policy")
+DEFAULT_KERNEL_MODULE = "planeshift.kernels"
+DEFAULT_IMPORTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("{kernel}", ("CommitParticipant", "DeliverySink", "InterceptorRegistration")),
+    ("{kernel}.adapters", ("SinkRegistration", "Subscription", "as_interceptor", "as_sink",
+                           "as_subscriber", "awaiting", "scheduling")),
+)
+DEFAULT_TEMPLATES: tuple[tuple[str, str], ...] = (
+    ("interceptor", "as_interceptor(InterceptorRegistration(name={name}, stage={stage}, "
+                    "handler={handler}, order={order}))"),
+    ("subscriber", "as_subscriber(Subscription(name={name}, policy={policy}, handler={handler}))"),
+    ("delivery_sink", "as_sink(SinkRegistration(name={name}, port=DeliverySink, "
+                      "handler={handler}))"),
+    ("commit_participant", "as_sink(SinkRegistration(name={name}, port=CommitParticipant, "
+                           "handler={handler}))"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PackMigrate:
+    """A pack's ``migrate:`` section: the shape of each plane's rewrite and where its names come
+    from (``{kernel}`` in a module stands for the kernel module, ``--kernel-module``)."""
+
+    kernel_module: str | None = None  # the default for --kernel-module
+    templates: tuple[tuple[str, str], ...] = DEFAULT_TEMPLATES  # plane -> expression template
+    imports: tuple[tuple[str, tuple[str, ...]], ...] = DEFAULT_IMPORTS  # module -> names
+
+
+@dataclass(frozen=True, slots=True)
+class MechanismMigrate:
+    """A mechanism's ``migrate:`` section; a mechanism without one is never rewritten."""
+
+    policy: str = ""  # the named policy its subscriptions run under ({policy}); "" = its id
+    stop: str | None = None  # the legacy exception a STOP decision raises (qualified name)
+    deny: str | None = None  # the legacy exception a DENY decision raises
+    templates: tuple[tuple[str, str], ...] = ()  # per-plane templates replacing the pack's
+    convert_discard: str | None = None  # the --convert-discard template, e.g. "scheduling({handler})"
+
+
 @dataclass(frozen=True, slots=True)
 class Mechanism:
     id: str
@@ -140,6 +183,7 @@ class Mechanism:
     # exceptions a handler raises to deny or stop (beside PermissionError), for PS105
     denials: tuple[str, ...] = ()
     terminal: TerminalFacts | None = None  # for PS110 / PS111
+    migrate: MechanismMigrate | None = None
     characterize: CharacterizeHints | None = None  # for `planeshift characterize`
 
     @property
@@ -155,4 +199,5 @@ class Pack:
     description: str = ""
     not_registrations: tuple[str, ...] = field(default=())  # qualified names never to report
     package: str = ""  # the import package whose mechanisms the pack describes (its context)
+    migrate: PackMigrate = field(default_factory=PackMigrate)
 

@@ -24,6 +24,7 @@ from .forms import (
     TerminalFacts,
 )
 from .profiles import PROFILE_NAMES
+from .migrate_reader import read_mechanism_migrate, read_pack_migrate
 
 # every option any registration form takes (each shape says which of them it accepts)
 FORM_OPTIONS = ("callable", "point", "handler", "receiver", "fixed_point", "many", "owner", "item",
@@ -35,6 +36,7 @@ class PackReader:
 
     def __init__(self, label: str) -> None:
         self.label = label
+        self.migrate = read_pack_migrate(self, None)
 
     def fail(self, key: str, message: str) -> PackError:
         return PackError(self.label, key, message)
@@ -63,8 +65,9 @@ class PackReader:
 
     def pack(self, data: Any) -> Pack:
         data = self.mapping(data, "<top>", ("pack", "package", "description", "mechanisms",
-                                            "not_registrations"))
+                                            "not_registrations", "migrate"))
         name = self.string(data.get("pack"), "pack")
+        self.migrate = read_pack_migrate(self, data.get("migrate"))
         raw = data.get("mechanisms")
         if not isinstance(raw, list) or not raw:
             raise self.fail("mechanisms", "expected a non-empty list of mechanisms")
@@ -80,6 +83,7 @@ class PackReader:
             description=str(data.get("description") or "").strip(),
             not_registrations=self.strings(data.get("not_registrations"), "not_registrations"),
             package=self.package(data.get("package")),
+            migrate=self.migrate,
         )
 
     def package(self, value: Any) -> str:
@@ -96,7 +100,7 @@ class PackReader:
             "id", "title", "description", "dispatcher", "aliases", "factories", "points",
             "point_types",
             "dormant_points", "config", "denials", "terminal", "characterize",
-            "register", "emit", "policy", "profile", "classify",
+            "register", "emit", "policy", "profile", "classify", "migrate",
         )
         data = self.mapping(data, key, allowed)
         mid = self.string(data.get("id"), f"{key}.id")
@@ -149,6 +153,8 @@ class PackReader:
             config=tuple(
                 self.config(c, f"{key}.config[{i}]") for i, c in enumerate(data.get("config") or [])
             ),
+            migrate=(read_mechanism_migrate(self, data["migrate"], f"{key}.migrate", self.migrate)
+                     if "migrate" in data else None),
         )
 
     def terminal(self, data: Any, key: str) -> TerminalFacts | None:

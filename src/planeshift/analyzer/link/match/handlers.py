@@ -1,7 +1,14 @@
 """Handler facts: what a registered callable is, whether it is declared async, and whether a call
-to it can return an awaitable although it is declared sync (the DISCARD_UNAWAITED hazard)."""
+to it can return an awaitable although it is declared sync (the DISCARD_UNAWAITED hazard).
+
+A registration `planeshift migrate` rewrote hands the dispatcher its handler through a kernels
+adapter, ``as_subscriber(Subscription(name=..., policy=..., handler=h))``, which returns ``h``
+itself: its facts are ``h``'s, so a migrated site reads as it did before the rewrite.
+"""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from ....types import Handler
 from ...extract.facts import Ref
@@ -13,6 +20,8 @@ AWAITABLE_FACTORIES = {
     "asyncio.wait_for", "asyncio.shield", "asyncio.to_thread", "asyncio.run_coroutine_threadsafe",
 }
 AWAITABLE_ANNOTATIONS = ("Awaitable", "Coroutine", "Future", "Task")
+NONE = ("const", "None")
+ADAPTERS = frozenset({"as_interceptor", "as_subscriber", "as_sink"})  # of a kernels `adapters`
 
 
 class HandlerResolver:
@@ -22,8 +31,11 @@ class HandlerResolver:
         self.ev = evaluator
 
     def resolve(self, ref: Ref, text: str, module: str, scope: str) -> Handler:
+        ref = self.adapted(ref, module, scope) or ref
         values = self.ev.eval(ref, module, scope)
-        return self.from_values(values, text)
+        handler = self.from_values(values, text)
+        return replace(handler, may_be_none=True) if self.gives_none(ref, module, scope) \
+            else handler
 
     def from_values(self, values: Values, text: str) -> Handler:
         found = [self._describe(v) for v in sorted(values, key=repr)]
@@ -33,15 +45,49 @@ class HandlerResolver:
             return Handler(text, qualname, is_async, returns, kind)
         # several possible handlers (a conditional expression, an `or` default): agree or say None
         asyncs = {h[2] for h in known}
-        returns = {h[3] for h in known}
+        awaitables = {h[3] for h in known}
         return Handler(
             text,
             None,
             asyncs.pop() if len(asyncs) == 1 else None,
-            returns.pop() if len(returns) == 1 else (True if True in returns else None),
+            awaitables.pop() if len(awaitables) == 1 else (True if True in awaitables else None),
             "several",
             tuple(sorted({h[1] for h in known if h[1]})),
         )
+
+    def adapted(self, ref: Ref, module: str, scope: str) -> Ref | None:
+        """``h`` of ``as_X(<typed registration>(..., handler=h))``, an adapter of a kernels
+        ``adapters`` module around a ``*Registration`` or ``Subscription``; else None."""
+        if ref[0] != "call" or len(ref[2]) != 1 or ref[3] or ref[2][0][0] != "call":
+            return None
+        inner = ref[2][0]
+        handler = next((r for key, r in inner[3] if key == "handler"), None)
+        if handler is None or not any(_adapter(v) for v in self.ev.eval(ref[1], module, scope)):
+            return None
+        made = {_dotted_tail(v) for v in self.ev.eval(inner[1], module, scope)}
+        typed = any(n.endswith("Registration") or n == "Subscription" for n in made if n)
+        return handler if typed else None
+
+    def gives_none(self, ref: Ref, module: str, scope: str, depth: int = 0) -> bool:
+        """The expression itself may be None: ``h if c else None``, or a call of a function
+        that returns None (or such an alternative) on a path. The evaluator leaves None out of
+        alternatives (a receiver's methods are called on its other values), and a name is not
+        followed to its binding here: ``h = make(); if h is None: return`` guards it."""
+        if ref == NONE:
+            return True
+        if ref[0] == "either":
+            return any(self.gives_none(r, module, scope, depth) for r in ref[1])
+        if ref[0] != "call" or depth > 3:
+            return False
+        for callee in self.ev.eval(ref[1], module, scope):
+            qn = callee[1] if callee[0] == "func" else (
+                self.ev.method(callee[1], callee[2]) if callee[0] == "bound" else None)
+            func = self.ev.index.functions.get(qn) if qn else None
+            if qn and func is not None:
+                where = self.ev.index.function_scope(qn)
+                if any(self.gives_none(r, *where, depth + 1) for r in func.return_values):
+                    return True
+        return False
 
     def _describe(self, value: Value) -> tuple[str, str | None, bool | None, bool | None]:
         kind = value[0]
@@ -115,6 +161,16 @@ class HandlerResolver:
         if func.is_async:
             return not func.is_generator
         return self.function_returns_awaitable(qn, depth + 1)
+
+
+def _dotted_tail(value: Value) -> str | None:
+    """The last name of a class or function value (a project one, or an external name)."""
+    return value[1].rsplit(".", 1)[-1] if value[0] in ("cls", "func", "ext") else None
+
+
+def _adapter(value: Value) -> bool:
+    parts = value[1].rsplit(".", 2) if value[0] in ("func", "ext") else []
+    return len(parts) == 3 and parts[1] == "adapters" and parts[2] in ADAPTERS
 
 
 def _mentions(ref: Ref, names: tuple[str, ...]) -> bool:

@@ -1,0 +1,1 @@
+"""A small shop service whose hooks grew over the years."""

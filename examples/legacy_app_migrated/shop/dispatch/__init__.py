@@ -1,0 +1,109 @@
+# planeshift-vendored: planeshift.kernels 0.1.0 as shop.dispatch
+# Vendored from planeshift.kernels/__init__.py (planeshift 0.1.0) by `planeshift kernels vendor`.
+# Do not edit: re-run that command to update this copy.
+"""Reference ADR-0120 D2/D5 kernels (interceptor chain, fan-out dispatcher, delivery ports), stdlib only.
+
+Every import inside this package is relative so the package can be vendored under any name.
+"""
+
+from __future__ import annotations
+
+from ._vocab import (
+    CompletionTiming,
+    DeadlineDisposition,
+    DispatchConcurrency,
+    DispatchFailure,
+    ErrorSurface,
+    HandlerCancellation,
+    HandlerClassification,
+    InterceptorDisposition,
+    OutcomeStatus,
+    PredicateFailure,
+    ReturnedAwaitableDisposition,
+    ReturnedValueClassifier,
+    Selector,
+    StageExceptionPolicy,
+    SyncEntryPolicy,
+    SyncHandlerMode,
+    Unset,
+    UnsetType,
+)
+from .errors import (
+    DeadlineExceeded,
+    HandlerCancelled,
+    PolicyError,
+    ReturnedAwaitableRejected,
+    SnapshotError,
+    SyncEntryError,
+)
+from .fanout import FanoutDispatcher
+from .interceptors import (
+    Interceptor,
+    InterceptorDecision,
+    InterceptorRegistration,
+    InterceptorReport,
+    OrderedInterceptorChain,
+    RecordedDecision,
+)
+from .phases import DispatchPhase, DispatchStagePolicy
+from .policy import DispatchPolicy
+from .ports import (
+    CommitParticipant,
+    CommitRefs,
+    CommittedDeliveryIntent,
+    DeliveryResult,
+    DeliverySink,
+    DeliveryStatus,
+    PendingDomainFact,
+    TransactionRef,
+)
+from .report import DispatchReport, DispatchSnapshot, HandlerOutcome, Registration
+
+__all__ = [
+    "CommitParticipant",
+    "CommitRefs",
+    "CommittedDeliveryIntent",
+    "CompletionTiming",
+    "DeadlineDisposition",
+    "DeadlineExceeded",
+    "DeliveryResult",
+    "DeliverySink",
+    "DeliveryStatus",
+    "DispatchConcurrency",
+    "DispatchFailure",
+    "DispatchPhase",
+    "DispatchPolicy",
+    "DispatchReport",
+    "DispatchSnapshot",
+    "DispatchStagePolicy",
+    "ErrorSurface",
+    "FanoutDispatcher",
+    "HandlerCancellation",
+    "HandlerCancelled",
+    "HandlerClassification",
+    "HandlerOutcome",
+    "Interceptor",
+    "InterceptorDecision",
+    "InterceptorDisposition",
+    "InterceptorRegistration",
+    "InterceptorReport",
+    "OrderedInterceptorChain",
+    "OutcomeStatus",
+    "PendingDomainFact",
+    "PolicyError",
+    "PredicateFailure",
+    "RecordedDecision",
+    "Registration",
+    "ReturnedAwaitableDisposition",
+    "ReturnedAwaitableRejected",
+    "ReturnedValueClassifier",
+    "Selector",
+    "SnapshotError",
+    "StageExceptionPolicy",
+    "SyncEntryError",
+    "SyncEntryPolicy",
+    "SyncHandlerMode",
+    "TransactionRef",
+    "Unset",
+    "UnsetType",
+]

@@ -1,0 +1,105 @@
+# planeshift-vendored: planeshift.kernels 0.1.0 as shop.dispatch
+# Vendored from planeshift.kernels/_calls.py (planeshift 0.1.0) by `planeshift kernels vendor`.
+# Do not edit: re-run that command to update this copy.
+"""Call-site mechanics shared by the kernels: declaration checks, classifiers, and thread offload."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import inspect
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ._vocab import ReturnedValueClassifier
+
+__all__ = [
+    "ThreadState",
+    "close_unawaited",
+    "handler_name",
+    "is_declared_async",
+    "is_returned_awaitable",
+    "run_in_thread",
+]
+
+
+def is_declared_async(handler: Callable[..., Any]) -> bool:
+    """True for a coroutine function, seeing through functools.partial (as lionagi's is_coro_func)."""
+    while isinstance(handler, functools.partial):
+        handler = handler.func
+    return inspect.iscoroutinefunction(handler)
+
+
+def handler_name(handler: Callable[..., Any]) -> str:
+    inner: Any = handler
+    while isinstance(inner, functools.partial):
+        inner = inner.func
+    return str(getattr(inner, "__qualname__", None) or getattr(inner, "__name__", None) or repr(inner))
+
+
+def is_returned_awaitable(value: object, classifier: ReturnedValueClassifier) -> bool:
+    """Apply the ADR's returned-value classifier; NOT_INSPECTED never reports an awaitable."""
+    if classifier is ReturnedValueClassifier.INSPECT_AWAITABLE:
+        return inspect.isawaitable(value)
+    if classifier is ReturnedValueClassifier.ASYNCIO_COROUTINE_ONLY:
+        return asyncio.iscoroutine(value)
+    return False
+
+
+def close_unawaited(value: object) -> None:
+    """Close a coroutine that will never be awaited; closing an unstarted coroutine runs none of its body.
+
+    Without this the interpreter warns "coroutine ... was never awaited" at garbage collection,
+    far from the dispatcher that made the choice. Other awaitables are left as they are.
+    """
+    if inspect.iscoroutine(value):
+        value.close()
+
+
+class ThreadState:
+    """Whether an offloaded sync handler's thread has finished; read when a deadline abandons it."""
+
+    __slots__ = ("finished",)
+
+    def __init__(self) -> None:
+        self.finished = threading.Event()
+
+
+async def run_in_thread(fn: Callable[[Any], Any], arg: Any, state: ThreadState) -> Any:
+    """Run `fn(arg)` in a daemon thread and await its result; cancelling the await abandons the thread.
+
+    A daemon thread rather than the loop's default executor: asyncio.run() joins that executor at
+    shutdown, which would turn an abandoned handler back into a blocking one.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(ok: bool, payload: Any) -> None:
+        if future.done():  # the awaiting task gave up (deadline or cancellation)
+            return
+        if ok:
+            future.set_result(payload)
+        else:
+            future.set_exception(payload)
+
+    def target() -> None:
+        ok, payload = True, None
+        try:
+            payload = fn(arg)
+        except BaseException as exc:  # handed to the awaiting task, which classifies it
+            ok, payload = False, exc
+        state.finished.set()
+        try:
+            loop.call_soon_threadsafe(settle, ok, payload)
+        except RuntimeError:
+            # The loop closed after the emitter returned at its deadline; by contract this
+            # result is unobservable (reported abandoned_unknown), so there is no one to tell.
+            return
+
+    context = contextvars.copy_context()
+    threading.Thread(
+        target=context.run, args=(target,), daemon=True, name=f"offload:{handler_name(fn)}"
+    ).start()
+    return await future

@@ -1,0 +1,202 @@
+# planeshift-vendored: planeshift.kernels 0.1.0 as shop.dispatch
+# Vendored from planeshift.kernels/_rules.py (planeshift 0.1.0) by `planeshift kernels vendor`.
+# Do not edit: re-run that command to update this copy.
+"""The ADR D2 combination rules (and planeshift's additions), each with a stable id for PolicyError."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from ._vocab import (
+    CompletionTiming as CT,
+)
+from ._vocab import (
+    DispatchConcurrency,
+    SyncHandlerMode,
+    UnsetType,
+)
+from ._vocab import (
+    DispatchFailure as DF,
+)
+from ._vocab import (
+    ErrorSurface as ES,
+)
+from ._vocab import (
+    HandlerClassification as HC,
+)
+from ._vocab import (
+    ReturnedAwaitableDisposition as RAD,
+)
+from ._vocab import (
+    ReturnedValueClassifier as RVC,
+)
+
+if TYPE_CHECKING:
+    from .phases import DispatchPhase, DispatchStagePolicy
+    from .policy import DispatchPolicy
+
+__all__ = ["Violations", "phase_rules", "policy_rules", "stage_rules"]
+
+Violations = list[tuple[str, str]]
+
+
+def stage_rules(s: DispatchStagePolicy) -> Violations:
+    out: Violations = []
+    surface, failure, completion = s.error_surface, s.failure, s.completion
+    if surface is ES.RAISE_GROUP and failure is not DF.COLLECT:
+        out.append(("raise-group-requires-collect", "error_surface=RAISE_GROUP requires failure=COLLECT"))
+    if surface is ES.RAISE_GROUP and completion is not CT.AWAIT_ALL:
+        out.append(
+            ("raise-group-requires-await-all", "error_surface=RAISE_GROUP requires completion=AWAIT_ALL")
+        )
+    if surface is ES.UNWRAP_SINGLE_ELSE_GROUP and failure is not DF.COLLECT:
+        out.append(("unwrap-group-requires-collect", "UNWRAP_SINGLE_ELSE_GROUP requires failure=COLLECT"))
+    if surface is ES.UNWRAP_SINGLE_ELSE_GROUP and completion not in (
+        CT.AWAIT_ALL,
+        CT.CANCEL_REMAINING_ON_FAILURE,
+    ):
+        out.append(
+            (
+                "unwrap-group-completion",
+                "UNWRAP_SINGLE_ELSE_GROUP requires completion AWAIT_ALL or CANCEL_REMAINING_ON_FAILURE",
+            )
+        )
+    if surface is ES.LOG_ONLY and failure is not DF.ISOLATE:
+        out.append(("log-only-requires-isolate", "error_surface=LOG_ONLY requires failure=ISOLATE"))
+    # The two rules below are planeshift's: an isolated failure is never raised, a propagated one always is.
+    if failure is DF.ISOLATE and surface is ES.RAISE_FIRST:
+        out.append(("isolate-forbids-raise-first", "failure=ISOLATE cannot use error_surface=RAISE_FIRST"))
+    if failure is DF.PROPAGATE and surface is ES.RETURN_REPORT:
+        out.append(
+            ("propagate-forbids-return-report", "failure=PROPAGATE cannot use error_surface=RETURN_REPORT")
+        )
+    if completion is CT.DETACH_BOUNDED and surface is not ES.LOG_ONLY:
+        out.append(
+            (
+                "detach-bounded-requires-log-only",
+                "completion=DETACH_BOUNDED requires error_surface=LOG_ONLY: nobody is left to raise to",
+            )
+        )
+    return out
+
+
+def phase_rules(p: DispatchPhase) -> Violations:
+    out: Violations = []
+    gather = p.returned_awaitable is RAD.GATHER_AFTER_INVOCATIONS
+    has_deadline = not isinstance(p.deadline_seconds, UnsetType)
+    if p.handler_classification is HC.BY_RETURN_VALUE and p.returned_value_classifier is RVC.NOT_INSPECTED:
+        out.append(
+            (
+                "by-return-value-requires-classifier",
+                "BY_RETURN_VALUE requires a classifier other than NOT_INSPECTED",
+            )
+        )
+    if p.selector != "all" and p.handler_classification is not HC.BY_DECLARATION:
+        out.append(
+            ("declared-selector-requires-by-declaration", f"selector={p.selector!r} requires BY_DECLARATION")
+        )
+    if gather and p.handler_classification is not HC.BY_RETURN_VALUE:
+        out.append(("gather-requires-by-return-value", "GATHER_AFTER_INVOCATIONS requires BY_RETURN_VALUE"))
+    if gather and p.has_sync_entry:
+        out.append(
+            ("gather-requires-async-entry", "GATHER_AFTER_INVOCATIONS requires sync_entry=UNAVAILABLE")
+        )
+    if gather and isinstance(p.returned_awaitables, UnsetType):
+        out.append(
+            (
+                "gather-requires-returned-awaitables-stage",
+                "GATHER_AFTER_INVOCATIONS requires a returned_awaitables stage",
+            )
+        )
+    if not gather and not isinstance(p.returned_awaitables, UnsetType):
+        out.append(
+            (
+                "returned-awaitables-stage-forbidden",
+                f"{p.returned_awaitable.name} forbids a returned_awaitables stage",
+            )
+        )
+    if has_deadline and isinstance(p.deadline_disposition, UnsetType):
+        out.append(("deadline-requires-disposition", "a deadline requires a deadline_disposition"))
+    if not has_deadline and not isinstance(p.deadline_disposition, UnsetType):
+        out.append(("disposition-requires-deadline", "a deadline_disposition requires deadline_seconds"))
+    if has_deadline and not (math.isfinite(p.deadline_seconds) and p.deadline_seconds > 0):  # type: ignore[arg-type, operator]
+        out.append(
+            (
+                "deadline-positive-finite",
+                f"deadline_seconds must be positive and finite, got {p.deadline_seconds!r}",
+            )
+        )
+    out.extend(_planeshift_phase_rules(p, has_deadline))
+    return out
+
+
+def _planeshift_phase_rules(p: DispatchPhase, has_deadline: bool) -> Violations:
+    # Rules the ADR implies but does not list; each refuses a combination the kernel cannot honour.
+    out: Violations = []
+    if p.sync_handlers is SyncHandlerMode.OFFLOAD and p.handler_classification is not HC.BY_DECLARATION:
+        out.append(
+            (
+                "offload-requires-by-declaration",
+                "OFFLOAD needs BY_DECLARATION: only a declared-sync handler is known sync before the call",
+            )
+        )
+    if p.returned_awaitable is RAD.REJECT and p.returned_value_classifier is RVC.NOT_INSPECTED:
+        out.append(
+            (
+                "reject-requires-inspecting-classifier",
+                "REJECT can never fire when returned values are NOT_INSPECTED",
+            )
+        )
+    concurrent = p.concurrency is DispatchConcurrency.CONCURRENT
+    stop_in_concurrent = (concurrent and p.invocation.completion is CT.STOP_ON_FAILURE) or any(
+        s.completion is CT.STOP_ON_FAILURE
+        for s in p.stages[1:]  # the gather stage is always concurrent
+    )
+    if p.returned_awaitable is RAD.GATHER_AFTER_INVOCATIONS and concurrent:
+        out.append(
+            (
+                "gather-requires-sequential",
+                "GATHER_AFTER_INVOCATIONS invokes sequentially, in registration order",
+            )
+        )
+    if stop_in_concurrent:
+        out.append(
+            (
+                "stop-on-failure-requires-sequential",
+                "STOP_ON_FAILURE needs a sequential stage; use CANCEL_REMAINING_ON_FAILURE",
+            )
+        )
+    if any(s.completion is CT.DETACH_BOUNDED for s in p.stages) and not has_deadline:
+        out.append(
+            ("detach-bounded-requires-deadline", "DETACH_BOUNDED requires a finite deadline to bound it")
+        )
+    if p.has_sync_entry:
+        if concurrent or p.sync_handlers is SyncHandlerMode.OFFLOAD:
+            out.append(
+                ("sync-entry-requires-sequential-inline", "a sync entry requires SEQUENTIAL and INLINE")
+            )
+        if p.returned_awaitable is RAD.AWAIT_IN_INVOCATION:
+            out.append(
+                (
+                    "sync-entry-cannot-await",
+                    "a sync entry cannot AWAIT_IN_INVOCATION; use DISCARD_UNAWAITED or REJECT",
+                )
+            )
+        if has_deadline:
+            out.append(("sync-entry-forbids-deadline", "a sync entry cannot enforce a deadline"))
+    return out
+
+
+def policy_rules(policy: DispatchPolicy) -> Violations:
+    out: Violations = []
+    if not policy.phases:
+        return [("phases-empty", "a policy needs at least one phase")]
+    selectors: list[Any] = [p.selector for p in policy.phases]
+    if len(set(selectors)) != len(selectors) or ("all" in selectors and len(selectors) > 1):
+        out.append(("selector-overlap", f"selectors {selectors} select some registration twice"))
+    if "all" not in selectors and not {"declared_sync", "declared_async"} <= set(selectors):
+        out.append(("selector-incomplete", f"selectors {selectors} leave some registration unselected"))
+    if len({p.has_sync_entry for p in policy.phases}) > 1:
+        out.append(("sync-entry-mixed", "phases disagree on whether a sync entry exists"))
+    return out

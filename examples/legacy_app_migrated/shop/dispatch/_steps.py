@@ -1,0 +1,198 @@
+# planeshift-vendored: planeshift.kernels 0.1.0 as shop.dispatch
+# Vendored from planeshift.kernels/_steps.py (planeshift 0.1.0) by `planeshift kernels vendor`.
+# Do not edit: re-run that command to update this copy.
+"""What happens to one registration inside a stage: predicate, call, classification, returned awaitable."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from typing import Any
+
+from ._calls import ThreadState, close_unawaited, is_returned_awaitable, run_in_thread
+from ._runner import Slot
+from ._vocab import (
+    DispatchConcurrency,
+    ErrorSurface,
+    HandlerCancellation,
+    HandlerClassification,
+    SyncHandlerMode,
+)
+from ._vocab import (
+    OutcomeStatus as S,
+)
+from ._vocab import (
+    PredicateFailure as PF,
+)
+from ._vocab import (
+    ReturnedAwaitableDisposition as RAD,
+)
+from .errors import ReturnedAwaitableRejected
+from .phases import DispatchPhase, DispatchStagePolicy
+
+__all__ = ["PhaseSteps"]
+
+
+def _emitter_cancelling() -> bool:
+    # A cancel *requested* on the running task comes from outside (emitter, deadline, sibling
+    # policy); a CancelledError raised while none is pending was raised by the handler itself.
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+class PhaseSteps:
+    """The per-registration steps of one phase for one signal; `log` is the dispatcher's logger."""
+
+    def __init__(self, phase: DispatchPhase, signal: Any, log: logging.Logger) -> None:
+        self.phase = phase
+        self.signal = signal
+        self.log = log
+        self.by_declaration = phase.handler_classification is HandlerClassification.BY_DECLARATION
+        # A sequential stage that catches BaseException also collects a cancellation delivered to the
+        # emitter while a handler is awaited: it arrives as that handler's exception, and lionagi's
+        # a_add_message collects it and runs the later callbacks before re-raising it. (Concurrent
+        # children only ever see the kernel's own cancellations, which must not be collected.)
+        self.drains_outside_cancel = (
+            phase.invocation.catches_base_exception and phase.concurrency is DispatchConcurrency.SEQUENTIAL
+        )
+
+    def match(self, slot: Slot) -> bool:
+        predicate = slot.reg.predicate
+        if predicate is None:
+            return True
+        try:
+            matched = bool(predicate(self.signal))
+        except Exception as exc:
+            self._predicate_failed(slot, exc)
+            return False
+        slot.matched = matched
+        return matched
+
+    def _predicate_failed(self, slot: Slot, exc: Exception) -> None:
+        policy = self.phase.predicate_failure
+        if policy is PF.NO_MATCH:
+            slot.matched = False
+            return
+        if policy is PF.ISOLATE:
+            self.log.warning("predicate of %r failed; registration skipped", slot.reg.name, exc_info=exc)
+            slot.settle(S.SKIPPED, error=exc)
+            return
+        if policy is PF.PROPAGATE:
+            slot.settle(S.FAILED, error=exc)
+            slot.abort = True  # it leaves emit, so it is not an isolated failure to log
+            return
+        self._failed(slot, exc, self.phase.invocation)
+
+    def _failed(
+        self, slot: Slot, exc: BaseException, stage: DispatchStagePolicy, status: S = S.FAILED
+    ) -> None:
+        slot.settle(status, error=exc)
+        if stage.error_surface is ErrorSurface.LOG_ONLY:
+            # Logged where it happens, not when the stage ends: a sibling's or the emitter's
+            # cancellation can end the stage first, and must not swallow the record of the failure.
+            label = "invocation" if stage is self.phase.invocation else "returned awaitables"
+            self.log.warning("%s: handler %r failed", label, slot.reg.name, exc_info=exc)
+
+    def _collected(self, slot: Slot, exc: BaseException, stage: DispatchStagePolicy) -> bool:
+        """Collect a KeyboardInterrupt, SystemExit or the like if the stage catches BaseException.
+
+        Otherwise it leaves at once (the caller re-raises); collected, finish_stage re-raises it
+        after the drain.
+        """
+        if not stage.catches_base_exception:
+            return False
+        slot.settle(S.FAILED, error=exc)
+        return True
+
+    def _cancelled(self, slot: Slot, exc: BaseException, stage: DispatchStagePolicy) -> None:
+        slot.handler_cancelled = True
+        slot.settle(S.CANCELLED, error=exc)
+        slot.abort = stage.handler_cancellation is HandlerCancellation.PROPAGATE
+
+    def dispose(self, slot: Slot, value: Any) -> bool:
+        """Settle a handler's returned value; True when the caller must await it now."""
+        disposition = self.phase.returned_awaitable
+        if disposition is RAD.DISCARD_UNAWAITED:
+            # Deprecated compatibility: the awaitable never runs. Detected for the report only,
+            # whatever the classifier, since nothing is awaited under this disposition anyway.
+            if inspect.isawaitable(value):
+                close_unawaited(value)
+                slot.settle(S.DISCARDED)
+            else:
+                slot.settle(S.RETURNED, value)
+            return False
+        if not is_returned_awaitable(value, self.phase.returned_value_classifier):
+            slot.settle(S.RETURNED, value)
+            return False
+        if disposition is RAD.REJECT:
+            close_unawaited(value)
+            rejected = ReturnedAwaitableRejected(
+                f"handler {slot.reg.name!r} returned an awaitable ({type(value).__name__}) under REJECT"
+            )
+            self._failed(slot, rejected, self.phase.invocation, S.REJECTED)
+            return False
+        if disposition is RAD.GATHER_AFTER_INVOCATIONS:
+            slot.awaitable = value
+            return False
+        return True
+
+    async def invoke(self, slot: Slot) -> None:
+        """Invocation stage of the async entry."""
+        reg = slot.reg
+        try:
+            if not self.match(slot):
+                return
+            if self.by_declaration and reg.declared_async:
+                slot.settle(S.RETURNED, await reg.handler(self.signal))
+                return
+            if self.by_declaration and self.phase.sync_handlers is SyncHandlerMode.OFFLOAD:
+                slot.thread = ThreadState()
+                value = await run_in_thread(reg.handler, self.signal, slot.thread)
+            else:
+                value = reg.handler(self.signal)
+            if self.dispose(slot, value):
+                slot.settle(S.RETURNED, await value)
+        except asyncio.CancelledError as exc:
+            if _emitter_cancelling() and not self.drains_outside_cancel:
+                raise
+            self._cancelled(slot, exc, self.phase.invocation)
+        except Exception as exc:
+            self._failed(slot, exc, self.phase.invocation)
+        except BaseException as exc:
+            if not self._collected(slot, exc, self.phase.invocation):
+                raise
+
+    async def await_returned(self, slot: Slot) -> None:
+        """Returned-awaitables stage: await one awaitable a handler returned during invocation."""
+        awaitable, slot.awaitable = slot.awaitable, None
+        stage = self.phase.returned_awaitables
+        assert isinstance(
+            stage, DispatchStagePolicy
+        )  # guaranteed by gather-requires-returned-awaitables-stage
+        try:
+            slot.settle(S.RETURNED, await awaitable)
+        except asyncio.CancelledError as exc:
+            if _emitter_cancelling():
+                raise
+            self._cancelled(slot, exc, stage)
+        except Exception as exc:
+            self._failed(slot, exc, stage)
+        except BaseException as exc:
+            if not self._collected(slot, exc, stage):
+                raise
+
+    def invoke_sync(self, slot: Slot) -> None:
+        """Invocation from the sync entry: nothing can be awaited, so returned awaitables are disposed."""
+        try:
+            if self.match(slot):
+                # A declared-async handler (admitted by SyncEntryPolicy.ALLOW) yields its coroutine,
+                # which DISCARD_UNAWAITED or REJECT then disposes of like any returned awaitable.
+                self.dispose(slot, slot.reg.handler(self.signal))
+        except asyncio.CancelledError as exc:
+            self._cancelled(slot, exc, self.phase.invocation)
+        except Exception as exc:
+            self._failed(slot, exc, self.phase.invocation)
+        except BaseException as exc:
+            if not self._collected(slot, exc, self.phase.invocation):
+                raise

@@ -1,0 +1,76 @@
+# planeshift-vendored: planeshift.kernels 0.1.0 as shop.dispatch
+# Vendored from planeshift.kernels/_surface.py (planeshift 0.1.0) by `planeshift kernels vendor`.
+# Do not edit: re-run that command to update this copy.
+"""How a finished stage surfaces its failures and handler cancellations, as its stage policy says."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ._runner import Slot
+from ._vocab import ErrorSurface as ES
+from ._vocab import HandlerCancellation as HC
+from ._vocab import OutcomeStatus
+from .errors import HandlerCancelled
+from .phases import DispatchStagePolicy
+
+__all__ = ["finish_stage"]
+
+_FAILED = (OutcomeStatus.FAILED, OutcomeStatus.REJECTED)
+_RAISING = (ES.RAISE_FIRST, ES.RAISE_GROUP, ES.UNWRAP_SINGLE_ELSE_GROUP)
+
+
+def finish_stage(
+    slots: Sequence[Slot], stage: DispatchStagePolicy, *, gather_stage: bool, label: str
+) -> None:
+    """Raise or keep quiet about a finished stage, as its policy says; returns when nothing is raised.
+
+    LOG_ONLY failures were already logged where they happened (PhaseSteps), so nothing is logged here.
+
+    Precedence: an aborting error (propagated cancellation, propagated predicate error) first, then
+    translated cancellation, then held errors (collected cancellations and collected non-Exception
+    BaseExceptions) merged with raised failures, then failures.
+    """
+    ordered = sorted(slots, key=lambda s: s.reg.seq)
+    aborts = [s.error for s in ordered if s.abort and s.error is not None]
+    if aborts:
+        raise aborts[0]
+    failed = [s for s in ordered if s.status in _FAILED and s.error is not None]
+    failures: list[BaseException] = [s.error for s in failed if s.error is not None]
+    cancels: list[BaseException] = [s.error for s in ordered if s.handler_cancelled and s.error is not None]
+    surface = stage.error_surface
+    if cancels and stage.handler_cancellation is HC.TRANSLATE:
+        translated = HandlerCancelled(f"{label}: handler {_first_cancelled(ordered)} was cancelled")
+        if failures:
+            raise translated from BaseExceptionGroup(_message(label, failures), failures)
+        raise translated from cancels[0]
+    raising = failures if surface in _RAISING else []
+    # A collected KeyboardInterrupt or SystemExit leaves whatever the surface, like a collected
+    # cancellation; a gather stage returns its cancellations in the report instead.
+    held = [e for e in failures if not isinstance(e, Exception)]
+    if stage.handler_cancellation is HC.COLLECT and not gather_stage:
+        held += cancels
+    if held:
+        # Held errors were delayed until the drain and leave now, in registration order with the
+        # failures the surface raises; a cancellation is never converted into an ordinary error.
+        # BaseExceptionGroup() itself yields an ExceptionGroup when every member is an Exception.
+        raised_ids = {id(e) for e in (*held, *raising)}
+        merged = [s.error for s in ordered if s.error is not None and id(s.error) in raised_ids]
+        if surface is ES.RAISE_GROUP or len(merged) > 1:
+            raise BaseExceptionGroup(_message(label, merged), merged)
+        raise merged[0]
+    if not raising:
+        return
+    if surface is ES.RAISE_FIRST:
+        raise raising[0]
+    if surface is ES.RAISE_GROUP or len(raising) > 1:
+        raise BaseExceptionGroup(_message(label, raising), raising)
+    raise raising[0]
+
+
+def _first_cancelled(ordered: Sequence[Slot]) -> str:
+    return next(repr(s.reg.name) for s in ordered if s.handler_cancelled)
+
+
+def _message(label: str, errors: Sequence[BaseException]) -> str:
+    return f"{len(errors)} handler(s) failed during {label}"

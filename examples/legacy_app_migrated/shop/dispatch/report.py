@@ -1,0 +1,88 @@
+# planeshift-vendored: planeshift.kernels 0.1.0 as shop.dispatch
+# Vendored from planeshift.kernels/report.py (planeshift 0.1.0) by `planeshift kernels vendor`.
+# Do not edit: re-run that command to update this copy.
+"""Registrations, sync-entry snapshots and the per-emit report of a fan-out dispatcher."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ._vocab import OutcomeStatus
+
+__all__ = ["DispatchReport", "DispatchSnapshot", "HandlerOutcome", "Registration"]
+
+Handler = Callable[[Any], Any]
+Predicate = Callable[[Any], Any]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class Registration:
+    """One subscription; identity-compared, so two subscriptions of one handler stay distinct."""
+
+    name: str
+    handler: Handler
+    predicate: Predicate | None
+    declared_async: bool
+    seq: int
+    owner: object
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class DispatchSnapshot:
+    """The immutable registration set a synchronous owner saw in preflight_sync()."""
+
+    owner: object
+    revision: int
+    registrations: tuple[Registration, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandlerOutcome:
+    """What became of one matched registration: its status, returned value and/or error."""
+
+    name: str
+    status: OutcomeStatus
+    value: Any = None
+    error: BaseException | None = None
+    phase: int = 0
+    registration: Registration | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status in (OutcomeStatus.RETURNED, OutcomeStatus.DISCARDED, OutcomeStatus.DETACHED)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DispatchReport:
+    """Every matched registration's outcome, always in registration order (also for concurrent phases)."""
+
+    outcomes: tuple[HandlerOutcome, ...] = ()
+    deadline_expired: bool = False
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(o.name for o in self.outcomes)
+
+    @property
+    def values(self) -> tuple[Any, ...]:
+        return tuple(o.value for o in self.outcomes if o.status is OutcomeStatus.RETURNED)
+
+    @property
+    def failures(self) -> tuple[HandlerOutcome, ...]:
+        bad = (OutcomeStatus.FAILED, OutcomeStatus.REJECTED)
+        return tuple(o for o in self.outcomes if o.status in bad)
+
+    @property
+    def cancellations(self) -> tuple[HandlerOutcome, ...]:
+        return tuple(o for o in self.outcomes if o.status is OutcomeStatus.CANCELLED)
+
+    def by_status(self, status: OutcomeStatus) -> tuple[HandlerOutcome, ...]:
+        return tuple(o for o in self.outcomes if o.status is status)
+
+    def status_of(self, name: str) -> OutcomeStatus:
+        for outcome in self.outcomes:
+            if outcome.name == name:
+                return outcome.status
+        raise KeyError(name)

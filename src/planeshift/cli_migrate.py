@@ -1,0 +1,145 @@
+"""`planeshift migrate`: the codemods as a command, a diff by default, --write to apply."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from .cli_lint import _common, _errors_exit_2, _setup
+from .cli_options import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    ProjectFlags,
+    check_output,
+    output_option,
+    project_options,
+    write_output,
+)
+from .types import InputError
+
+if TYPE_CHECKING:
+    from .codemods.model import MigrateResult
+
+FORMATS = ("text", "json")
+CODEMODS = "registration, argv, discard_gate, decisions"
+
+MIGRATE_HELP = f"""Rewrite the registration call sites in PATHS onto the ADR-0120 kernels.
+
+The whole project under the root is scanned; each registration in PATHS (default: all) that
+the scan classified declares its plane through a typed registration and an adapter that keeps
+today's behaviour. By default nothing is written: the unified diff goes to stdout (coloured on
+a terminal) and the report (what was migrated, what was not and why) to stderr.
+
+\b
+Codemods (--select / --ignore; `planeshift explain ID` documents each):
+  registration   InterceptorRegistration / Subscription / SinkRegistration via the adapters
+  argv           external hook commands given as a shell string become argv lists
+  discard_gate   DISCARD_UNAWAITED sites recorded with their owner (or --convert-discard)
+  decisions      interceptors return typed STOP / DENY decisions instead of raising
+
+The kernels and adapters must be importable in the project: `planeshift kernels vendor
+--into <package>/runtime/dispatch`, then --kernel-module <package>.runtime.dispatch (the
+lionagi pack's default is lionagi.runtime.dispatch; planeshift.kernels works too).
+
+\b
+Not done (listed as not migrated, with the reason): needs_review and low-confidence
+registrations, decorator registrations, handlers that may be None, observing subscribers (no
+wake policy to write), dispatcher loops themselves (Phase 1 owners), shell pipelines.
+
+\b
+Exit codes:
+  {EXIT_OK}  nothing to do, or the changes were shown or written, and nothing failed
+  {EXIT_FINDINGS}  --check found changes to make, or a file was not migrated because of an error
+  {EXIT_USAGE}  usage, configuration, rule-pack or tool error
+"""
+
+
+@click.command("migrate", help=MIGRATE_HELP)
+@_common
+@click.option("--write", is_flag=True, help="Apply the changes (atomically, file by file).")
+@click.option("--check", is_flag=True,
+              help="Write nothing; exit 1 when anything would change (for CI).")
+@click.option("--select", multiple=True, metavar="ID",
+              help=f"Run only these codemods (repeatable or comma-separated): {CODEMODS}.")
+@click.option("--ignore", multiple=True, metavar="ID", help="Skip these codemods.")
+@click.option("--kernel-module", metavar="MODULE",
+              help="Import path of the kernels in the project [default: kernel-module in "
+                   "[tool.planeshift], else the pack's, else planeshift.kernels].")
+@click.option("--convert-discard", is_flag=True,
+              help="Convert DISCARD_UNAWAITED registrations so their returned awaitables run "
+                   "(a behaviour change) instead of recording them with their owner.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="text: diff on stdout, report on stderr; json: the planeshift.migrate/1 "
+                   "report (diffs included) on stdout.")
+@output_option
+@project_options
+@click.pass_context
+def migrate_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | None, write: bool,
+                    check: bool, select: tuple[str, ...], ignore: tuple[str, ...],
+                    kernel_module: str | None, convert_discard: bool, fmt: str,
+                    output: Path | None, project: ProjectFlags) -> None:
+    from .codemods.facts import MigrateOptions
+
+    with _errors_exit_2(ctx, "migrate"):
+        if write and check:
+            raise InputError("--write/--check", "<flag>", "give one of --write and --check")
+        config, scope = _setup(project, root, paths)
+        check_output(output)
+        options = MigrateOptions(select=_ids(select), ignore=_ids(ignore),
+                                 kernel_module=kernel_module, convert_discard=convert_discard,
+                                 write=write, check=check, paths=scope.paths)
+        result = _run(config, options)
+        _report(result, fmt, output)
+    failed = result.failed or (check and result.pending)
+    ctx.exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _ids(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+def _run(config, options) -> MigrateResult:  # type: ignore[no-untyped-def]
+    from .codemods.run import migrate
+
+    try:
+        if not sys.stderr.isatty():
+            return migrate(config, options)
+        from .reports.terminal import make_console, make_progress
+
+        bar, callback = make_progress(make_console(stderr=True), "migrating", threshold=8)
+        with bar:
+            return migrate(config, options, callback)
+    except ValueError as exc:  # an unknown codemod id
+        raise InputError("--select/--ignore", "<flag>", str(exc)) from exc
+
+
+def _report(result: MigrateResult, fmt: str, output: Path | None) -> None:
+    for warning in result.stats.get("warnings", ()):
+        click.echo(f"planeshift: warning: {warning}", err=True)
+    if fmt == "json":
+        from .reports.migrate_json import render_migrate_json
+
+        text = render_migrate_json(result)
+        if output is None:
+            click.echo(text, nl=False)
+        else:
+            write_output(output, text)
+            click.echo(f"wrote json report to {output}", err=True)
+        return
+    from .reports.migrate_text import render_diff, render_report
+
+    if result.mode != "write":
+        colour = sys.stdout.isatty() and "NO_COLOR" not in __import__("os").environ
+        style = (lambda line, c: click.style(line, fg=None if c == "bold" else c,
+                                             bold=c == "bold")) if colour else None
+        click.echo(render_diff(result, style), nl=False)
+    report = render_report(result, Path.cwd())
+    if output is None:
+        click.echo(report, nl=False, err=True)
+    else:
+        write_output(output, report)
+        click.echo(f"wrote text report to {output}", err=True)

@@ -1,0 +1,155 @@
+"""Codemod ``argv``: an external hook command given as a shell string becomes an argv list."""
+
+from __future__ import annotations
+
+import ast
+from typing import ClassVar
+
+import libcst as cst
+
+from .base import Codemod, Example, Item, Plan, Source, register
+from .facts import MigrateFacts
+from .model import Migrated, NotMigrated
+from .settings import SettingsError, argv_text, command_token, replace
+from .shell import argv_of
+from .templates import string_literal
+
+
+@register
+class ArgvCodemod(Codemod):
+    """Split an external hook's shell-string command into argv, where that means the same.
+
+    ## What it does
+    Each external hook the scan flags `shell_command_string` (PS107) has its `command` string
+    replaced by the list `shlex.split` gives: in the settings files the packs name (YAML, JSON,
+    TOML; only the string token is replaced, the file is never re-dumped, so comments and layout
+    stay) and in Python code (a `command=` argument or a `"command"` key holding a string
+    literal).
+
+    ## Why
+    ADR-0120 D6: "command is argv and never reaches a shell". A string either fails lionagi's
+    runtime validation or, where something still runs it through a shell, invites quoting bugs
+    and injection.
+
+    ## Example
+    ```yaml
+    command: "python -m audit --log audit.log"
+    ```
+    becomes
+    ```yaml
+    command: ["python", "-m", "audit", "--log", "audit.log"]
+    ```
+
+    ## What it leaves alone
+    A command with shell syntax (a pipe, a redirect, `$(...)` or any expansion, `;`, `&&`, a
+    glob, `~`, braces, a comment, an environment assignment): as argv it would run something
+    else, so it is listed with what was found; move that pipeline into a script. Block scalars
+    and TOML multi-line strings, f-strings and computed commands.
+
+    ## Behaviour
+    Unchanged for a runner that takes argv or splits a string the way a POSIX shell does
+    without expansions: the words are those `sh` would have passed.
+
+    ## References
+    ADR-0120 D6 (ExternalHookRegistration.command is argv), P7; PS107.
+    """
+
+    id = "argv"
+    order = 20
+    keeps_lines = True
+    DESCRIPTION = "External hook commands given as a shell string become argv lists."
+    EXAMPLES: ClassVar[list[Example]] = [Example(
+        path=".demo/hooks.json",
+        before='''
+            {
+              "hooks": {
+                "PostToolUse": [
+                  {"matcher": "*", "hooks": [{"type": "command", "command": "python -m audit --log audit.log"}]}
+                ]
+              }
+            }
+            ''',
+        after='''
+            {
+              "hooks": {
+                "PostToolUse": [
+                  {"matcher": "*", "hooks": [{"type": "command", "command": ["python", "-m", "audit", "--log", "audit.log"]}]}
+                ]
+              }
+            }
+            ''')]
+
+    @classmethod
+    def plan(cls, facts: MigrateFacts) -> Plan:
+        plan = Plan()
+        for reg in facts.scan.registrations:
+            if "shell_command_string" in reg.flags and facts.in_scope(reg.file):
+                plan.add(Item(reg.file, reg.line, reg.col, reg))
+        return plan
+
+    @classmethod
+    def rewrite_text(cls, text: str, items: list[Item], facts: MigrateFacts
+                     ) -> tuple[str, list[Migrated | NotMigrated | None]]:
+        """A settings file: each item's command token replaced, from the last line up."""
+        outcomes: list[Migrated | NotMigrated | None] = []
+        for item in sorted(items, key=lambda i: -i.line):
+            try:
+                token = command_token(text, item.file, item.line)
+            except SettingsError as exc:
+                outcomes.append(cls._not(item, str(exc)))
+                continue
+            argv, why = argv_of(token.value)
+            if argv is None:
+                outcomes.append(cls._not(item, why))
+                continue
+            text = replace(text, token, argv_text(argv, item.file))
+            outcomes.append(Migrated(item.file, item.line, cls.id, f"argv {argv}",
+                                     item.registration))
+        return text, outcomes
+
+    @classmethod
+    def _not(cls, item: Item, reason: str) -> NotMigrated:
+        return NotMigrated(item.file, item.line, cls.id, reason, registration=item.registration)
+
+    def prepare(self, item: Item, source: Source) -> None:
+        found = source.locator.at(item.line, item.col)
+        literal = _command_literal(found.nodes) if found is not None else None
+        if found is None or literal is None:
+            return self.refuse(item, "no `command=` argument or \"command\" key holding a plain "
+                                     "string literal at this site")
+        argv, why = argv_of(ast.literal_eval(literal.value))
+        if argv is None:
+            return self.refuse(item, why)
+        quote = "'" if literal.value.lstrip("rRuU").startswith("'") else '"'
+        elements = [cst.Element(cst.SimpleString(_quoted(arg, quote))) for arg in argv]
+        self.edit(literal, found.path(literal), lambda node: cst.List(elements))
+        return self.done(item, f"argv {argv}")
+
+
+def _command_literal(nodes: tuple[cst.CSTNode, ...]) -> cst.SimpleString | None:
+    """The plain string literal given as `command=` or under a "command" key at the site."""
+    for node in nodes:
+        parts: list[cst.CSTNode] = list(node.args) if isinstance(node, cst.Call) else [node]
+        parts += [e for p in parts if isinstance(p, cst.Arg) and isinstance(p.value, cst.Dict)
+                  for e in p.value.elements]
+        for part in parts:
+            value = _command_value(part)
+            if isinstance(value, cst.SimpleString) and not value.prefix.lower().strip("ru"):
+                return value
+    return None
+
+
+def _command_value(part: cst.CSTNode) -> cst.BaseExpression | None:
+    if isinstance(part, cst.Arg) and part.keyword and part.keyword.value == "command":
+        return part.value
+    if isinstance(part, cst.DictElement) and isinstance(part.key, cst.SimpleString) and \
+            part.key.evaluated_value == "command":
+        return part.value
+    return None
+
+
+def _quoted(value: str, quote: str) -> str:
+    text = string_literal(value)
+    if quote == "'" and text.startswith('"') and "'" not in value:
+        return "'" + text[1:-1] + "'"
+    return text

@@ -1,0 +1,257 @@
+"""The codemod base class and registry: one codemod per module, found automatically.
+
+A codemod is a ``libcst.codemod.VisitorBasedCodemodCommand`` driven by the scan's facts: its
+``plan`` picks the registrations (or handlers, or settings entries) it has work for, per file,
+and refuses the rest with a reason, without parsing anything; ``prepare`` locates each item in
+the parsed file and schedules edits of exact nodes; the visit then walks only the paths to those
+nodes. A rewrite that would be unsafe is refused (``self.warn`` and a not-migrated entry) or
+skips the file (``SkipFile``); nothing raises out of a codemod except a bug, which the driver
+reports as an error. Run alone (``python -m libcst.tool codemod ...``), a codemod scans the
+project itself (see ``standalone``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import functools
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+import libcst as cst
+from libcst.codemod import CodemodContext, SkipFile, VisitorBasedCodemodCommand
+from libcst.codemod.visitors import AddImportsVisitor
+from libcst.metadata import MetadataWrapper
+
+from ..types import Registration
+from .facts import MigrateFacts
+from .fastinit import FastMatcherInit
+from .imports import apply_imports
+from .locate import Locator
+from .model import Migrated, NotMigrated
+from .names import ModuleNames, module_names, package_of
+
+REGISTRY: dict[str, type[Codemod]] = {}
+OUTCOMES = "planeshift.outcomes"  # context.scratch: what each codemod did, for the driver
+TEXT = "planeshift.text"  # context.scratch: (tree, text) the driver parsed, spares a render
+AST = "planeshift.ast"  # context.scratch: Python's tree of that text, once parsed
+MOVED = "planeshift.lines_moved"  # context.scratch: an edit so far moved lines
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """A before/after pair, run by the tests against the demo bus (tests/fixtures/packs/demo.yaml):
+    *before* is written to *path*, migrated, and must become *after*."""
+
+    before: str
+    after: str
+    path: str = "app.py"
+    convert_discard: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One thing a codemod plans to do in a file; *data* is what its plan decided."""
+
+    file: str
+    line: int
+    col: int = 0
+    registration: Registration | None = None
+    data: Any = None
+
+
+@dataclass
+class Plan:
+    items: dict[str, list[Item]] = field(default_factory=dict)
+    refused: list[NotMigrated] = field(default_factory=list)
+    already: int = 0  # found already migrated (from the facts alone)
+
+    def add(self, item: Item) -> None:
+        self.items.setdefault(item.file, []).append(item)
+
+    def refuse(self, codemod: str, reg: Registration, reason: str) -> None:
+        self.refused.append(NotMigrated(reg.file, reg.line, codemod, reason, registration=reg))
+
+
+class Source:
+    """The file a codemod is transforming: its tree, text, statement locator and names."""
+
+    def __init__(self, tree: cst.Module, text: str, rel: str, parsed: ast.Module | None = None,
+                 original: cst.Module | None = None) -> None:
+        self.tree, self.text, self.rel, self.original = tree, text, rel, original
+        if parsed is not None:
+            self.__dict__["ast"] = parsed
+
+    @functools.cached_property
+    def locator(self) -> Locator:
+        return Locator(self.tree, self.text, self.ast, self.original)
+
+    @functools.cached_property
+    def ast(self) -> ast.Module:
+        return ast.parse(self.text)
+
+    @functools.cached_property
+    def names(self) -> ModuleNames:
+        return module_names(self.ast, package_of(self.rel), self.text)
+
+    def names_with(self, context: CodemodContext) -> ModuleNames:
+        """The module's names with the imports codemods have asked for but not yet added."""
+        pending = context.scratch.get(AddImportsVisitor.CONTEXT_KEY, [])
+        if not pending:
+            return self.names
+        imports = {**self.names.imports, **{i.alias or i.obj_name: f"{i.module}.{i.obj_name}"
+                                            for i in pending if i.obj_name}}
+        return ModuleNames(imports, self.names.tree, self.names.text)
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.tree.code_for_node(node)
+
+
+class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
+    id: ClassVar[str] = ""
+    order: ClassVar[int] = 50  # on a file, codemods run in this order
+    after_rewrites: ClassVar[bool] = False  # its plan reads what the other codemods rewrote
+    keeps_lines: ClassVar[bool] = False  # its edits rewrite expressions in place, line for line
+    DESCRIPTION: str = ""  # what libcst.tool lists
+    EXAMPLES: ClassVar[list[Example]] = []
+
+    def __init__(self, context: CodemodContext, items: Sequence[Item] | None = None,
+                 facts: MigrateFacts | None = None, kernel_module: str | None = None,
+                 convert_discard: bool = False) -> None:
+        super().__init__(context)
+        self.items, self.facts = items, facts
+        self.cli_options = {"kernel_module": kernel_module, "convert_discard": convert_discard}
+        self._edits: dict[int, list[Callable[[Any], Any]]] = {}
+        self._paths: set[int] = set()
+
+    @staticmethod
+    def add_args(arg_parser: argparse.ArgumentParser) -> None:
+        """Options for ``python -m libcst.tool codemod`` (as for ``planeshift migrate``)."""
+        arg_parser.add_argument("--kernel-module", dest="kernel_module", default=None,
+                                help="the import path of the kernels in the project")
+        arg_parser.add_argument("--convert-discard", dest="convert_discard",
+                                action="store_true", help="discard_gate: convert, not annotate")
+
+    # -- what a codemod implements ----------------------------------------------------------
+
+    @classmethod
+    def plan(cls, facts: MigrateFacts) -> Plan:
+        raise NotImplementedError
+
+    def prepare(self, item: Item, source: Source) -> None:
+        raise NotImplementedError
+
+    # -- running ----------------------------------------------------------------------------
+
+    def transform_module(self, tree: cst.Module) -> cst.Module:
+        """Alone (libcst.tool, tests): the stage, then the imports it asked for."""
+        return apply_imports(self.context, self.transform_stage(tree))
+
+    def transform_stage(self, tree: cst.Module) -> cst.Module:
+        """The edits alone; the driver adds every codemod's imports to a file once, at the end,
+        so later codemods still find the scan's lines where the scan saw them. The tree is not
+        deep-copied (LibCST's default): nothing here reads metadata of the copied tree."""
+        wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+        with self.resolve(wrapper):
+            self.context = replace(self.context, wrapper=wrapper)
+            try:
+                return self.transform_module_impl(tree)
+            finally:
+                self.context = replace(self.context, wrapper=None)
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        if self.facts is None or self.items is None:
+            from .standalone import standalone_items
+
+            self.facts, self.items = standalone_items(self, self.context)
+        if not self.items:
+            raise SkipFile("nothing to migrate in this file")
+        source = self._source(tree)
+        for item in self.items:
+            try:
+                self.prepare(item, source)
+            except SkipFile:
+                raise
+            except LookupError as exc:  # the locator could not map this file's statements
+                self.refuse(item, f"cannot locate the site: {exc}")
+            except Exception as exc:  # noqa: BLE001 - a bug: an error entry, the others go on
+                self.refuse(item, f"internal error: {type(exc).__name__}: {exc}", error=True)
+        if not self._edits:
+            return tree
+        if not self.keeps_lines:
+            self.context.scratch[MOVED] = True
+        return tree.visit(self)
+
+    def _source(self, tree: cst.Module) -> Source:
+        """The file as this codemod sees it. While earlier edits kept every line where it was
+        (expressions rewritten in place), the text first parsed, and its Python tree, still
+        locate statements and lines, so the tree is not rendered and parsed again."""
+        scratch, rel = self.context.scratch, self.items[0].file  # type: ignore[index]
+        parsed = scratch.get(TEXT)
+        if parsed is not None and (parsed[0] is tree or not scratch.get(MOVED)):
+            source = Source(tree, parsed[1], rel, scratch.get(AST), parsed[0])
+            scratch[AST] = source.ast
+            return source
+        return Source(tree, tree.code, rel)
+
+    # -- edits: scheduled on exact nodes, applied while visiting only their paths ------------
+
+    def edit(self, node: cst.CSTNode, path: Iterable[cst.CSTNode],
+             change: Callable[[Any], Any]) -> None:
+        self._edits.setdefault(id(node), []).append(change)
+        self._paths.update(id(n) for n in path)
+        self._paths.add(id(node))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) in self._paths and super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:
+        result = super().on_leave(original_node, updated_node)
+        for change in self._edits.get(id(original_node), ()):
+            result = change(result)
+        return result
+
+    def add_import(self, qualified: str) -> None:
+        module, _, name = qualified.rpartition(".")
+        AddImportsVisitor.add_needed_import(self.context, module, name)
+
+    # -- outcomes ---------------------------------------------------------------------------
+
+    def done(self, item: Item, action: str) -> None:
+        self._record(Migrated(item.file, item.line, self.id, action, item.registration))
+
+    def refuse(self, item: Item, reason: str, error: bool = False) -> None:
+        self.warn(f"{item.file}:{item.line}: {reason}")
+        self._record(NotMigrated(item.file, item.line, self.id, reason, error, item.registration))
+
+    def already(self, item: Item) -> None:
+        self._record(None)
+
+    def _record(self, outcome: Migrated | NotMigrated | None) -> None:
+        self.context.scratch.setdefault(OUTCOMES, []).append(outcome)
+
+
+def register(cls: type[Codemod]) -> type[Codemod]:
+    if not cls.id:
+        raise TypeError(f"{cls.__name__} needs an id")
+    if cls.id in REGISTRY and REGISTRY[cls.id] is not cls:
+        raise ValueError(f"duplicate codemod id {cls.id}: {cls.__name__} and "
+                         f"{REGISTRY[cls.id].__name__}")
+    REGISTRY[cls.id] = cls
+    return cls
+
+
+def all_codemods() -> list[type[Codemod]]:
+    """Every codemod (each ``@register``-ed in its own module of this package), in running
+    order; modules are found with pkgutil, so adding a codemod touches no list."""
+    package = __name__.rpartition(".")[0]
+    for info in pkgutil.iter_modules(importlib.import_module(package).__path__):
+        importlib.import_module(f"{package}.{info.name}")
+    return sorted(REGISTRY.values(), key=lambda c: (c.order, c.id))
+
+
+def codemod_by_id(name: str) -> type[Codemod] | None:
+    return next((c for c in all_codemods() if c.id == name), None)

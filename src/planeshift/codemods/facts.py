@@ -1,0 +1,147 @@
+"""What the codemods know of a project: the scan's facts, the packs' templates, the run's options."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import Config
+from ..rules.forms import DEFAULT_KERNEL_MODULE, Mechanism, Pack
+from ..types import Registration, ScanResult
+from .names import module_of
+from .templates import Template, free_names
+
+
+@dataclass(frozen=True, slots=True)
+class MigrateOptions:
+    select: tuple[str, ...] = ()  # codemod ids; () = all
+    ignore: tuple[str, ...] = ()
+    kernel_module: str | None = None  # --kernel-module: overrides the config and the packs
+    convert_discard: bool = False  # --convert-discard: run returned awaitables (a behaviour change)
+    write: bool = False  # apply the changes (else the result holds them as a diff)
+    check: bool = False  # report whether anything would change (never writes)
+    paths: tuple[str, ...] = ()  # root-relative files or folders; () = the whole project
+
+
+@dataclass
+class MigrateFacts:
+    config: Config
+    scan: ScanResult
+    packs: tuple[Pack, ...]
+    options: MigrateOptions = field(default_factory=MigrateOptions)
+    rewritten: set[tuple] = field(default_factory=set)  # keys of registrations rewritten this run
+
+    @property
+    def root(self) -> Path:
+        return self.config.root
+
+    @functools.cached_property
+    def mechanisms(self) -> dict[str, tuple[Mechanism, Pack]]:
+        return {m.id: (m, p) for p in self.packs for m in p.mechanisms}
+
+    @functools.cached_property
+    def by_file(self) -> dict[str, list[Registration]]:
+        out: dict[str, list[Registration]] = defaultdict(list)
+        for reg in sorted(self.scan.registrations, key=lambda r: r.sort_key):
+            out[reg.file].append(reg)
+        return dict(out)
+
+    def runs(self, codemod: str) -> bool:
+        """Is *codemod* part of this run (``--select`` / ``--ignore``)?"""
+        chosen = not self.options.select or codemod in self.options.select
+        return chosen and codemod not in self.options.ignore
+
+    def lines(self, rel: str) -> list[str]:
+        """A file's lines as the scan saw them (for the plans' cheap text checks)."""
+        cache = self.__dict__.setdefault("_lines", {})
+        if rel not in cache:
+            try:
+                cache[rel] = (self.root / rel).read_text(encoding="utf-8",
+                                                         errors="replace").splitlines()
+            except OSError:
+                cache[rel] = []
+        return cache[rel]
+
+    def in_scope(self, rel: str) -> bool:
+        paths = self.options.paths
+        return not paths or any(rel == p or rel.startswith(p.rstrip("/") + "/") for p in paths)
+
+    def kernel(self, pack: Pack) -> str:
+        """--kernel-module, else ``kernel-module`` in [tool.planeshift], else the pack's own."""
+        return (self.options.kernel_module or self.config.kernel_module
+                or pack.migrate.kernel_module or DEFAULT_KERNEL_MODULE)
+
+    def kernel_modules(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.kernel(p) for p in self.packs
+                                   if any(m.migrate for m in p.mechanisms)))
+
+    def template(self, mechanism: str, plane: str) -> Template | None:
+        """The rewrite for a registration of *mechanism* in *plane*, or None when its pack has
+        none (or the mechanism declares no ``migrate:``)."""
+        mech, pack = self.mechanisms[mechanism]
+        if mech.migrate is None:
+            return None
+        text = dict(mech.migrate.templates).get(plane) or dict(pack.migrate.templates).get(plane)
+        return self.compile(text, pack) if text else None
+
+    def looks_migrated(self, reg: Registration, plane: str | None = None) -> bool:
+        """The handler text already starts with one of the mechanism's adapter calls (of
+        *plane*'s template, or of any): an earlier run rewrote it; the file is not parsed."""
+        if reg.via == "config" or reg.mechanism not in self.mechanisms:
+            return False
+        mech, pack = self.mechanisms[reg.mechanism]
+        if mech.migrate is None:
+            return False
+        templates = {**dict(pack.migrate.templates), **dict(mech.migrate.templates)}
+        texts = [templates.get(plane, "")] if plane else list(templates.values())
+        return any(t and reg.handler.expr.startswith(t.split("(", 1)[0] + "(") for t in texts)
+
+    def looks_converted(self, reg: Registration) -> bool:
+        """The handler text calls the mechanism's convert_discard wrapper (``scheduling(h)``,
+        alone or inside its typed registration): an earlier --convert-discard run converted it."""
+        mech = self.mechanisms.get(reg.mechanism, (None, None))[0]
+        text = mech.migrate.convert_discard if mech and mech.migrate else None
+        if not text:
+            return False
+        return re.search(rf"\b{re.escape(text.split('(', 1)[0])}\(", reg.handler.expr) is not None
+
+    def convert_template(self, mechanism: str) -> Template | None:
+        mech, pack = self.mechanisms[mechanism]
+        text = mech.migrate.convert_discard if mech.migrate else None
+        return self.compile(text, pack) if text else None
+
+    def compile(self, text: str, pack: Pack) -> Template:
+        kernel = self.kernel(pack)
+        modules = {name: module.replace("{kernel}", kernel)
+                   for module, names in pack.migrate.imports for name in names}
+        used = [(n, modules[n]) for n in free_names(text) if n in modules]
+        return Template(text, tuple(used))
+
+    def adapter(self, pack: Pack, name: str) -> str:
+        """The qualified name of an adapter or kernel name the codemods write themselves."""
+        kernel = self.kernel(pack)
+        return f"{kernel}.adapters.{name}" if name[0].islower() else f"{kernel}.{name}"
+
+    @functools.cached_property
+    def owners(self) -> Callable[[str], str | None]:
+        from ..owners import Owners
+
+        return Owners(self.config)
+
+
+def handler_name(reg: Registration) -> str:
+    """The ``name`` of a typed registration: the handler's qualified name where the scan knows
+    it, else the expression qualified by where it is registered."""
+    handler = reg.handler
+    if handler.kind in ("function", "method", "class", "external") and handler.qualname:
+        return handler.qualname
+    if handler.kind == "partial" and handler.qualname:
+        return f"partial({handler.qualname})"
+    where = ".".join(p for p in (module_of(reg.file), reg.scope) if p)
+    if handler.kind == "lambda":  # told apart by the line it was registered on
+        return f"{where}.<lambda:{reg.line}>"
+    return f"{where}.{' '.join(handler.expr.split())}"

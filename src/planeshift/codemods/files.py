@@ -1,0 +1,155 @@
+"""One file through its codemods (read, parse once, transform, add imports, render, compile), and
+many files at once on forked workers.
+
+A file's codemods run in order on one tree; the imports they asked for are added after the last,
+so each finds the scan's lines where the scan saw them. The result is checked (it must parse and
+``compile()``) here, in the worker; writing is the caller's. Workers are forked, so they inherit
+the scan's facts and the plans instead of receiving them pickled; only each file's new text and
+outcomes travel back.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.codemod import CodemodContext, SkipFile
+
+from .base import OUTCOMES, TEXT, Codemod, Item
+from .facts import MigrateFacts
+from .imports import apply_imports
+from .model import Migrated, NotMigrated
+from .names import module_of, package_of
+from .writer import SourceFile, WriteError, check_python, read_source
+
+Step = tuple[type[Codemod], list[Item]]
+Outcome = Migrated | NotMigrated | None
+POOL_THRESHOLD = 4  # fewer files than this are migrated in-process
+
+
+@dataclass
+class FileRun:
+    rel: str
+    source: SourceFile | None = None
+    text: str | None = None  # the new text, when it differs from the source's
+    outcomes: list[Outcome] = field(default_factory=list)
+    rewritten: set[tuple] = field(default_factory=set)  # registration keys rewritten here
+
+
+def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
+                 run: FileRun | None = None) -> FileRun:
+    """Run *steps* on *rel* (or on the text an earlier *run* left); never raises."""
+    run = run or FileRun(rel)
+    if run.source is None:
+        try:
+            run.source = read_source(facts.root / rel, rel)
+        except (OSError, ValueError) as exc:
+            reason = f"cannot read it: {getattr(exc, 'strerror', None) or exc}"
+            return _fail(run, steps, reason)
+    text = run.text if run.text is not None else run.source.text
+    if not rel.endswith(".py"):
+        return _settings(run, text, steps, facts)
+    try:
+        tree = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        return _fail(run, steps, f"LibCST cannot parse it: {exc.message}")
+    context = CodemodContext(filename=str(run.source.path), full_module_name=module_of(rel),
+                             full_package_name=package_of(rel), scratch={TEXT: (tree, text)})
+    before = set(facts.rewritten)
+    for codemod, items in steps:
+        tree = _transform(codemod, items, tree, context, facts, run)
+    run.rewritten |= facts.rewritten - before
+    try:
+        new = apply_imports(context, tree).code
+        if new != text:
+            check_python(new, rel)
+    except Exception as exc:  # noqa: BLE001 - an uncompilable result or a bug: reported, unchanged
+        reason = str(exc) if isinstance(exc, WriteError) else f"internal error: {exc!r}"
+        run.outcomes = [_as_error(o, reason) for o in run.outcomes]
+        return run
+    run.text = new if new != run.source.text else None
+    return run
+
+
+def run_files(work: dict[str, list[Step]], facts: MigrateFacts, jobs: int,
+              progress: Callable[[int], None] | None = None) -> dict[str, FileRun]:
+    """Every file of *work* through its steps, on up to *jobs* forked workers."""
+    names = sorted(work, key=lambda rel: -_size(facts, rel))  # largest first: shorter tail
+    if jobs <= 1 or len(names) < POOL_THRESHOLD or not hasattr(os, "fork"):
+        out = {}
+        for rel in names:
+            out[rel] = migrate_file(rel, work[rel], facts)
+            if progress is not None:
+                progress(1)
+        return out
+    global _JOB
+    _JOB = (work, facts)  # inherited by the forked workers
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            out = {}
+            for result in pool.map(_worker, names):
+                out[result.rel] = result
+                if progress is not None:
+                    progress(1)
+            return out
+    finally:
+        _JOB = None
+
+
+_JOB: tuple[dict[str, list[Step]], MigrateFacts] | None = None
+
+
+def _worker(rel: str) -> FileRun:
+    assert _JOB is not None
+    work, facts = _JOB
+    return migrate_file(rel, work[rel], facts)
+
+
+def _transform(codemod: type[Codemod], items: list[Item], tree: cst.Module,
+               context: CodemodContext, facts: MigrateFacts, run: FileRun) -> cst.Module:
+    try:
+        tree = codemod(context, items, facts).transform_stage(tree)
+    except SkipFile as exc:
+        run.outcomes += [NotMigrated(i.file, i.line, codemod.id, str(exc) or "skipped",
+                                     registration=i.registration) for i in items]
+    except Exception as exc:  # noqa: BLE001 - a codemod's bug: its items here are errors
+        _fail(run, [(codemod, items)], f"internal error: {type(exc).__name__}: {exc}")
+    run.outcomes += context.scratch.pop(OUTCOMES, [])
+    return tree
+
+
+def _settings(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts) -> FileRun:
+    for codemod, items in steps:
+        rewrite = getattr(codemod, "rewrite_text", None)
+        if rewrite is not None:
+            text, outcomes = rewrite(text, items, facts)
+            run.outcomes += outcomes
+    assert run.source is not None
+    run.text = text if text != run.source.text else None
+    return run
+
+
+def _fail(run: FileRun, steps: Sequence[Step], reason: str) -> FileRun:
+    run.outcomes += [NotMigrated(i.file, i.line, codemod.id, reason, True, i.registration)
+                     for codemod, items in steps for i in items]
+    return run
+
+
+def _as_error(outcome: Outcome, reason: str) -> Outcome:
+    """A rewrite whose file cannot be written becomes an error entry."""
+    if isinstance(outcome, Migrated):
+        return NotMigrated(outcome.file, outcome.line, outcome.codemod, f"not written: {reason}",
+                           True, outcome.registration)
+    return outcome
+
+
+def _size(facts: MigrateFacts, rel: str) -> int:
+    try:
+        return (facts.root / rel).stat().st_size
+    except OSError:
+        return 0

@@ -1,0 +1,85 @@
+"""Imports the codemods asked for, added (and removed) by LibCST's own import visitors.
+
+Every import change goes through ``AddImportsVisitor`` / ``RemoveImportsVisitor``. The adder is
+used through a subclass that visits only the module's top-level import lines: the stock visitor
+walks (and, before that, gathers over) the whole tree although it edits nothing below the top,
+which on a large module costs more than parsing it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.metadata import MetadataWrapper
+
+from .fastinit import FastMatcherInit
+
+
+class TopImportsVisitor(AddImportsVisitor, FastMatcherInit):
+    """AddImportsVisitor, visiting only the module and its top-level import lines."""
+
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node.with_changes(body=node.body[:_top_imports_end(node)]))
+
+    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
+                         ) -> cst.ImportFrom:
+        """Names merged into an import whose names were sorted stay sorted (LibCST puts the new
+        ones first); each position keeps its comma, so the layout does not move."""
+        result = super().leave_ImportFrom(original_node, updated_node)
+        old, new = updated_node.names, result.names
+        if isinstance(old, cst.ImportStar) or isinstance(new, cst.ImportStar) or \
+                len(new) == len(old) or [_key(a) for a in old] != sorted(_key(a) for a in old):
+            return result
+        ordered = sorted(new, key=_key)
+        commas = [a.comma for a in new]
+        return result.with_changes(names=[a.with_changes(comma=c)
+                                          for a, c in zip(ordered, commas, strict=True)])
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Module) or (
+            isinstance(node, cst.SimpleStatementLine)
+            and any(isinstance(s, (cst.Import, cst.ImportFrom)) for s in node.body)
+        ):
+            return super().on_visit(node)
+        return False
+
+
+def _key(alias: cst.ImportAlias) -> str:
+    return alias.evaluated_name
+
+
+def _top_imports_end(module: cst.Module) -> int:
+    """Where the first block of imports (after a docstring) ends: all the adder gathers."""
+    body = module.body
+    index = 0
+    if body and isinstance(body[0], cst.SimpleStatementLine) and body[0].body and isinstance(
+            body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString):
+        index = 1
+    while index < len(body):
+        line = body[index]
+        if not isinstance(line, cst.SimpleStatementLine) or not all(
+                isinstance(s, (cst.Import, cst.ImportFrom)) for s in line.body):
+            break
+        index += 1
+    return index
+
+
+def apply_imports(context: CodemodContext, tree: cst.Module) -> cst.Module:
+    """Add, then remove, the imports scheduled on *context* (and clear them)."""
+    if context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
+        tree = _run(TopImportsVisitor(context), context, tree)
+    if context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY):
+        tree = RemoveImportsVisitor(context).transform_module(tree)
+    context.scratch.pop(AddImportsVisitor.CONTEXT_KEY, None)
+    context.scratch.pop(RemoveImportsVisitor.CONTEXT_KEY, None)
+    return tree
+
+
+def _run(visitor: AddImportsVisitor, context: CodemodContext, tree: cst.Module) -> cst.Module:
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+    with visitor.resolve(wrapper):
+        visitor.context = replace(context, wrapper=wrapper)
+        return tree.visit(visitor)

@@ -1,0 +1,362 @@
+"""The one lookup from a scan position to LibCST nodes, cheap enough for whole trees.
+
+The scan reports a registration at its 1-based line and 0-based character column, where its
+own node starts (the registering call, the keyword argument, the mapping entry's key, the
+decorator's ``@``, the assignment), and where it ends. LibCST's PositionProvider would answer that for any node, but it renders the whole
+module with position tracking (about 3x a parse). So the statement is found with Python's own
+parser, whose statements correspond one to one, in document order, to LibCST's; and only that
+statement (a compound one with its body stubbed out) is rendered with positions, indented as in
+the file, so its columns are the file's. The innermost Call / Decorator / Arg / DictElement /
+Assign / AugAssign (``callbacks += [h]``) starting there is the answer; every ancestor is
+known, so a transformer can visit just the paths to the nodes it edits.
+
+A later codemod sees a tree earlier ones edited in place (expressions rewritten on their lines),
+whose columns the scan no longer describes. It locates on the tree first parsed, which the text
+and the scan describe, and follows the same child positions into the edited tree.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+TARGETS = (cst.Call, cst.Decorator, cst.Arg, cst.DictElement, cst.Assign, cst.AugAssign)
+_SUITES = ("body", "handlers", "orelse", "finalbody", "cases")
+_AST_SUITES = ("body", "handlers", "orelse", "finalbody", "cases")
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One statement: the small statement or compound statement, the line or compound that owns
+    its leading comment lines, and every node from the module down to that owner (excluded)."""
+
+    node: cst.CSTNode
+    unit: cst.CSTNode  # SimpleStatementLine, or the compound statement (or the suite for `x: a; b`)
+    ancestors: tuple[cst.CSTNode, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The nodes of TARGETS starting at a position, innermost first, with their statement."""
+
+    nodes: tuple[cst.CSTNode, ...]
+    entry: Entry
+    parents: dict[int, cst.CSTNode]  # id(child) -> parent, inside the statement's unit
+
+    def path(self, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+        """The ancestors of *node* (inside this statement), from the module down."""
+        chain = []
+        current = self.parents.get(id(node))
+        while current is not None:
+            chain.append(current)
+            current = self.parents.get(id(current))
+        return (*self.entry.ancestors, *reversed(chain))
+
+
+class Locator:
+    """Positions to nodes in *module*, given the text *original* (the tree first parsed, *module*
+    itself by default) was parsed from; *module* may have its expressions rewritten in place."""
+
+    def __init__(self, module: cst.Module, text: str, tree: ast.Module | None = None,
+                 original: cst.Module | None = None) -> None:
+        self.module, self.text = module, text
+        self.original = original if original is not None else module
+        self.lines = text.splitlines(keepends=True)
+        self.entries = list(cst_statements(module))
+        self.first = self.entries if self.original is module else list(
+            cst_statements(self.original))
+        self.stmts = list(ast_statements((tree or ast.parse(text)).body))
+        kinds = [_kind(s) for s in self.stmts]
+        if kinds != [_cst_kind(e.node) for e in self.first] or len(self.first) != len(
+                self.entries):
+            raise LookupError("the ast and LibCST statements of this file do not correspond")
+
+    def at(self, line: int, col: int, end_line: int | None = None,
+           end_col: int | None = None) -> Found | None:
+        """The TARGETS nodes starting at (line, col), innermost first; with an end, those that
+        also end there come first."""
+        index = self._innermost(line, col)
+        if index is None:
+            return None
+        positions, parents, offset = self._positions(self.first[index], index)
+        found = [node for node, where in positions.items() if isinstance(node, TARGETS)
+                 and (where.start.line + offset, where.start.column) == (line, col)]
+        if not found:
+            return None
+        depth = {id(n): _depth(n, parents) for n in found}
+        found.sort(key=lambda n: -depth[id(n)])
+        if end_line is not None and end_col is not None:
+            ends = [n for n in found if (positions[n].end.line + offset,
+                                         positions[n].end.column) == (end_line, end_col)]
+            found = ends + [n for n in found if n not in ends]
+        return self._current(index, found, parents)
+
+    def line_break_before(self, line: int, col: int) -> Found | None:
+        """The parenthesized line break ending where *line*'s text starts, inside the statement
+        holding (line, col): where a comment line can go directly above a continuation line."""
+        index = self._innermost(line, col)
+        if index is None:
+            return None
+        text = self.lines[line - 1]
+        start = len(text) - len(text.lstrip(" \t"))
+        positions, parents, offset = self._positions(self.first[index], index)
+        for node, where in positions.items():
+            if isinstance(node, cst.ParenthesizedWhitespace) and where.start.line + offset < line \
+                    and (where.end.line + offset, where.end.column) == (line, start):
+                return self._current(index, [node], parents)
+        return None
+
+    def _current(self, index: int, nodes: Sequence[cst.CSTNode],
+                 parents: dict[int, cst.CSTNode]) -> Found | None:
+        """*nodes* of the first-parsed statement *index*, as the nodes at the same child
+        positions of the statement in the current tree."""
+        entry = self.entries[index]
+        if self.original is self.module:
+            return Found(tuple(nodes), entry, parents)
+        unit = self.first[index].unit
+        here: dict[int, cst.CSTNode] = {}
+        _record_parents(entry.unit, here)
+        mapped = [n for n in (_follow(entry.unit, _child_path(node, unit, parents))
+                              for node in nodes) if n is not None]
+        return Found(tuple(mapped), entry, here) if mapped else None
+
+    def first_line(self, entry: Entry) -> int:
+        """The first line of *entry*'s statement (its first decorator's, for a definition)."""
+        index = next(i for i, e in enumerate(self.entries) if e.node is entry.node)
+        return _start(self.stmts[index])[0]
+
+    def statement_at(self, line: int) -> Entry | None:
+        """The innermost statement whose lines hold *line*."""
+        best = None
+        for index, stmt in enumerate(self.stmts):
+            start = _start(stmt)[0]
+            if start <= line <= (stmt.end_lineno or start):
+                best = index
+        return self.entries[best] if best is not None else None
+
+    def _innermost(self, line: int, col: int) -> int | None:
+        best = None
+        for index, stmt in enumerate(self.stmts):
+            start = _start(stmt)
+            if stmt.end_lineno is None or start[0] > line or stmt.end_lineno < line:
+                continue
+            if (start[0], self._chars(start[0], start[1])) <= (line, col) <= (
+                    stmt.end_lineno, self._chars(stmt.end_lineno, stmt.end_col_offset or 0)):
+                best = index  # pre-order: a later container is nested in an earlier one
+        return best
+
+    def _chars(self, line: int, byte_col: int) -> int:
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def _positions(self, entry: Entry, index: int
+                   ) -> tuple[dict[cst.CSTNode, CodeRange], dict[int, cst.CSTNode], int]:
+        """The positions of the entry's unit, rendered alone (a compound without its body), its
+        parent map, and the line offset to the file."""
+        unit = entry.unit
+        shown = unit
+        if entry.node is unit and isinstance(getattr(unit, "body", None), cst.BaseSuite):
+            shown = unit.with_changes(body=_stub())
+        stmt = self.stmts[index]
+        first = self.lines[_start(stmt)[0] - 1]
+        indent = first[: len(first) - len(first.lstrip(" \t"))]
+        body: cst.SimpleStatementLine | cst.BaseCompoundStatement = shown  # type: ignore[assignment]
+        parent = entry.ancestors[-1] if entry.ancestors else None
+        if isinstance(parent, cst.If) and parent.orelse is unit:  # rendered as `elif` only there
+            body = cst.If(test=cst.Name("_"), body=_stub(), orelse=shown)  # type: ignore[arg-type]
+        if indent:
+            body = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[body], indent=indent))
+        alone = cst.Module(body=[body], default_indent=self.module.default_indent,
+                           default_newline=self.module.default_newline)
+        positions = dict(MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider))
+        parents: dict[int, cst.CSTNode] = {}
+        _record_parents(shown, parents)
+        if shown is not unit:
+            for key, parent in list(parents.items()):
+                if parent is shown:
+                    parents[key] = unit
+            positions[unit] = positions.pop(shown)
+        anchor = positions[entry.node]
+        offset = stmt.lineno - anchor.start.line
+        return positions, parents, offset
+
+
+def _stub() -> cst.IndentedBlock:
+    return cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+
+
+def cst_statements(module: cst.Module) -> Iterator[Entry]:
+    """Every statement in document order (small statements one by one), with its ancestors."""
+    yield from _walk_suite(module.body, (module,))
+
+
+def _walk_suite(body: object, ancestors: tuple[cst.CSTNode, ...]) -> Iterator[Entry]:
+    for stmt in body:  # type: ignore[attr-defined]
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                yield Entry(small, stmt, ancestors)
+        elif isinstance(stmt, cst.BaseSmallStatement):  # `if x: a; b`: the compound renders it
+            owner = next(i for i in range(len(ancestors) - 1, -1, -1)
+                         if isinstance(ancestors[i], cst.BaseCompoundStatement))
+            yield Entry(stmt, ancestors[owner], ancestors[:owner])
+        else:
+            yield Entry(stmt, stmt, ancestors)
+            yield from _walk_compound(stmt, (*ancestors, stmt))
+
+
+def _walk_compound(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]) -> Iterator[Entry]:
+    for name in _SUITES:
+        part = getattr(node, name, None)
+        if part is None:
+            continue
+        for child in part if isinstance(part, (list, tuple)) else (part,):
+            if isinstance(child, cst.BaseCompoundStatement):  # an `elif`
+                yield Entry(child, child, ancestors)
+                yield from _walk_compound(child, (*ancestors, child))
+            elif isinstance(child, cst.BaseSuite):
+                yield from _walk_suite(child.body, (*ancestors, child))
+            else:  # Else, Finally, ExceptHandler, MatchCase: a clause holding a suite
+                yield from _walk_compound(child, (*ancestors, child))
+
+
+def ast_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    for stmt in body:
+        yield stmt
+        for name in _AST_SUITES:
+            for child in getattr(stmt, name, ()) or ():
+                if isinstance(child, ast.stmt):
+                    yield from ast_statements([child])
+                else:  # an except handler or a match case
+                    yield from ast_statements(child.body)
+
+
+def _start(stmt: ast.stmt) -> tuple[int, int]:
+    decorators = getattr(stmt, "decorator_list", None)
+    if decorators:
+        return (min(d.lineno for d in decorators), stmt.col_offset)
+    return (stmt.lineno, stmt.col_offset)
+
+
+def _kind(stmt: ast.stmt) -> str:
+    name = type(stmt).__name__
+    return {"AsyncFunctionDef": "FunctionDef", "AsyncFor": "For", "AsyncWith": "With",
+            "Delete": "Del"}.get(name, name)
+
+
+def _cst_kind(node: cst.CSTNode) -> str:
+    return type(node).__name__
+
+
+def _record_parents(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> None:
+    for child in node.children:
+        parents[id(child)] = node
+        _record_parents(child, parents)
+
+
+def _child_path(node: cst.CSTNode, unit: cst.CSTNode, parents: dict[int, cst.CSTNode]
+                ) -> list[tuple[int, type]]:
+    """The child indices (and node types) leading from *unit* down to *node*."""
+    path = []
+    current = node
+    while current is not unit:
+        parent = parents[id(current)]
+        index = next(i for i, child in enumerate(parent.children) if child is current)
+        path.append((index, type(current)))
+        current = parent
+    return path[::-1]
+
+
+def _follow(unit: cst.CSTNode, path: list[tuple[int, type]]) -> cst.CSTNode | None:
+    node = unit
+    for index, kind in path:
+        children = node.children
+        if index >= len(children) or type(children[index]) is not kind:
+            return None
+        node = children[index]
+    return node
+
+
+def _depth(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> int:
+    depth = 0
+    current = parents.get(id(node))
+    while current is not None:
+        depth += 1
+        current = parents.get(id(current))
+    return depth
+
+
+def handler_node(found: Found, expr: str, keyword: str | None,
+                 code: Callable[[cst.CSTNode], str],
+                 unwrap: Callable[[cst.BaseExpression], cst.BaseExpression | None] | None = None,
+                 ) -> cst.BaseExpression | None:
+    """The handler expression (an argument, a list element, a mapping value, an assigned or
+    added value, or what *unwrap* finds inside one) whose text is *expr*, in the innermost found node holding
+    one; LookupError when two match and *keyword* does not tell them apart."""
+    want = (" ".join(expr.split()), _canonical(expr))
+    for node in found.nodes:
+        values = list(_values(node))
+        if unwrap is not None:
+            values += [inner for v in values if (inner := unwrap(v)) is not None]
+        matches = [v for v in values if _same(code(_bare(v)), want)]
+        if len(matches) > 1 and keyword:
+            matches = [m for m in matches if _keyword_of(m, found.parents) == keyword] or matches
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise LookupError(f"{len(matches)} expressions {want} at this site")
+    return None
+
+
+def _same(text: str, want: tuple[str, str | None]) -> bool:
+    """*text* is the expression *want* holds (its text with whitespace folded, as the scan
+    gives a written one, and its canonical form, as for one the scan rendered from its facts:
+    ``name='x'`` for ``name="x"``)."""
+    folded, canonical = want
+    if " ".join(text.split()) == folded:
+        return True
+    return canonical is not None and _canonical(text) == canonical
+
+
+def _canonical(text: str) -> str | None:
+    try:
+        return ast.unparse(ast.parse(text.strip(), mode="eval"))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _values(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    if isinstance(node, cst.Call):
+        for arg in node.args:
+            yield from _values(arg)
+    elif isinstance(node, cst.Arg):
+        yield node.value
+        yield from _elements(node.value)
+    elif isinstance(node, cst.DictElement):
+        yield node.value
+    elif isinstance(node, (cst.Assign, cst.AugAssign)):  # a slot, or `callbacks += [h]`
+        yield node.value
+        yield from _elements(node.value)
+
+
+def _elements(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+        yield from (e.value for e in value.elements if isinstance(e, cst.Element))
+    elif isinstance(value, cst.Dict):
+        yield from (e.value for e in value.elements if isinstance(e, cst.DictElement))
+
+
+def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
+
+
+def _keyword_of(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> str | None:
+    current = parents.get(id(node))
+    while current is not None and not isinstance(current, cst.Arg):
+        current = parents.get(id(current))
+    if isinstance(current, cst.Arg) and current.keyword is not None:
+        return current.keyword.value
+    return None

@@ -1,0 +1,135 @@
+"""Where an interceptor handler is defined, registered and otherwise named in the project.
+
+Returning a decision instead of raising is safe only where every caller of the handler is the
+adapter that translates it back: so each registration must go through ``as_interceptor`` and no
+other text of the project may name the function (a direct call, ``__all__``, an unregistration
+such as ``bus.off(point, handler)``). The search is textual over every file the scan discovers,
+so it errs towards refusing.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..rules.forms import Pack
+from ..types import Registration
+from .facts import MigrateFacts
+from .model import NotMigrated
+
+
+@dataclass(frozen=True)
+class Handler:
+    qualname: str  # fully qualified, as the scan resolved it
+    local: str  # within its module: Class.method, outer.inner
+    file: str
+    line: int  # of its `def`
+    text: str  # its file's text
+    registrations: tuple[Registration, ...]
+    pack: Pack
+    stop: str | None = None
+    deny: str | None = None
+    conflict: str = ""  # why its registrations cannot share one translation
+
+    def not_migrated(self, codemod: str, reason: str) -> NotMigrated:
+        return NotMigrated(self.file, self.line, codemod, f"{self.local}: {reason}")
+
+
+def find_definition(facts: MigrateFacts, qualname: str, regs: list[Registration]
+                    ) -> Handler | None:
+    """The handler's definition and the legacy exceptions its registrations' mechanisms name."""
+    modules = _modules(facts)
+    parts = qualname.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        rel = modules.get(".".join(parts[:cut]))
+        if rel is not None:
+            break
+    else:
+        return None
+    local = ".".join(parts[cut:])
+    text = (facts.root / rel).read_text(encoding="utf-8", errors="replace")
+    line = _def_line(text, local)
+    if line is None:
+        return None
+    legacy = {(m.migrate.stop, m.migrate.deny) for r in regs
+              for m in [facts.mechanisms[r.mechanism][0]] if m.migrate}
+    stop, deny = next(iter(legacy)) if legacy else (None, None)
+    conflict = ""
+    if len(legacy) > 1:
+        conflict = "its mechanisms name different legacy exceptions"
+    other = next((r for r in regs if r.plane != "interceptor"), None)
+    if other is not None:
+        conflict = f"also registered as a {other.plane} at {other.file}:{other.line}"
+    pack = facts.mechanisms[regs[0].mechanism][1]
+    return Handler(qualname, local, rel, line, text, tuple(regs), pack, stop, deny, conflict)
+
+
+def other_references(facts: MigrateFacts, handler: Handler) -> str | None:
+    """The first place (file:line) naming the handler other than its `def` and registrations."""
+    name = handler.local.rsplit(".", 1)[-1]
+    allowed = {(handler.file, handler.line)}
+    for reg in handler.registrations:
+        allowed |= {(reg.file, n) for n in _statement_lines(facts, reg.file, reg.line)}
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    for rel in sorted(_modules(facts).values()):
+        text = (facts.root / rel).read_text(encoding="utf-8", errors="replace")
+        if name not in text:
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            if word.search(line) and (rel, number) not in allowed:
+                return f"{rel}:{number}"
+    return None
+
+
+def _modules(facts: MigrateFacts) -> dict[str, str]:
+    return _discovered(facts.root, facts.config.exclude, facts.config.gitignore)
+
+
+@functools.lru_cache(maxsize=4)
+def _discovered(root: object, exclude: tuple[str, ...], gitignore: bool) -> dict[str, str]:
+    from ..analyzer.discover import discover
+
+    return {f.module: f.rel for f in discover(root, exclude, gitignore)  # type: ignore[arg-type]
+            if f.rel.endswith(".py")}
+
+
+def _def_line(text: str, local: str) -> int | None:
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    for node, name in _defs(tree.body, ""):
+        if name == local:
+            return node.lineno
+    return None
+
+
+def _defs(body: list[ast.stmt], prefix: str) -> Iterator[tuple[ast.stmt, str]]:
+    """Every function and class with its dotted name inside the module (``outer.inner``)."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            name = prefix + node.name
+            yield node, name
+            yield from _defs(node.body, name + ".")
+            continue
+        for child in ast.iter_child_nodes(node):  # defs under if / try / with at this level
+            if isinstance(child, ast.stmt):
+                yield from _defs([child], prefix)
+            elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
+                yield from _defs(child.body, prefix)
+
+
+def _statement_lines(facts: MigrateFacts, rel: str, line: int) -> range:
+    try:
+        tree = ast.parse((facts.root / rel).read_text(encoding="utf-8", errors="replace"))
+    except SyntaxError:
+        return range(line, line + 1)
+    best = range(line, line + 1)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or line) and \
+                not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            best = range(node.lineno, (node.end_lineno or line) + 1)
+    return best

@@ -1,0 +1,135 @@
+"""One migration run: scan, plan, rewrite the files that have work, then write them (or not).
+
+Only files some codemod has work for are read and parsed. The codemods whose plans need only
+the scan's facts (registration, argv, discard_gate) run first, file by file, on forked workers;
+then those whose plans read what the first rewrote (decisions) run on the files they need; then
+every changed file is written, unless the run is a dry run or a check. A failure in one file (it
+does not parse, a codemod hits a bug, the result does not compile, it changed on disk) is an
+error entry for that file; the run goes on.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable
+
+from ..config import Config
+from .base import Codemod, Plan, all_codemods
+from .facts import MigrateFacts, MigrateOptions
+from .files import FileRun, Step, migrate_file, run_files
+from .model import FileChange, Migrated, MigrateResult, NotMigrated
+from .writer import WriteError, write_source
+
+Progress = Callable[[int, int], None]
+
+
+def selected(options: MigrateOptions) -> list[type[Codemod]]:
+    """The codemods to run, in running order; ValueError names an unknown id."""
+    known = {c.id: c for c in all_codemods()}
+    unknown = sorted((set(options.select) | set(options.ignore)) - set(known))
+    if unknown:
+        raise ValueError(f"no codemod {unknown[0]!r} (have: {', '.join(sorted(known))})")
+    chosen = [c for c in known.values() if (not options.select or c.id in options.select)
+              and c.id not in options.ignore]
+    return sorted(chosen, key=lambda c: (c.order, c.id))
+
+
+def migrate(config: Config, options: MigrateOptions | None = None,
+            progress: Progress | None = None) -> MigrateResult:
+    """Scan, then rewrite registration call sites onto the kernels: a dry run unless
+    ``options.write``; the result holds every change, what was migrated, what was not and why."""
+    from .. import api
+
+    options = options or MigrateOptions()
+    started = time.perf_counter()
+    codemods = selected(options)
+    scan = api.scan(config)
+    facts = MigrateFacts(config, scan, api.load_packs(config), options)
+    plans: dict[str, Plan] = {}
+    work = _work([c for c in codemods if not c.after_rewrites], facts, plans)
+    counter = _Counter(progress, len(work))
+    runs = run_files(work, facts, config.jobs or _cores(), counter.step)
+    for done in runs.values():
+        facts.rewritten |= done.rewritten
+    late = _work([c for c in codemods if c.after_rewrites], facts, plans)
+    counter.total += len(late)
+    for rel, steps in late.items():
+        runs[rel] = migrate_file(rel, steps, facts, runs.get(rel))
+        counter.step(1)
+    changes, outcomes = _finish(runs, options)
+    refused = [r for p in plans.values() for r in p.refused]
+    return MigrateResult(
+        root=config.root.as_posix(),
+        mode="write" if options.write and not options.check else
+        "check" if options.check else "diff",
+        codemods=tuple(c.id for c in codemods),
+        kernel_modules=facts.kernel_modules(),
+        migrated=tuple(sorted((o for o in outcomes if isinstance(o, Migrated)),
+                              key=lambda m: (m.file, m.line, m.codemod))),
+        not_migrated=tuple(sorted([*refused, *(o for o in outcomes if isinstance(o, NotMigrated))],
+                                  key=lambda n: (n.file, n.line, n.codemod, n.reason))),
+        changes=tuple(changes),
+        errors=scan.errors,
+        already=sum(p.already for p in plans.values()) + sum(o is None for o in outcomes),
+        stats={"seconds": round(time.perf_counter() - started, 3),
+               "scan_seconds": scan.stats.get("seconds"), "scan_cache": scan.stats.get("cache"),
+               "files_parsed": sum(1 for r in runs if r.endswith(".py")),
+               "warnings": list(scan.stats.get("warnings", ()))},
+    )
+
+
+def _work(codemods: list[type[Codemod]], facts: MigrateFacts,
+          plans: dict[str, Plan]) -> dict[str, list[Step]]:
+    """Each file's steps: the codemods with items in it, in running order."""
+    work: dict[str, list[Step]] = defaultdict(list)
+    for codemod in codemods:
+        plans[codemod.id] = plan = codemod.plan(facts)
+        for rel, items in plan.items.items():
+            work[rel].append((codemod, items))
+    return dict(work)
+
+
+def _finish(runs: dict[str, FileRun], options: MigrateOptions
+            ) -> tuple[list[FileChange], list[Migrated | NotMigrated | None]]:
+    changes: list[FileChange] = []
+    outcomes: list[Migrated | NotMigrated | None] = []
+    for rel in sorted(runs):
+        run = runs[rel]
+        if run.source is None or run.text is None:
+            outcomes += run.outcomes
+            continue
+        written = False
+        if options.write and not options.check:
+            try:
+                write_source(run.source, run.text)
+                written = True
+            except WriteError as exc:
+                outcomes += [NotMigrated(o.file, o.line, o.codemod, f"not written: {exc}", True,
+                                         o.registration) if isinstance(o, Migrated) else o
+                             for o in run.outcomes]
+                continue
+        outcomes += run.outcomes
+        changes.append(FileChange(rel, run.source.text, run.text, written))
+    return changes, outcomes
+
+
+def _cores() -> int:
+    """``jobs = 0``: one worker per core this process may run on."""
+    import os
+
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+class _Counter:
+    """Files done so far, reported as (done, total); the total grows as later plans are made."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.done, self.total = progress, 0, total
+
+    def step(self, count: int) -> None:
+        self.done += count
+        if self.progress is not None:
+            self.progress(self.done, max(self.total, self.done))

@@ -1,0 +1,124 @@
+"""A pack's rewrite templates as LibCST: render one around a handler, and recognise one rendered.
+
+A template such as ``as_subscriber(Subscription(name={name}, policy={policy},
+handler={handler}))`` is parsed once with its placeholders as marker names; rendering puts the
+original handler node (its text, comments and all) where ``{handler}`` was and literals for the
+rest. An expression is recognised as rendered when its outermost call resolves, through the
+module's imports, to the template's outermost call; the handler is then found where
+``{handler}`` sits.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..rules.migrate_reader import PLACEHOLDER
+from .names import ModuleNames
+
+MARK = "__ps_{}__"
+
+
+def string_literal(value: str) -> str:
+    if '"' not in value and "\\" not in value and value.isprintable():
+        return f'"{value}"'
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class Template:
+    text: str
+    imports: tuple[tuple[str, str], ...]  # (name, module) of every name the template uses
+
+    @functools.cached_property
+    def tree(self) -> cst.BaseExpression:
+        return cst.parse_expression(PLACEHOLDER.sub(lambda m: MARK.format(m.group(1)), self.text))
+
+    @property
+    def names(self) -> dict[str, str]:
+        return dict(self.imports)
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The placeholders the template fills in besides ``{handler}``, in order."""
+        found = (m.group(1) for m in PLACEHOLDER.finditer(self.text))
+        return tuple(dict.fromkeys(f for f in found if f != "handler"))
+
+    @property
+    def outer(self) -> str | None:
+        """The qualified name of the template's outermost call, e.g. ``x.adapters.as_subscriber``."""
+        if isinstance(self.tree, cst.Call) and isinstance(self.tree.func, cst.Name):
+            name = self.tree.func.value
+            module = self.names.get(name)
+            return f"{module}.{name}" if module else None
+        return None
+
+    def render(self, handler: cst.BaseExpression, values: Mapping[str, str | int]
+               ) -> cst.BaseExpression:
+        """The template around *handler*; string values become literals, ints integers."""
+        fill: dict[str, cst.BaseExpression] = {MARK.format("handler"): handler}
+        for key, value in values.items():
+            fill[MARK.format(key)] = (cst.Integer(str(value)) if isinstance(value, int)
+                                      else cst.SimpleString(string_literal(value)))
+        return self.tree.visit(_Fill(fill))  # type: ignore[return-value]
+
+    def handler_in(self, expr: cst.BaseExpression, names: ModuleNames) -> cst.BaseExpression | None:
+        """The handler inside *expr* when *expr* is this template rendered, else None."""
+        outer = self.outer
+        if outer is None or not isinstance(expr, cst.Call):
+            return None
+        func = _dotted(expr.func)
+        if func is None or names.resolve(func) != outer:
+            return None
+        return _follow(self.tree, expr)
+
+
+class _Fill(cst.CSTTransformer):
+    def __init__(self, fill: Mapping[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.fill = fill
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.fill.get(original.value, updated)
+
+
+def _dotted(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def _follow(shape: cst.CSTNode, actual: cst.CSTNode) -> cst.BaseExpression | None:
+    """The node of *actual* standing where the handler marker stands in *shape*."""
+    if isinstance(shape, cst.Name) and shape.value == MARK.format("handler"):
+        return actual  # type: ignore[return-value]
+    if isinstance(shape, cst.Call) and isinstance(actual, cst.Call):
+        for index, arg in enumerate(shape.args):
+            other = _matching_arg(arg, index, actual.args)
+            if other is not None:
+                found = _follow(arg.value, other.value)
+                if found is not None:
+                    return found
+    return None
+
+
+def _matching_arg(arg: cst.Arg, index: int, args: Sequence[cst.Arg]) -> cst.Arg | None:
+    if arg.keyword is not None:
+        return next((a for a in args if a.keyword and a.keyword.value == arg.keyword.value), None)
+    positional = [a for a in args if a.keyword is None and not a.star]
+    return positional[index] if index < len(positional) else None
+
+
+def free_names(text: str) -> list[str]:
+    """The names a template's text reads (placeholders aside), in order of appearance."""
+    tree = ast.parse(PLACEHOLDER.sub(lambda m: MARK.format(m.group(1)), text), mode="eval")
+    seen = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+            and not (n.id.startswith("__ps_") and n.id.endswith("__"))]
+    return list(dict.fromkeys(seen))

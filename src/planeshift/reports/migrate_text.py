@@ -1,0 +1,64 @@
+"""Migration reports for people: the unified diff (coloured on a terminal), and the lists of what
+was migrated and what was not, with the reasons, closed by a one-line summary."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from ..codemods.model import MigrateResult
+
+_COLOURS = (("+++", "bold"), ("---", "bold"), ("+", "green"), ("-", "red"), ("@@", "cyan"))
+
+
+def render_diff(result: MigrateResult, style: Callable[[str, str], str] | None = None) -> str:
+    """Every change as one unified diff, in file order; *style(line, colour)* colours lines."""
+    text = "".join(change.diff for change in result.changes)
+    if style is None or not text:
+        return text
+    out = []
+    for line in text.splitlines(keepends=True):
+        colour = next((c for prefix, c in _COLOURS if line.startswith(prefix)), "")
+        out.append(style(line.rstrip("\n"), colour) + "\n" if colour else line)
+    return "".join(out)
+
+
+def render_report(result: MigrateResult, cwd: Path | None = None) -> str:
+    """The migrated and not-migrated lists (``path:line: codemod: ...``) and the summary."""
+    lines = []
+    if result.migrated:
+        lines.append(f"migrated ({len(result.migrated)}):")
+        lines += [f"  {_path(result, m.file, cwd)}:{m.line}: {m.codemod}: {m.action}"
+                  for m in result.migrated]
+    if result.not_migrated:
+        lines.append(f"not migrated ({len(result.not_migrated)}):")
+        lines += [f"  {_path(result, n.file, cwd)}:{n.line}: {n.codemod}: "
+                  f"{'error: ' if n.error else ''}{n.reason}" for n in result.not_migrated]
+    for error in result.errors:
+        lines.append(f"{_path(result, error.file, cwd)}: cannot be analysed: {error.message}")
+    lines.append(summary_line(result))
+    return "\n".join(lines) + "\n"
+
+
+def summary_line(result: MigrateResult) -> str:
+    files = len(result.changes)
+    errors = sum(1 for n in result.not_migrated if n.error)
+    parts = [f"{len(result.migrated)} migrated", f"{len(result.not_migrated)} not migrated"
+             + (f" ({errors} {'error' if errors == 1 else 'errors'})" if errors else ""),
+             f"{result.already} already migrated"]
+    noun = "file" if files == 1 else "files"
+    if result.mode == "write":
+        tail = f"{files} {noun} written"
+    elif files:
+        tail = f"{files} {noun} would change" + ("" if result.mode == "check"
+                                                 else " (apply with --write)")
+    else:
+        tail = "nothing to change"
+    return f"{', '.join(parts)}; {tail}"
+
+
+def _path(result: MigrateResult, rel: str, cwd: Path | None) -> str:
+    if cwd is None:
+        return rel
+    return Path(os.path.relpath(Path(result.root) / rel, cwd)).as_posix()

@@ -1,0 +1,51 @@
+"""The comment that records a DISCARD_UNAWAITED registration as intentionally discarding.
+
+    # planeshift: discard-unawaited owner=@team[,@other] <reason>
+
+It stands alone on the line directly above the registration (or at the end of its line). The
+`discard_gate` codemod writes it and recognises it; `planeshift lint` reads it as a reasoned
+suppression of PS101 that names its owner (lint/comments.py), so the enumeration ADR-0120 D2
+asks for lives in the code and a missing owner or reason is reported (PS901).
+"""
+
+from __future__ import annotations
+
+import re
+
+DIRECTIVE = re.compile(r"planeshift:\s*discard-unawaited\b(?P<rest>.*)")
+_OWNER = re.compile(r"^owner=(?P<owner>\S+)\s*(?P<reason>.*)$")
+_SUPPRESSED = re.compile(r"planeshift:\s*ignore\[[^\]]*\bPS101\b")
+
+
+def annotation_comment(owner: str, reason: str) -> str:
+    return f"# planeshift: discard-unawaited owner={owner} {reason}"
+
+
+def owner_token(owner: str) -> str:
+    """CODEOWNERS may name several owners, space-separated; the annotation takes one token."""
+    return ",".join(owner.split())
+
+
+def parse_annotation(text: str) -> tuple[str, str, str] | None:
+    """(owner, reason, problem) of an annotation comment; None when *text* holds none."""
+    match = DIRECTIVE.search(text)
+    if match is None:
+        return None
+    rest = match.group("rest").strip()
+    owned = _OWNER.match(rest)
+    if owned is None:
+        return "", rest, "it names no owner (`owner=@team`)"
+    reason = owned.group("reason").strip()
+    problem = "" if any(ch.isalnum() for ch in reason) else "it gives no reason after the owner"
+    return owned.group("owner"), reason, problem
+
+
+def is_recorded(lines: list[str], line: int) -> bool:
+    """Is the registration at *line* (1-based) already recorded: an annotation or a PS101
+    suppression at the end of its line or alone on the line above?"""
+    here = lines[line - 1] if 0 < line <= len(lines) else ""
+    above = lines[line - 2].strip() if 1 < line <= len(lines) + 1 else ""
+    candidates = [here[here.find("#"):] if "#" in here else ""]
+    if above.startswith("#"):
+        candidates.append(above)
+    return any(DIRECTIVE.search(c) or _SUPPRESSED.search(c) for c in candidates)

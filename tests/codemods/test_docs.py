@@ -1,0 +1,32 @@
+"""Every codemod documents itself (headings, fixtures) and its generated page is current."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planeshift.rules.docs import (
+    CODEMOD_HEADINGS,
+    codemod_page,
+    documented_codemods,
+    missing_headings,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+CODEMODS = documented_codemods()
+
+
+@pytest.mark.parametrize("codemod", CODEMODS, ids=[c.id for c in CODEMODS])
+def test_codemod_documents_itself_has_fixtures_and_its_page_is_current(codemod) -> None:
+    assert missing_headings(codemod, CODEMOD_HEADINGS) == []
+    assert codemod.EXAMPLES, "a codemod needs before/after fixtures"
+    page = REPO / "docs" / "codemods" / f"{codemod.id}.md"
+    assert page.is_file(), "run: python -m planeshift.rules.docs docs/rules"
+    assert page.read_text(encoding="utf-8") == codemod_page(codemod), \
+        "stale: python -m planeshift.rules.docs docs/rules"
+
+
+def test_every_codemod_page_belongs_to_a_codemod() -> None:
+    pages = {p.stem for p in (REPO / "docs" / "codemods").glob("*.md")}
+    assert pages == {c.id for c in CODEMODS}

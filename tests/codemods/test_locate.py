@@ -1,0 +1,154 @@
+"""The one lookup from a scan position to LibCST nodes: both position styles, and edge cases."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from planeshift.codemods.locate import Found, Locator, handler_node
+
+
+def locate(source: str) -> tuple[cst.Module, Locator]:
+    text = textwrap.dedent(source).lstrip("\n")
+    module = cst.parse_module(text)
+    return module, Locator(module, text)
+
+
+def code(module: cst.Module, node: cst.CSTNode | None) -> str:
+    assert node is not None
+    return module.code_for_node(node)
+
+
+def at(locator: Locator, line: int, col: int, end_line: int | None = None,
+       end_col: int | None = None) -> Found:
+    found = locator.at(line, col, end_line, end_col)
+    assert found is not None
+    return found
+
+
+KEYWORD = """
+    bus = EventBus(
+        name="orders",
+        on_event=[audit,
+                  notify],
+    )
+"""
+
+
+def test_a_keyword_registration_reported_at_the_call_start_finds_its_handler() -> None:
+    module, locator = locate(KEYWORD)
+    found = locator.at(1, 6)
+    assert found is not None and isinstance(found.nodes[0], cst.Call)
+    handler = handler_node(found, "notify", "on_event", module.code_for_node)
+    assert handler is not None and code(module, handler) == "notify"
+
+
+def test_a_keyword_registration_reported_at_the_keyword_finds_the_same_handler() -> None:
+    module, locator = locate(KEYWORD)
+    found = at(locator, 3, 4, end_line=4, end_col=24)
+    arg = found.nodes[0]
+    assert isinstance(arg, cst.Arg) and arg.keyword is not None
+    assert arg.keyword.value == "on_event"
+    handler = handler_node(found, "notify", "on_event", module.code_for_node)
+    at_call = handler_node(at(locator, 1, 6), "notify", "on_event", module.code_for_node)
+    assert handler is not None and handler is at_call
+    path = found.path(handler)
+    assert path[0] is module and found.nodes[0] in path
+
+
+def test_a_mapping_entry_reported_at_its_key_is_the_entry() -> None:
+    module, locator = locate("bus = EventBus(hooks={Point.AFTER: log, Point.BEFORE: guard})\n")
+    found = locator.at(1, 40)
+    assert found is not None and isinstance(found.nodes[0], cst.DictElement)
+    assert code(module, handler_node(found, "guard", None, module.code_for_node)) == "guard"
+
+
+def test_the_innermost_call_comes_first_when_two_start_at_one_place() -> None:
+    module, locator = locate("make_bus().on(Point.AFTER, log)\n")
+    found = at(locator, 1, 0)
+    assert [code(module, n) for n in found.nodes] == ["make_bus()",
+                                                      "make_bus().on(Point.AFTER, log)"]
+    assert code(module, handler_node(found, "log", None, module.code_for_node)) == "log"
+
+
+def test_an_end_position_picks_the_node_ending_there() -> None:
+    module, locator = locate("make_bus().on(Point.AFTER, log)\n")
+    found = at(locator, 1, 0, end_line=1, end_col=31)
+    assert code(module, found.nodes[0]) == "make_bus().on(Point.AFTER, log)"
+
+
+@pytest.mark.parametrize(("source", "line", "col", "kind"), [
+    ("@hook(Point.AFTER)\ndef f():\n    pass\n", 1, 0, cst.Decorator),
+    ("class A:\n    @hook(Point.AFTER)\n    def f(self):\n        pass\n", 2, 4, cst.Decorator),
+    ("x = 1; bus.on(P, h)\n", 1, 7, cst.Call),
+    ("if x: bus.on(P, h)\nelse:\n    bus.on(Q, g)\n", 3, 4, cst.Call),
+    ("try:\n    pass\nexcept E:\n    bus.on(P, h)\nfinally:\n    bus.on(Q, g)\n", 6, 4, cst.Call),
+    ("with bus.on(P, h) as r:\n    pass\n", 1, 5, cst.Call),
+    ("match x:\n    case 1:\n        bus.on(P, h)\n", 3, 8, cst.Call),
+    ("for a in b:\n    pass\nelse:\n    bus.gate = check\n", 4, 4, cst.Assign),
+    ("if a:\n    bus.callbacks += [h]\n", 2, 4, cst.AugAssign),
+    ("if a:\n    pass\nelif b:\n    bus.on(P, h)\n", 4, 4, cst.Call),
+    ("s = 'é✓'; bus.on(P, h)\n", 1, 10, cst.Call),
+    ("def f():\n\tif x:\n\t\tbus.on(P, h)\n", 3, 2, cst.Call),
+    ("x = 1\r\nbus.on(P,\r\n   h)\r\n", 2, 0, cst.Call),
+    ("f(a,\n  bus.on(P, h))\n", 2, 2, cst.Call),
+])
+def test_positions_in_every_kind_of_statement(source: str, line: int, col: int, kind) -> None:
+    module = cst.parse_module(source)
+    found = Locator(module, source).at(line, col)
+    assert found is not None and isinstance(found.nodes[0], kind), source
+
+
+SAMPLES = ["codemods/locate.py", "kernels/fanout.py", "analyzer/extract/symbols.py",
+           "cli_lint.py", "rules/pack_reader.py"]
+
+
+@pytest.mark.parametrize("rel", SAMPLES)
+def test_every_site_is_found_where_libcst_says_it_starts_and_ends(rel: str) -> None:
+    from pathlib import Path
+
+    import planeshift
+
+    text = (Path(planeshift.__file__).parent / rel).read_text(encoding="utf-8")
+    module = cst.parse_module(text)
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    locator = Locator(module, text)
+    sites = [n for n in positions if isinstance(n, (cst.Call, cst.Arg, cst.DictElement,
+                                                    cst.Assign, cst.AugAssign, cst.Decorator))]
+    assert len(sites) > 50
+    for site in sites:
+        where = positions[site]
+        found = locator.at(where.start.line, where.start.column, where.end.line,
+                           where.end.column)
+        assert found is not None and site in found.nodes, (where, code(module, site))
+
+
+def test_an_added_list_reported_at_its_statement_finds_its_element() -> None:
+    module, locator = locate("bus._callbacks += [audit, notify]\n")
+    found = locator.at(1, 0, end_line=1, end_col=33)
+    assert found is not None and isinstance(found.nodes[0], cst.AugAssign)
+    assert code(module, handler_node(found, "notify", None, module.code_for_node)) == "notify"
+
+
+def test_nothing_starts_there_gives_none_and_two_equal_handlers_are_ambiguous() -> None:
+    module, locator = locate("bus.on(h, h)\n")
+    assert locator.at(1, 3) is None
+    with pytest.raises(LookupError):
+        handler_node(at(locator, 1, 0), "h", None, module.code_for_node)
+
+
+def test_statement_at_a_line_and_the_break_before_a_continuation_line() -> None:
+    _, locator = locate("""
+        x = 1
+        submit(
+            Event(on_done=cb),
+        )
+    """)
+    entry = locator.statement_at(3)
+    assert entry is not None and isinstance(entry.node, cst.Expr)
+    assert locator.first_line(entry) == 2
+    found = locator.line_break_before(3, 4)
+    assert found is not None and isinstance(found.nodes[0], cst.ParenthesizedWhitespace)
