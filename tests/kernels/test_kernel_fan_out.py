@@ -17,12 +17,12 @@ from .helpers import phase, policy, run, stage
 
 
 def _axes(**overrides: str) -> dict[str, Any]:
-    axes: dict[str, Any] = dict(
-        concurrency="sequential", failure="isolate", completion="await_all",
-        error_surface="log_only", sync_handlers="inline", handler_classification="by_return_value",
-        returned_value_classifier="inspect_awaitable", returned_awaitable="await_in_invocation",
-        sync_entry="unavailable", handler_cancellation="propagate", predicate_failure="propagate",
-    )
+    axes: dict[str, Any] = {
+        "concurrency": "sequential", "failure": "isolate", "completion": "await_all",
+        "error_surface": "log_only", "sync_handlers": "inline", "handler_classification": "by_return_value",
+        "returned_value_classifier": "inspect_awaitable", "returned_awaitable": "await_in_invocation",
+        "sync_entry": "unavailable", "handler_cancellation": "propagate", "predicate_failure": "propagate",
+    }
     axes.update(overrides)
     return axes
 
@@ -418,6 +418,10 @@ def test_the_table_behaves_as_the_handler_list_it_replaces(kernels: ModuleType) 
     assert table.handlers == (print,)
     with pytest.raises(ValueError, match=r"list.remove\(x\): x not in list"):
         table.remove_handler(owner.method)
+    table.append("not callable")  # as list.append: it fails when it is called
+    assert table.handlers == (print, "not callable")
+    report = run(table.fan_out(_direct("s")))
+    assert [o.status.value for o in report.outcomes] == ["returned", "failed"]
     revision = table.revision
     table.clear()
     assert table.handlers == () and table.revision == revision + 1

@@ -120,6 +120,18 @@ class FanoutDispatcher(Generic[SignalT]):
 
     # -- the registration table as an owner's handler list ------------------------------------
 
+    def append(self, handler: Callable[[SignalT], Any]) -> Registration:
+        """Register *handler* as a façade's ``list.append`` did: whatever it is (a non-callable
+        fails when it is called, as it did), named by its qualified name."""
+        with self._lock:
+            reg = Registration(name=handler_name(handler), handler=handler, predicate=None,
+                               declared_async=is_declared_async(handler), seq=self._seq,
+                               owner=self._token)
+            self._seq += 1
+            self._registrations.append(reg)
+            self._revision += 1
+        return reg
+
     @property
     def handlers(self) -> tuple[Callable[[SignalT], Any], ...]:
         """The registered handlers, in registration order (what a façade's handler list held)."""
