@@ -156,17 +156,24 @@ class OwnerRewrite:
         self.call = fresh("call", self.taken)
         already = []
         refusals: dict[str, str] = {}
+        gates = dict(owner.gates)
         for path in owner.paths:
             method = self._method(cls, owner.entry(path))
+            gate = gates.get(path.entry)
             if method is None:
-                refusals[path.entry] = f"{path.entry} is not a method defined in {owner.cls}"
+                refusals[path.entry] = gate or f"{path.entry} is not a method defined in {owner.cls}"
                 continue
             if self._migrated(method):
                 already.append(path)
                 continue
+            if gate is not None and gate.startswith("concurrency:"):
+                refusals[path.entry] = gate  # one handler per call: nothing to read
+                continue
             try:
                 resolver = self._resolver_in(method)
                 fan = MethodReader(method, cls, resolver, self.code, self.call).read()
+                if gate is not None:
+                    raise Refused(gate)
                 read.append((path, method, fan, build(path, fan)))
             except Refused as exc:
                 refusals[path.entry] = self._reason(path, method, str(exc))

@@ -24,6 +24,7 @@ class Owner:
     cls: str
     paths: tuple[DispatchPath, ...]
     kernel: str  # the import path of the kernels in the project
+    gates: tuple[tuple[str, str], ...] = ()  # (entry, why the scan's policy is not complete)
 
     @property
     def line(self) -> int:
@@ -62,20 +63,16 @@ def owners(facts: MigrateFacts) -> tuple[list[Owner], list[Refusal]]:
     for (mechanism, file, cls), paths in sorted(found.items()):
         kernel = facts.kernel(facts.mechanisms[mechanism][1]) if mechanism in facts.mechanisms \
             else "planeshift.kernels"
-        gates = {p.entry: scan_gate(p) for p in paths}
         missing = kernel_missing(facts.root, kernel)
-        if missing or any(gates.values()):
-            for path in paths:
-                reason = missing or gates[path.entry] or _sibling(gates)
-                refused.append(Refusal(mechanism, file, path.line, path.entry, reason))
+        if missing:
+            refused += [Refusal(mechanism, file, p.line, p.entry, missing) for p in paths]
             continue
-        out.append(Owner(mechanism, file, cls, tuple(sorted(paths, key=lambda p: p.line)), kernel))
+        # an incomplete policy refuses the owner; the codemod still reads its loops, since what
+        # a loop does that the kernels cannot is the better reason
+        gates = tuple((p.entry, gate) for p in paths if (gate := scan_gate(p)) is not None)
+        out.append(Owner(mechanism, file, cls, tuple(sorted(paths, key=lambda p: p.line)), kernel,
+                         gates))
     return out, refused
-
-
-def _sibling(gates: dict[str, str | None]) -> str:
-    other = next(e for e, g in gates.items() if g)
-    return f"left with its owner: {other} is refused ({gates[other]})"
 
 
 def kernel_missing(root: Path, kernel: str) -> str | None:

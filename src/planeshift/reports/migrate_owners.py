@@ -32,7 +32,7 @@ def owners(result: MigrateResult) -> list[dict[str, Any]]:
         statuses = {e["status"] for e in record["entries"]}
         record["status"] = "refused" if "refused" in statuses or "error" in statuses \
             else "rewritten"
-    return [found[k] for k in sorted(found)]
+    return [found[k] for k in sorted(found, key=lambda k: (k[1], k[2], k[0]))]
 
 
 def _entry(outcome: Migrated | NotMigrated, entry: str) -> dict[str, Any]:
@@ -75,6 +75,7 @@ def owners_text(result: MigrateResult) -> list[str]:
                 lines.append(f"    {entry['entry']}: {entry['status']}: {entry['reason']}")
         storage = record["storage"]
         if storage is not None:
+            reason = str(storage["reason"]).removeprefix("storage kept: ")
             lines.append(f"    storage: {storage['attribute']} -> {storage['table']}"
-                         if storage["status"] == "table" else f"    storage: {storage['reason']}")
+                         if storage["status"] == "table" else f"    storage: kept: {reason}")
     return lines
