@@ -50,6 +50,8 @@ class Handler:
     kind: str = "unknown"  # function | method | lambda | partial | class | instance | external |
     #                        several | unknown
     candidates: tuple[str, ...] = ()  # kind "several": every callable the expression may be
+    may_be_none: bool = False  # the expression itself may be None (`h if c else None`, a call of
+    #                            a function returning None on a path): not callable on every run
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -61,6 +63,8 @@ class Handler:
         }
         if self.candidates:
             out["candidates"] = list(self.candidates)
+        if self.may_be_none:
+            out["may_be_none"] = True
         return out
 
 

@@ -840,3 +840,49 @@ def test_fixed_point_of_a_slot_called_by_the_dispatcher_is_not_dormant(tmp_path:
     reg = one(result, file="app.py")
     assert (reg.point, reg.plane) == ("GATE", "interceptor")
     assert "dormant_point" not in reg.flags
+
+
+def test_a_handler_expression_that_may_be_none_says_so(tmp_path: Path) -> None:
+    app = """
+    from demo.bus import EventBus, Point
+
+
+    def check(**payload):
+        return True
+
+
+    def make(flag):
+        if flag:
+            return check
+        return None
+
+
+    def maybe(flag):
+        return check if flag else None
+
+
+    def always(flag):
+        return check
+
+
+    def setup(bus: EventBus, flag: bool) -> None:
+        bus.on(Point.AFTER, make(flag))
+        bus.on(Point.AFTER, maybe(flag))
+        bus.on(Point.AFTER, check if flag else None)
+        bus.on(Point.AFTER, always(flag))
+        guarded = make(flag)
+        if guarded is None:
+            return
+        bus.on(Point.AFTER, guarded)
+    """
+    result = scan_tree(tmp_path, {"app.py": app})
+    by_line = {r.line: r.handler for r in regs(result, file="app.py")}
+    assert len(by_line) == 5, show(result)
+    may_be_none = {line: h.may_be_none for line, h in by_line.items()}
+    assert may_be_none == {line_of(app, "make(flag))"): True, line_of(app, "maybe(flag))"): True,
+                           line_of(app, "else None)"): True, line_of(app, "always(flag))"): False,
+                           line_of(app, "guarded)"): False}  # a name is not followed: a guard
+    handler = by_line[line_of(app, "make(flag))")]
+    assert (handler.kind, handler.qualname) == ("function", "app.check")
+    assert handler.to_json()["may_be_none"] is True
+    assert "may_be_none" not in by_line[line_of(app, "always(flag))")].to_json()

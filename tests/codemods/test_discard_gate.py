@@ -3,16 +3,27 @@ converted; `planeshift lint` reads the record."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from analyzer.helpers import DEMO_FILES, DEMO_PACK, write_tree
 
+from planeshift.api import load_packs
 from planeshift.codemods import MigrateOptions, migrate
+from planeshift.codemods.discard_gate import _mixed
+from planeshift.codemods.facts import MigrateFacts
 from planeshift.config import Config
 from planeshift.lint import Scope, lint
 from planeshift.rules.discard_annotation import is_recorded, parse_annotation
+from planeshift.types import Handler, Registration, ScanResult
 
-from .helpers import check_noop, check_transformed, dedent
+from .helpers import (
+    DISCARDING_BUS,
+    check_noop,
+    check_transformed,
+    dedent,
+    discarding_pack,
+)
 
 GATE = ("discard_gate",)
 NOTE = ("# planeshift: discard-unawaited owner=@demo-team returned awaitables stay unawaited as "
@@ -82,13 +93,8 @@ def test_the_owner_comes_from_codeowners_too(tmp_path: Path) -> None:
 
 
 def test_a_decorator_registration_is_recorded_above_its_decorator(tmp_path: Path) -> None:
-    pack = tmp_path / "pack.yaml"
-    pack.write_text(DEMO_PACK.read_text().replace(
-        "      returned_awaitable: await_in_invocation\n      deadline: none\n      evidence: "
-        "demo/bus.py EventBus.emit",
-        "      returned_awaitable: discard_unawaited\n      deadline: none\n      evidence: "
-        "demo/bus.py EventBus.emit", 1))
-    write_tree(tmp_path / "t", {**DEMO_FILES, "app.py": '''
+    pack = discarding_pack(tmp_path)
+    write_tree(tmp_path / "t", {**DEMO_FILES, "demo/bus.py": DISCARDING_BUS, "app.py": '''
         from demo.bus import Point, hook
 
 
@@ -102,6 +108,9 @@ def test_a_decorator_registration_is_recorded_above_its_decorator(tmp_path: Path
     result = migrate(config, MigrateOptions(select=GATE, write=True, convert_discard=True))
     text = (tmp_path / "t" / "app.py").read_text()
     assert f"@staticmethod\n{NOTE}\n@hook(Point.AFTER)\n" in text
+    (done,) = result.migrated
+    assert done.registration is not None
+    assert (done.line, done.registration.via) == (5, "decorator")  # at its `@`
     assert any(n.reason.startswith("not converted (") and n.reason.endswith("annotated instead")
                for n in result.not_migrated)
 
@@ -151,8 +160,10 @@ def test_lint_reads_the_record_as_the_decision_for_ps101_and_wants_an_owner(
 def test_the_annotation_format() -> None:
     assert parse_annotation("# planeshift: discard-unawaited owner=@a,@b kept on purpose") == (
         "@a,@b", "kept on purpose", "")
-    assert parse_annotation("# planeshift: discard-unawaited owner=@a")[2].startswith("it gives")
-    assert parse_annotation("# planeshift: discard-unawaited kept")[2].startswith("it names no")
+    reasonless, ownerless = (parse_annotation("# planeshift: discard-unawaited owner=@a"),
+                             parse_annotation("# planeshift: discard-unawaited kept"))
+    assert reasonless is not None and reasonless[2].startswith("it gives")
+    assert ownerless is not None and ownerless[2].startswith("it names no")
     assert parse_annotation("# planeshift: ignore[PS101] x") is None
     lines = ["x = 1", "# planeshift: discard-unawaited owner=@a why", "bus.on(h)",
              "y = f(g)  # planeshift: ignore[PS102,PS101] why"]
@@ -181,3 +192,60 @@ def test_convert_after_registration_wraps_the_handler_inside_the_typed_registrat
 
         first, second = EventBus(on_event=[as_subscriber(Subscription(name="builtins.print", policy="demo_callbacks", handler=scheduling(print)))]), EventBus(on_event=[as_subscriber(Subscription(name="app.<lambda:8>", policy="demo_callbacks", handler=scheduling(lambda e: notify(e))))])
         ''', ("registration", "discard_gate"), convert_discard=True)
+
+
+TABLE_LOOP = '''
+    from demo.bus import EventBus, Point
+
+
+    def log(**payload):
+        return None
+
+
+    bus = EventBus()
+    for point in (Point.AFTER, Point.NEVER_EMITTED):
+        bus.on(point, log)
+    '''
+
+
+def test_a_call_registering_one_handler_per_table_entry_is_converted_once(
+        tmp_path: Path) -> None:
+    result = check_transformed(tmp_path, TABLE_LOOP, '''
+        from demo.bus import EventBus, Point
+        from planeshift.kernels.adapters import Subscription, as_subscriber, scheduling
+
+
+        def log(**payload):
+            return None
+
+
+        bus = EventBus()
+        for point in (Point.AFTER, Point.NEVER_EMITTED):
+            bus.on(point, as_subscriber(Subscription(name="app.log", policy="demo_bus", handler=scheduling(log))))
+        ''', ("registration", "discard_gate"), files={"demo/bus.py": DISCARDING_BUS},
+        pack=discarding_pack(tmp_path.parent / f"{tmp_path.name}-pack", "scheduling({handler})"),
+        convert_discard=True)
+    assert sorted((m.codemod, m.registration.point) for m in result.migrated
+                  if m.registration is not None) == [
+        ("discard_gate", "AFTER"), ("discard_gate", "NEVER_EMITTED"),
+        ("registration", "AFTER"), ("registration", "NEVER_EMITTED")]
+
+
+def test_a_call_whose_table_entries_convert_differently_is_annotated(tmp_path: Path) -> None:
+    pack = discarding_pack(tmp_path.parent / f"{tmp_path.name}-pack", "scheduling({handler})")
+    facts = MigrateFacts(Config(root=tmp_path, packs=(pack,), builtin_packs=(), use_cache=False),
+                         ScanResult(str(tmp_path), (), (), ()), load_packs(Config(
+                             root=tmp_path, packs=(pack,), builtin_packs=())),
+                         MigrateOptions(convert_discard=True))
+    handler = Handler(expr="log", qualname="app.log", declared_async=False,
+                      returns_awaitable=False, kind="function")
+    one, two = (Registration("app.py", 9, 4, mechanism, "on", point, handler, "subscriber",
+                             "high", flags=flags)
+                for mechanism, point, flags in (("demo_bus", "AFTER", ("discard_unawaited",)),
+                                                ("demo_callbacks", "BEFORE", ())))
+    assert _mixed([one, two], facts) == (
+        "the 2 registrations log makes at this call (points AFTER, BEFORE) are converted "
+        "together or not at all, and at point BEFORE what it returns is not dropped")
+    two = replace(two, flags=("discard_unawaited",))
+    assert _mixed([one, two], facts) == ""  # both have scheduling({handler})
+    assert _mixed([one], facts) == ""

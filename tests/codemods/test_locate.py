@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from planeshift.codemods.locate import Locator, handler_node
+from planeshift.codemods.locate import Found, Locator, handler_node
 
 
 def locate(source: str) -> tuple[cst.Module, Locator]:
@@ -17,8 +17,16 @@ def locate(source: str) -> tuple[cst.Module, Locator]:
     return module, Locator(module, text)
 
 
-def code(module: cst.Module, node: cst.CSTNode) -> str:
+def code(module: cst.Module, node: cst.CSTNode | None) -> str:
+    assert node is not None
     return module.code_for_node(node)
+
+
+def at(locator: Locator, line: int, col: int, end_line: int | None = None,
+       end_col: int | None = None) -> Found:
+    found = locator.at(line, col, end_line, end_col)
+    assert found is not None
+    return found
 
 
 KEYWORD = """
@@ -40,12 +48,13 @@ def test_a_keyword_registration_reported_at_the_call_start_finds_its_handler() -
 
 def test_a_keyword_registration_reported_at_the_keyword_finds_the_same_handler() -> None:
     module, locator = locate(KEYWORD)
-    found = locator.at(3, 4, end_line=4, end_col=24)
-    assert found is not None and isinstance(found.nodes[0], cst.Arg)
-    assert found.nodes[0].keyword.value == "on_event"
+    found = at(locator, 3, 4, end_line=4, end_col=24)
+    arg = found.nodes[0]
+    assert isinstance(arg, cst.Arg) and arg.keyword is not None
+    assert arg.keyword.value == "on_event"
     handler = handler_node(found, "notify", "on_event", module.code_for_node)
-    at_call = handler_node(locator.at(1, 6), "notify", "on_event", module.code_for_node)
-    assert handler is at_call
+    at_call = handler_node(at(locator, 1, 6), "notify", "on_event", module.code_for_node)
+    assert handler is not None and handler is at_call
     path = found.path(handler)
     assert path[0] is module and found.nodes[0] in path
 
@@ -59,7 +68,7 @@ def test_a_mapping_entry_reported_at_its_key_is_the_entry() -> None:
 
 def test_the_innermost_call_comes_first_when_two_start_at_one_place() -> None:
     module, locator = locate("make_bus().on(Point.AFTER, log)\n")
-    found = locator.at(1, 0)
+    found = at(locator, 1, 0)
     assert [code(module, n) for n in found.nodes] == ["make_bus()",
                                                       "make_bus().on(Point.AFTER, log)"]
     assert code(module, handler_node(found, "log", None, module.code_for_node)) == "log"
@@ -67,7 +76,7 @@ def test_the_innermost_call_comes_first_when_two_start_at_one_place() -> None:
 
 def test_an_end_position_picks_the_node_ending_there() -> None:
     module, locator = locate("make_bus().on(Point.AFTER, log)\n")
-    found = locator.at(1, 0, end_line=1, end_col=31)
+    found = at(locator, 1, 0, end_line=1, end_col=31)
     assert code(module, found.nodes[0]) == "make_bus().on(Point.AFTER, log)"
 
 
@@ -80,6 +89,7 @@ def test_an_end_position_picks_the_node_ending_there() -> None:
     ("with bus.on(P, h) as r:\n    pass\n", 1, 5, cst.Call),
     ("match x:\n    case 1:\n        bus.on(P, h)\n", 3, 8, cst.Call),
     ("for a in b:\n    pass\nelse:\n    bus.gate = check\n", 4, 4, cst.Assign),
+    ("if a:\n    bus.callbacks += [h]\n", 2, 4, cst.AugAssign),
     ("if a:\n    pass\nelif b:\n    bus.on(P, h)\n", 4, 4, cst.Call),
     ("s = 'é✓'; bus.on(P, h)\n", 1, 10, cst.Call),
     ("def f():\n\tif x:\n\t\tbus.on(P, h)\n", 3, 2, cst.Call),
@@ -107,7 +117,7 @@ def test_every_site_is_found_where_libcst_says_it_starts_and_ends(rel: str) -> N
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     locator = Locator(module, text)
     sites = [n for n in positions if isinstance(n, (cst.Call, cst.Arg, cst.DictElement,
-                                                    cst.Assign, cst.Decorator))]
+                                                    cst.Assign, cst.AugAssign, cst.Decorator))]
     assert len(sites) > 50
     for site in sites:
         where = positions[site]
@@ -116,11 +126,18 @@ def test_every_site_is_found_where_libcst_says_it_starts_and_ends(rel: str) -> N
         assert found is not None and site in found.nodes, (where, code(module, site))
 
 
+def test_an_added_list_reported_at_its_statement_finds_its_element() -> None:
+    module, locator = locate("bus._callbacks += [audit, notify]\n")
+    found = locator.at(1, 0, end_line=1, end_col=33)
+    assert found is not None and isinstance(found.nodes[0], cst.AugAssign)
+    assert code(module, handler_node(found, "notify", None, module.code_for_node)) == "notify"
+
+
 def test_nothing_starts_there_gives_none_and_two_equal_handlers_are_ambiguous() -> None:
     module, locator = locate("bus.on(h, h)\n")
     assert locator.at(1, 3) is None
     with pytest.raises(LookupError):
-        handler_node(locator.at(1, 0), "h", None, module.code_for_node)
+        handler_node(at(locator, 1, 0), "h", None, module.code_for_node)
 
 
 def test_statement_at_a_line_and_the_break_before_a_continuation_line() -> None:
@@ -130,7 +147,8 @@ def test_statement_at_a_line_and_the_break_before_a_continuation_line() -> None:
             Event(on_done=cb),
         )
     """)
-    assert isinstance(locator.statement_at(3).node, cst.Expr)
-    assert locator.first_line(locator.statement_at(3)) == 2
+    entry = locator.statement_at(3)
+    assert entry is not None and isinstance(entry.node, cst.Expr)
+    assert locator.first_line(entry) == 2
     found = locator.line_break_before(3, 4)
-    assert isinstance(found.nodes[0], cst.ParenthesizedWhitespace)
+    assert found is not None and isinstance(found.nodes[0], cst.ParenthesizedWhitespace)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from analyzer.helpers import DEMO_FILES, write_tree
 
-from .helpers import check_noop, check_transformed, run
+from .helpers import DEMO_PACK, check_noop, check_transformed, run
 
 ONLY = ("registration",)
 IMPORTS = ("from planeshift.kernels import InterceptorRegistration\n"
@@ -186,3 +186,180 @@ def test_the_rewritten_bus_holds_the_very_same_handler_objects(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "same objects"
     assert IMPORTS.splitlines()[1] in text
+
+
+def test_a_call_registering_one_handler_per_table_entry_is_rewritten_once(
+        tmp_path: Path) -> None:
+    result = check_transformed(tmp_path, '''
+        from demo.bus import EventBus, Point
+
+
+        def log(**payload):
+            return None
+
+
+        bus = EventBus()
+        for point in (Point.AFTER, Point.NEVER_EMITTED):
+            bus.on(point, log)
+        ''', '''
+        from demo.bus import EventBus, Point
+        from planeshift.kernels.adapters import Subscription, as_subscriber
+
+
+        def log(**payload):
+            return None
+
+
+        bus = EventBus()
+        for point in (Point.AFTER, Point.NEVER_EMITTED):
+            bus.on(point, as_subscriber(Subscription(name="app.log", policy="demo_bus", handler=log)))
+        ''', ONLY)
+    done = sorted((m.line, m.registration.point) for m in result.migrated
+                  if m.registration is not None)
+    assert done == [(10, "AFTER"), (10, "NEVER_EMITTED")]
+    assert all(m.action.endswith("one rewrite for the 2 registrations of this call")
+               for m in result.migrated)
+
+
+def test_table_entries_of_different_planes_are_left_alone_with_the_reason(
+        tmp_path: Path) -> None:
+    result = check_noop(tmp_path, '''
+        from demo.bus import EventBus, Point
+
+
+        def log(**payload):
+            return None
+
+
+        bus = EventBus()
+        for point in (Point.BEFORE, Point.AFTER):
+            bus.on(point, log)
+        ''', ONLY)
+    assert sorted(str(n.registration.point) for n in result.not_migrated if n.registration) == [
+        "AFTER", "BEFORE"]
+    assert {n.reason for n in result.not_migrated} == {(
+        "the 2 registrations log makes at this call (points BEFORE, AFTER) would declare "
+        "different plane (interceptor for BEFORE; subscriber for AFTER), and one handler "
+        "expression carries one typed registration: write one call per point to migrate them")}
+
+
+def test_an_interceptor_on_several_stages_is_left_alone_a_loop_variable_is_no_stage(
+        tmp_path: Path) -> None:
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(DEMO_PACK.read_text().replace("when: {point: [BEFORE]}",
+                                                  "when: {point: [BEFORE, NEVER_EMITTED]}", 1))
+    result = check_noop(tmp_path / "t", '''
+        from demo.bus import EventBus, Point
+
+
+        def guard(**payload):
+            return None
+
+
+        bus = EventBus()
+        for point in (Point.BEFORE, Point.NEVER_EMITTED):
+            bus.on(point, guard)
+        ''', ONLY, pack=pack)
+    assert len(result.not_migrated) == 2
+    assert all("would declare different stage ('BEFORE' for BEFORE; 'NEVER_EMITTED' for "
+               "NEVER_EMITTED)" in n.reason for n in result.not_migrated)
+
+
+def test_one_entry_left_alone_leaves_the_call_alone(tmp_path: Path) -> None:
+    pack = tmp_path / "pack.yaml"
+    pack.write_text("".join(line for line in DEMO_PACK.read_text().splitlines(keepends=True)
+                            if not line.startswith("    interceptor: ")))
+    result = check_noop(tmp_path / "t", '''
+        from demo.bus import EventBus, Point
+
+
+        def log(**payload):
+            return None
+
+
+        bus = EventBus()
+        for point in (Point.BEFORE, Point.AFTER):
+            bus.on(point, log)
+        ''', ONLY, pack=pack)
+    reasons = {n.registration.point: n.reason for n in result.not_migrated if n.registration}
+    assert reasons == {
+        "BEFORE": "the pack has no interceptor template for mechanism demo_bus",
+        "AFTER": "the 2 registrations log makes at this call (points BEFORE, AFTER) are rewritten "
+                 "together or not at all, and point BEFORE is not migrated (the pack has no "
+                 "interceptor template for mechanism demo_bus)"}
+
+
+def test_each_entrys_own_handler_through_a_loop_variable_is_left_alone(tmp_path: Path) -> None:
+    result = check_noop(tmp_path, '''
+        from demo.bus import EventBus, Point
+
+
+        def log(**payload):
+            return None
+
+
+        def audit(**payload):
+            return None
+
+
+        bus = EventBus()
+        for point, handler in {Point.AFTER: log, Point.NEVER_EMITTED: audit}.items():
+            bus.on(point, handler)
+        ''', ONLY)
+    assert sorted(n.registration.handler.expr for n in result.not_migrated
+                  if n.registration) == ["audit", "log"]
+    assert all(n.reason.endswith(" reaches this call from a literal table through a loop "
+                                 "variable, which takes every entry's handler: a typed "
+                                 "registration at the call would name one handler for all of "
+                                 "them (declare each in the table by hand)")
+               for n in result.not_migrated)
+
+
+def test_a_callback_list_extended_with_plus_equals_is_rewritten(tmp_path: Path) -> None:
+    check_transformed(tmp_path, '''
+        from demo.bus import EventBus
+
+
+        def log(event):
+            return None
+
+
+        bus = EventBus()
+        bus._callbacks += [log]
+        ''', '''
+        from demo.bus import EventBus
+        from planeshift.kernels.adapters import Subscription, as_subscriber
+
+
+        def log(event):
+            return None
+
+
+        bus = EventBus()
+        # planeshift: discard-unawaited owner=@demo-team returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)
+        bus._callbacks += [as_subscriber(Subscription(name="app.log", policy="demo_callbacks", handler=log))]
+        ''', ONLY + ("discard_gate",))
+
+
+def test_a_handler_that_may_be_none_is_left_alone_the_typed_registration_would_raise(
+        tmp_path: Path) -> None:
+    result = check_noop(tmp_path, '''
+        from demo.bus import EventBus, Point
+
+
+        def log(**payload):
+            return None
+
+
+        def hooks_for(name):
+            if not name:
+                return None
+            return log
+
+
+        bus = EventBus()
+        bus.on(Point.AFTER, hooks_for(__name__))
+        ''', ONLY)
+    (left,) = result.not_migrated
+    assert left.reason == ("the handler hooks_for(__name__) may be None at run time (None is one "
+                           "of its values), and a typed registration requires a callable")

@@ -7,7 +7,7 @@ import argparse
 from lionagi.hooks import HookBus, HookPoint
 from lionagi.state.lifecycle import DEFAULT_TERMINAL_CALLBACKS, TerminalCallbackRegistry
 from shop.dispatch import DeliverySink
-from shop.dispatch.adapters import SinkRegistration, as_sink
+from shop.dispatch.adapters import SinkRegistration, Subscription, as_sink, as_subscriber
 
 
 async def page_on_call(envelope) -> None:
@@ -20,7 +20,7 @@ def register_pager(registry: TerminalCallbackRegistry = DEFAULT_TERMINAL_CALLBAC
 
 def lifecycle_logging(bus: HookBus) -> None:
     for point in (HookPoint.SESSION_START, HookPoint.SESSION_END):
-        bus.on(point, print)
+        bus.on(point, as_subscriber(Subscription(name="builtins.print", policy="hookbus", handler=print)))
 
 
 def cli() -> argparse.ArgumentParser:

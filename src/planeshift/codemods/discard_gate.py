@@ -12,6 +12,7 @@ from ..types import Registration
 from .base import Codemod, Example, Item, Plan, Source, register
 from .facts import MigrateFacts
 from .locate import Found, handler_node
+from .sites import Site, by_site, entries, site_of
 from .templates import Template
 
 REASON = "returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)"
@@ -56,7 +57,9 @@ class DiscardGateCodemod(Codemod):
     comment, on their line or the line above) or already converted; a registration with no
     owner (set `owners` in `[tool.planeshift]` or a CODEOWNERS file); with `--convert-discard`,
     a registration whose mechanism has no `convert_discard` template, or whose handler is not an
-    expression (a decorator), is annotated instead, and listed.
+    expression (a decorator), is annotated instead, and listed. A call that registers one handler
+    expression for every entry of a literal table has it converted once, for all entries, or
+    annotated when they would not all be converted alike.
 
     ## Behaviour
     The annotation changes nothing. `--convert-discard` is a behaviour change, deliberately:
@@ -123,25 +126,28 @@ class DiscardGateCodemod(Codemod):
     @classmethod
     def plan(cls, facts: MigrateFacts) -> Plan:
         plan = Plan()
-        for reg in facts.scan.registrations:
-            if "discard_unawaited" not in reg.flags or reg.via == "config" or not facts.in_scope(
-                    reg.file):
-                continue
-            if is_recorded(facts.lines(reg.file), reg.line) or facts.looks_migrated(reg):
-                plan.already += 1  # recorded, or rewritten in the run that decided its gate
-                continue
-            decision, detail = gate_decision(reg, facts)
-            unconverted = ""
-            if facts.options.convert_discard and decision != "convert":
-                why = "a decorator registration" if reg.via == "decorator" else \
-                    f"mechanism {reg.mechanism} has no convert_discard template"
-                unconverted = f"not converted ({why}); "
-            if decision is None:
-                plan.refuse(cls.id, reg, unconverted + detail)
-                continue
-            if unconverted:
-                plan.refuse(cls.id, reg, unconverted + "annotated instead")
-            plan.add(Item(reg.file, reg.line, reg.col, reg, (decision, detail)))
+        calls = (r for r in facts.scan.registrations if r.via != "config"
+                 and facts.in_scope(r.file))
+        for site in by_site(calls):
+            mixed = _mixed(site, facts)
+            for reg in site:
+                if "discard_unawaited" not in reg.flags:
+                    continue
+                if is_recorded(facts.lines(reg.file), reg.line) or facts.looks_migrated(reg):
+                    plan.already += 1  # recorded, or rewritten in the run that decided its gate
+                    continue
+                decision, detail = gate_decision(reg, facts, convert=not mixed)
+                unconverted = ""
+                if facts.options.convert_discard and decision != "convert":
+                    why = mixed or ("a decorator registration" if reg.via == "decorator" else
+                                    f"mechanism {reg.mechanism} has no convert_discard template")
+                    unconverted = f"not converted ({why}); "
+                if decision is None:
+                    plan.refuse(cls.id, reg, unconverted + detail)
+                    continue
+                if unconverted:
+                    plan.refuse(cls.id, reg, unconverted + "annotated instead")
+                plan.add(Item(reg.file, reg.line, reg.col, reg, (decision, detail)))
         return plan
 
     def prepare(self, item: Item, source: Source) -> None:
@@ -177,19 +183,31 @@ class DiscardGateCodemod(Codemod):
         return self.done(item, f"recorded as discarding (owner {owner})")
 
     def _convert(self, item: Item, source: Source, convert: Template) -> None:
+        """One conversion per site: the registrations a call makes for several table entries
+        share the outcome of the first."""
         reg = item.registration
-        assert reg is not None and self.facts is not None
+        assert reg is not None
+        sites: dict[Site, tuple[str, str]] = self.__dict__.setdefault("_converted", {})
+        site = site_of(reg)
+        if site not in sites:
+            sites[site] = self._conversion(reg, source, convert)
+        outcome, text = sites[site]
+        if outcome == "refused":
+            return self.refuse(item, text)
+        return self.done(item, text) if outcome == "done" else self.already(item)
+
+    def _conversion(self, reg: Registration, source: Source, convert: Template
+                    ) -> tuple[str, str]:
         found = source.locator.at(reg.line, reg.col)
         handler = self._handler(found, reg, source) if found is not None else None
         if found is None or handler is None:
-            return self.refuse(item, f"the handler {reg.handler.expr} is not found at "
-                                     f"{reg.line}:{reg.col}")
+            return "refused", f"the handler {reg.handler.expr} is not found at {reg.line}:{reg.col}"
         if convert.handler_in(handler, source.names) is not None:
-            return self.already(item)
+            return "already", ""
         self.edit(handler, found.path(handler), lambda node: convert.render(node, {}))
         for name, module in convert.imports:
             self.add_import(f"{module}.{name}")
-        return self.done(item, f"converted: {convert.text.replace('{handler}', reg.handler.expr)}")
+        return "done", f"converted: {convert.text.replace('{handler}', reg.handler.expr)}"
 
     def _handler(self, found: Found, reg, source: Source) -> cst.BaseExpression | None:  # type: ignore[no-untyped-def]
         """The handler expression, also when ``registration`` has wrapped it in an adapter."""
@@ -203,16 +221,35 @@ class DiscardGateCodemod(Codemod):
         return inner if inner is not None else handler  # an earlier run's typed registration
 
 
-def gate_decision(reg: Registration, facts: MigrateFacts) -> tuple[str | None, Any]:
-    """("convert", template), ("annotate", owner), or (None, why neither is possible)."""
-    convert = facts.convert_template(reg.mechanism) if facts.options.convert_discard else None
-    if convert is not None and reg.via != "decorator":
-        return "convert", convert
+def gate_decision(reg: Registration, facts: MigrateFacts, convert: bool = True
+                  ) -> tuple[str | None, Any]:
+    """("convert", template), ("annotate", owner), or (None, why neither is possible); never
+    "convert" unless *convert*."""
+    wanted = convert and facts.options.convert_discard
+    template = facts.convert_template(reg.mechanism) if wanted else None
+    if template is not None and reg.via != "decorator":
+        return "convert", template
     owner = facts.owners(reg.file)
     if owner is None:
         return None, (f"no owner for {reg.file}: set owners in [tool.planeshift] or a "
                       "CODEOWNERS entry to record it")
     return "annotate", owner
+
+
+def _mixed(site: list[Registration], facts: MigrateFacts) -> str:
+    """Why the handler the registrations of one call share (an entry each of a literal table)
+    cannot be converted once for all of them, or "": converting it converts every entry."""
+    if len(site) < 2 or not facts.options.convert_discard:
+        return ""
+    kept = next((r for r in site if "discard_unawaited" not in r.flags), None)
+    if kept is not None:
+        return f"{entries(site)} are converted together or not at all, and at point " \
+               f"{kept.point} what it returns is not dropped"
+    templates = {getattr(facts.convert_template(r.mechanism), "text", None) for r in site}
+    if len(templates) > 1:
+        return f"{entries(site)} are converted together or not at all, and their mechanisms " \
+               "convert differently"
+    return ""
 
 
 def _line_owner(source: Source, entry, item: Item):  # type: ignore[no-untyped-def]

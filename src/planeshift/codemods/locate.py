@@ -1,14 +1,14 @@
 """The one lookup from a scan position to LibCST nodes, cheap enough for whole trees.
 
-The scan reports a registration at its 1-based line and 0-based character column, at the start
-of the registering call (or, from a newer analyzer, at the keyword argument or mapping key, with
-an end). LibCST's PositionProvider would answer that for any node, but it renders the whole
+The scan reports a registration at its 1-based line and 0-based character column, where its
+own node starts (the registering call, the keyword argument, the mapping entry's key, the
+decorator's ``@``, the assignment), and where it ends. LibCST's PositionProvider would answer that for any node, but it renders the whole
 module with position tracking (about 3x a parse). So the statement is found with Python's own
 parser, whose statements correspond one to one, in document order, to LibCST's; and only that
 statement (a compound one with its body stubbed out) is rendered with positions, indented as in
 the file, so its columns are the file's. The innermost Call / Decorator / Arg / DictElement /
-Assign starting there is the answer; every ancestor is known, so a transformer can visit just
-the paths to the nodes it edits.
+Assign / AugAssign (``callbacks += [h]``) starting there is the answer; every ancestor is
+known, so a transformer can visit just the paths to the nodes it edits.
 
 A later codemod sees a tree earlier ones edited in place (expressions rewritten on their lines),
 whose columns the scan no longer describes. It locates on the tree first parsed, which the text
@@ -18,13 +18,13 @@ and the scan describe, and follows the same child positions into the edited tree
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-TARGETS = (cst.Call, cst.Decorator, cst.Arg, cst.DictElement, cst.Assign)
+TARGETS = (cst.Call, cst.Decorator, cst.Arg, cst.DictElement, cst.Assign, cst.AugAssign)
 _SUITES = ("body", "handlers", "orelse", "finalbody", "cases")
 _AST_SUITES = ("body", "handlers", "orelse", "finalbody", "cases")
 
@@ -110,8 +110,8 @@ class Locator:
                 return self._current(index, [node], parents)
         return None
 
-    def _current(self, index: int, nodes: list[cst.CSTNode], parents: dict[int, cst.CSTNode]
-                 ) -> Found | None:
+    def _current(self, index: int, nodes: Sequence[cst.CSTNode],
+                 parents: dict[int, cst.CSTNode]) -> Found | None:
         """*nodes* of the first-parsed statement *index*, as the nodes at the same child
         positions of the statement in the current tree."""
         entry = self.entries[index]
@@ -293,8 +293,8 @@ def handler_node(found: Found, expr: str, keyword: str | None,
                  code: Callable[[cst.CSTNode], str],
                  unwrap: Callable[[cst.BaseExpression], cst.BaseExpression | None] | None = None,
                  ) -> cst.BaseExpression | None:
-    """The handler expression (an argument, a list element, a mapping value, an assigned value,
-    or what *unwrap* finds inside one) whose text is *expr*, in the innermost found node holding
+    """The handler expression (an argument, a list element, a mapping value, an assigned or
+    added value, or what *unwrap* finds inside one) whose text is *expr*, in the innermost found node holding
     one; LookupError when two match and *keyword* does not tell them apart."""
     want = " ".join(expr.split())
     for node in found.nodes:
@@ -318,8 +318,11 @@ def _values(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
     elif isinstance(node, cst.Arg):
         yield node.value
         yield from _elements(node.value)
-    elif isinstance(node, (cst.DictElement, cst.Assign)):
+    elif isinstance(node, cst.DictElement):
         yield node.value
+    elif isinstance(node, (cst.Assign, cst.AugAssign)):  # a slot, or `callbacks += [h]`
+        yield node.value
+        yield from _elements(node.value)
 
 
 def _elements(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:

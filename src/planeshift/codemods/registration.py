@@ -10,6 +10,7 @@ from .base import MOVED, Codemod, Example, Item, Plan, Source, register
 from .discard_gate import gate_decision
 from .facts import MigrateFacts, handler_name
 from .locate import handler_node
+from .sites import Site, by_site, differences, entries, handler_from_table, site_of
 from .templates import Template
 
 CALLABLE_KINDS = ("function", "method", "lambda", "partial", "class", "several", "external")
@@ -47,9 +48,14 @@ class RegistrationCodemod(Codemod):
     `needs_review` and low-confidence registrations; mechanisms whose pack has no `migrate:`
     section, or no template for the plane; settings-file registrations (see `argv`); decorator
     registrations (there is no handler expression to wrap); handlers the scan cannot show to be
-    callable (a parameter or attribute that may be None: the typed registration validates it);
+    callable (a parameter or attribute that may be None, `h if c else None`, a call of a
+    function that returns None on a path: the typed registration validates it);
     interceptors whose point is dynamic (no stage); a template name the module already binds to
-    something else. Each is listed as not migrated, with its reason.
+    something else. A call that registers one handler expression for every entry of a literal
+    table (`for point in (A, B): bus.on(point, h)`) has it rewritten once, for all entries, and
+    not at all when they would need different rewrites (an interceptor on several stages,
+    entries of different planes) or one entry is not migrated, or when each entry's own handler
+    reaches the call through a loop variable. Each is listed as not migrated, with its reason.
 
     ## Behaviour
     Unchanged: the adapters hand the dispatcher the handler object itself, so identity,
@@ -105,59 +111,112 @@ class RegistrationCodemod(Codemod):
     @classmethod
     def plan(cls, facts: MigrateFacts) -> Plan:
         plan = Plan()
-        for reg in facts.scan.registrations:
-            if not facts.in_scope(reg.file) or reg.via == "config":
-                continue  # a settings-file entry is no call site (codemod argv handles those)
-            if facts.looks_migrated(reg):
-                plan.already += 1
-                continue
-            template = facts.template(reg.mechanism, reg.plane)
-            reason = _refusal(reg, facts, template) or _undecided_discard(reg, facts)
-            if reason:
-                plan.refuse(cls.id, reg, reason)
-            else:
-                plan.add(Item(reg.file, reg.line, reg.col, reg, template))
+        calls = (r for r in facts.scan.registrations if facts.in_scope(r.file)
+                 and r.via != "config")  # a settings-file entry is no call site (argv's)
+        for site in by_site(calls):
+            todo: list[tuple[Registration, Template | None, str]] = []
+            for reg in site:
+                if facts.looks_migrated(reg):
+                    plan.already += 1
+                    continue
+                template = facts.template(reg.mechanism, reg.plane)
+                todo.append((reg, template, _refusal(reg, facts, template)
+                             or _undecided_discard(reg, facts)))
+            shared = _shared_refusal(todo, facts)
+            for reg, template, reason in todo:
+                if reason or shared:
+                    plan.refuse(cls.id, reg, reason or shared)
+                else:
+                    plan.add(Item(reg.file, reg.line, reg.col, reg, (template, len(todo))))
         return plan
 
     def prepare(self, item: Item, source: Source) -> None:
-        reg, template = item.registration, item.data
-        assert reg is not None and isinstance(template, Template) and self.facts is not None
-        found = source.locator.at(reg.line, reg.col, getattr(reg, "end_line", None),
-                                  getattr(reg, "end_col", None))
+        """One rewrite per site: the registrations a call makes for several table entries share
+        the outcome of the first."""
+        reg = item.registration
+        assert reg is not None and self.facts is not None
+        sites: dict[Site, tuple[str, str]] = self.__dict__.setdefault("_sites", {})
+        site = site_of(reg)
+        if site not in sites:
+            template, count = item.data
+            sites[site] = self._rewrite(reg, template, count, source)
+        outcome, text = sites[site]
+        if outcome == "refused":
+            return self.refuse(item, text)
+        self.facts.rewritten.add(reg.key)
+        return self.done(item, text) if outcome == "done" else self.already(item)
+
+    def _rewrite(self, reg: Registration, template: Template, count: int, source: Source
+                 ) -> tuple[str, str]:
+        """("done", action), ("already", ""), or ("refused", reason)."""
+        assert self.facts is not None
+        found = source.locator.at(reg.line, reg.col, reg.end_line or None, reg.end_col or None)
         if found is None:
-            return self.refuse(item, f"no registering call starts at {reg.line}:{reg.col} "
-                                     "(did the file change since the scan?)")
+            return "refused", (f"no registering call starts at {reg.line}:{reg.col} (did the "
+                               "file change since the scan?)")
         try:
             handler = handler_node(found, reg.handler.expr, reg.api.rsplit(".", 1)[-1],
                                    source.code)
         except LookupError as exc:
-            return self.refuse(item, f"ambiguous handler: {exc}")
+            return "refused", f"ambiguous handler: {exc}"
         if handler is None:
-            return self.refuse(item, f"the handler {reg.handler.expr} is not an argument, list "
-                                     "element, mapping value or assigned value of this site")
+            return "refused", _not_found(reg)
         if template.handler_in(handler, source.names) is not None:
-            self.facts.rewritten.add(reg.key)
-            return self.already(item)
+            return "already", ""
         taken = [n for n, m in template.imports if not source.names.free(n, f"{m}.{n}")]
         if taken:
-            return self.refuse(item, f"{taken[0]!r} already names something else in this module;"
-                                     " importing the adapter's would shadow it")
-        values: dict[str, str | int] = {"name": handler_name(reg), "stage": reg.point or "",
-                                        "order": 0, "policy": self._policy(reg)}
+            return "refused", (f"{taken[0]!r} already names something else in this module; "
+                               "importing the adapter's would shadow it")
+        values = template_values(reg, self.facts)
         if "\n" in template.text:  # a template over several lines moves the lines below
             self.context.scratch[MOVED] = True
         self.edit(handler, found.path(handler), lambda node: template.render(node, values))
         for name, module in template.imports:
             self.add_import(f"{module}.{name}")
-        self.facts.rewritten.add(reg.key)
         detail = f"stage {reg.point}" if reg.plane == "interceptor" else (
             f"policy {values['policy']}" if reg.plane.endswith("subscriber") else "D5 port")
-        return self.done(item, f"{reg.plane} ({detail})")
+        shared = f"; one rewrite for the {count} registrations of this call" if count > 1 else ""
+        return "done", f"{reg.plane} ({detail}){shared}"
 
-    def _policy(self, reg: Registration) -> str:
-        assert self.facts is not None
-        mech = self.facts.mechanisms[reg.mechanism][0]
-        return (mech.migrate.policy if mech.migrate else "") or mech.id
+
+def template_values(reg: Registration, facts: MigrateFacts) -> dict[str, str | int]:
+    """What a template's placeholders (besides the handler) are filled with for *reg*."""
+    mech = facts.mechanisms[reg.mechanism][0]
+    policy = (mech.migrate.policy if mech.migrate else "") or mech.id
+    return {"name": handler_name(reg), "stage": reg.point or "", "order": 0, "policy": policy}
+
+
+def _shared_refusal(todo: list[tuple[Registration, Template | None, str]],
+                    facts: MigrateFacts) -> str:
+    """Why the registrations one call makes (an entry each of a literal table) cannot share one
+    rewrite of its handler expression, or ""."""
+    if len(todo) < 2:
+        return ""
+    regs = [reg for reg, _, _ in todo]
+    left = next(((reg, why) for reg, _, why in todo if why), None)
+    if left is not None:
+        return f"{entries(regs)} are rewritten together or not at all, and point {left[0].point}" \
+               f" is not migrated ({left[1]})"
+    shapes = []
+    for reg, template, _ in todo:
+        assert template is not None
+        values = template_values(reg, facts)
+        shapes.append((reg, {"plane": reg.plane, "template": template.text,
+                             **{f: values.get(f) for f in template.fields}}))
+    differ = differences(shapes)
+    if not differ:
+        return ""
+    return f"{entries(regs)} would declare different {differ}, and one handler expression " \
+           "carries one typed registration: write one call per point to migrate them"
+
+
+def _not_found(reg: Registration) -> str:
+    if handler_from_table(reg):
+        return f"the handler {reg.handler.expr} reaches this call from a literal table through a " \
+               "loop variable, which takes every entry's handler: a typed registration at the " \
+               "call would name one handler for all of them (declare each in the table by hand)"
+    return f"the handler {reg.handler.expr} is not an argument, list element, mapping value or " \
+           "assigned value of this site"
 
 
 def _undecided_discard(reg: Registration, facts: MigrateFacts) -> str:
@@ -193,6 +252,9 @@ def _refusal(reg: Registration, facts: MigrateFacts, template: Template | None) 
                                            and reg.handler.qualname.endswith(".__call__")):
         return f"the handler {reg.handler.expr} is not known to be callable (kind {kind}; it " \
                "may be None at run time), and a typed registration requires a callable"
+    if reg.handler.may_be_none:
+        return f"the handler {reg.handler.expr} may be None at run time (None is one of its " \
+               "values), and a typed registration requires a callable"
     if reg.plane == "interceptor" and not reg.point:
         return "an interceptor with a dynamic point has no stage to declare"
     return ""

@@ -43,6 +43,12 @@ class Template:
         return dict(self.imports)
 
     @property
+    def fields(self) -> tuple[str, ...]:
+        """The placeholders the template fills in besides ``{handler}``, in order."""
+        found = (m.group(1) for m in PLACEHOLDER.finditer(self.text))
+        return tuple(dict.fromkeys(f for f in found if f != "handler"))
+
+    @property
     def outer(self) -> str | None:
         """The qualified name of the template's outermost call, e.g. ``x.adapters.as_subscriber``."""
         if isinstance(self.tree, cst.Call) and isinstance(self.tree.func, cst.Name):

@@ -3,6 +3,8 @@ to it can return an awaitable although it is declared sync (the DISCARD_UNAWAITE
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ....types import Handler
 from ...extract.facts import Ref
 from ..evaluate.engine import Evaluator
@@ -13,6 +15,7 @@ AWAITABLE_FACTORIES = {
     "asyncio.wait_for", "asyncio.shield", "asyncio.to_thread", "asyncio.run_coroutine_threadsafe",
 }
 AWAITABLE_ANNOTATIONS = ("Awaitable", "Coroutine", "Future", "Task")
+NONE = ("const", "None")
 
 
 class HandlerResolver:
@@ -23,7 +26,9 @@ class HandlerResolver:
 
     def resolve(self, ref: Ref, text: str, module: str, scope: str) -> Handler:
         values = self.ev.eval(ref, module, scope)
-        return self.from_values(values, text)
+        handler = self.from_values(values, text)
+        return replace(handler, may_be_none=True) if self.gives_none(ref, module, scope) \
+            else handler
 
     def from_values(self, values: Values, text: str) -> Handler:
         found = [self._describe(v) for v in sorted(values, key=repr)]
@@ -33,15 +38,36 @@ class HandlerResolver:
             return Handler(text, qualname, is_async, returns, kind)
         # several possible handlers (a conditional expression, an `or` default): agree or say None
         asyncs = {h[2] for h in known}
-        returns = {h[3] for h in known}
+        awaitables = {h[3] for h in known}
         return Handler(
             text,
             None,
             asyncs.pop() if len(asyncs) == 1 else None,
-            returns.pop() if len(returns) == 1 else (True if True in returns else None),
+            awaitables.pop() if len(awaitables) == 1 else (True if True in awaitables else None),
             "several",
             tuple(sorted({h[1] for h in known if h[1]})),
         )
+
+    def gives_none(self, ref: Ref, module: str, scope: str, depth: int = 0) -> bool:
+        """The expression itself may be None: ``h if c else None``, or a call of a function
+        that returns None (or such an alternative) on a path. The evaluator leaves None out of
+        alternatives (a receiver's methods are called on its other values), and a name is not
+        followed to its binding here: ``h = make(); if h is None: return`` guards it."""
+        if ref == NONE:
+            return True
+        if ref[0] == "either":
+            return any(self.gives_none(r, module, scope, depth) for r in ref[1])
+        if ref[0] != "call" or depth > 3:
+            return False
+        for callee in self.ev.eval(ref[1], module, scope):
+            qn = callee[1] if callee[0] == "func" else (
+                self.ev.method(callee[1], callee[2]) if callee[0] == "bound" else None)
+            func = self.ev.index.functions.get(qn) if qn else None
+            if qn and func is not None:
+                where = self.ev.index.function_scope(qn)
+                if any(self.gives_none(r, *where, depth + 1) for r in func.return_values):
+                    return True
+        return False
 
     def _describe(self, value: Value) -> tuple[str, str | None, bool | None, bool | None]:
         kind = value[0]

@@ -9,6 +9,7 @@ once per binding, its arguments read with the loop variables replaced by the ent
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from ...extract.facts import Arg, Ref, Site
@@ -17,7 +18,9 @@ from ..evaluate.engine import Evaluator
 
 Binding = dict  # a loop variable's name (or a whole lookup ref) -> the entry it takes
 MAX_BINDINGS = 32  # a table larger than this is reported as one dynamic site
-Loop = tuple[Ref, list[tuple[str, int | None]]]  # the iterable, and (name, unpack index) pairs
+TABLE_ENTRY = "one entry of a literal table the code iterates or looks up: "  # its evidence
+# the iterable, and the (name, unpack index) pairs it binds (a lookup binds its whole ref)
+Loop = tuple[Ref, Sequence[tuple[str | Ref, int | None]]]
 
 
 class Tables:
@@ -53,8 +56,7 @@ class Tables:
     def describe(env: Binding) -> str:
         """The evidence line of one binding."""
         shown = sorted((render(k) if isinstance(k, tuple) else k, render(v)) for k, v in env.items())
-        return "one entry of a literal table the code iterates or looks up: " + ", ".join(
-            f"{k} = {v}" for k, v in shown)
+        return TABLE_ENTRY + ", ".join(f"{k} = {v}" for k, v in shown)
 
     def bound_site(self, site: Site, env: Binding) -> Site:
         """The site with its loop variables replaced by one binding's entries."""
@@ -116,7 +118,7 @@ def _targets(target: Ref) -> list[tuple[str, int | None]] | None:
     return None
 
 
-def _unpack(entry: Ref, names: list[tuple[str, int | None]]) -> Binding | None:
+def _unpack(entry: Ref, names: Sequence[tuple[str | Ref, int | None]]) -> Binding | None:
     out: Binding = {}
     for name, index in names:
         if index is None:
