@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from .analyzer.context import PREFIX, ContextRoot, context_files, find_roots, is_context
 from .analyzer.discover import SourceFile, discover
@@ -21,6 +22,9 @@ from .rules.classify import classify
 from .rules.forms import Pack, PackError
 from .rules.packs import builtin_pack_names, builtin_pack_path, load_pack
 from .types import ContextUse, FileError, ScanResult
+
+if TYPE_CHECKING:
+    from .characterize.model import Characterization
 
 Progress = Callable[[int, int], None]
 
@@ -74,6 +78,17 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
     if outcome.full_link and store.enabled:
         stats["full_link"] = outcome.full_link  # why the last link could not be reused
     return owned(replace(result, stats=stats), config)
+
+
+def characterize(config: Config, progress: Progress | None = None) -> Characterization:
+    """Scan, then plan a characterization test of every dispatch path that can be built
+    without I/O (``characterize/``); the scan's own result rides along as ``scan``."""
+    from .characterize.run import characterization
+
+    result = scan(config, progress)
+    packs = load_packs(config)
+    files = discover(config.root, config.exclude, config.gitignore, settings_patterns(packs))
+    return replace(characterization(result, packs, files), scan=result)
 
 
 def owned(result: ScanResult, config: Config) -> ScanResult:

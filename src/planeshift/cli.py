@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .cli_characterize import characterize_command
 from .cli_kernels import kernels
 from .cli_lint import baseline_command, lint_command
 from .cli_migrate import migrate_command
@@ -214,6 +215,7 @@ cli.add_command(kernels)
 cli.add_command(lint_command)
 cli.add_command(baseline_command)
 cli.add_command(migrate_command)
+cli.add_command(characterize_command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -886,3 +886,40 @@ def test_a_handler_expression_that_may_be_none_says_so(tmp_path: Path) -> None:
     assert (handler.kind, handler.qualname) == ("function", "app.check")
     assert handler.to_json()["may_be_none"] is True
     assert "may_be_none" not in by_line[line_of(app, "always(flag))")].to_json()
+
+
+def test_a_handler_behind_a_kernels_adapter_is_the_handler_it_hands_on(tmp_path: Path) -> None:
+    app = """
+    from demo.bus import EventBus, Point
+    from planeshift.kernels import InterceptorRegistration
+    from planeshift.kernels.adapters import Subscription, as_interceptor, as_subscriber
+    from app_kernels.adapters import SinkRegistration, as_sink
+
+
+    async def log(**payload):
+        return None
+
+
+    def wrap(registration):
+        return registration.handler
+
+
+    def setup(bus: EventBus) -> None:
+        bus.on(Point.AFTER, as_subscriber(Subscription(name="app.log", policy="p", handler=log)))
+        bus.on(Point.BEFORE, as_interceptor(InterceptorRegistration(
+            name="app.log", stage="BEFORE", handler=log, order=0)))
+        bus.on(Point.AFTER, as_sink(SinkRegistration(name="app.log", port=object, handler=log)))
+        bus.on(Point.AFTER, wrap(Subscription(name="app.log", policy="p", handler=log)))
+    """
+    adapters = "class SinkRegistration:\n    pass\n\n\ndef as_sink(registration):\n" \
+               "    return registration.handler\n"
+    result = scan_tree(tmp_path, {"app.py": app, "app_kernels/adapters.py": adapters})
+    by_line = {r.line: r.handler for r in regs(result, file="app.py")}
+    assert len(by_line) == 4, show(result)
+    for marker in ("as_subscriber(", "as_interceptor(", "as_sink("):
+        handler = by_line[line_of(app, marker)]
+        assert (handler.kind, handler.qualname, handler.declared_async) == (
+            "function", "app.log", True), marker
+        assert handler.expr.startswith(marker)  # the text at the site is what it is
+    other = by_line[line_of(app, "wrap(Subscription")]  # no kernels adapter: not seen through
+    assert other.qualname != "app.log"

@@ -115,6 +115,19 @@ def test_nothing_changes_without_the_adapter_at_every_registration(tmp_path: Pat
     assert "without the as_interceptor adapter" in left.reason and left.line == 4
 
 
+def test_a_handler_whose_registrations_an_earlier_run_rewrote_is_converted(
+        tmp_path: Path) -> None:
+    _, first = migrated(tmp_path, APP, select=("registration",))
+    assert "as_interceptor(InterceptorRegistration(" in first and "raise PermissionError" in first
+    config = Config(root=tmp_path / "t", packs=(tmp_path / "mini.yaml",), builtin_packs=(),
+                    use_cache=False)
+    result = migrate(config, MigrateOptions(select=("decisions",), write=True))
+    text = (tmp_path / "t" / "app.py").read_text()
+    assert [m.codemod for m in result.migrated] == ["decisions"], result.not_migrated
+    assert "@returns_decisions(deny=PermissionError, stop=Stop)\nasync def guard" in text
+    assert "raise" not in text
+
+
 def test_a_handler_named_elsewhere_keeps_raising(tmp_path: Path) -> None:
     result, text = migrated(tmp_path, APP, extra={"cli.py": "from app import guard\n"})
     assert "raise PermissionError" in text and "@returns_decisions" not in text
@@ -164,7 +177,7 @@ def test_a_sync_handler_stays_sync_through_the_adapter(tmp_path: Path) -> None:
     assert "@returns_decisions(deny=PermissionError)\ndef guard" in text
     sys.path.insert(0, str(tmp_path / "t"))
     try:
-        import app as module
+        import app as module  # type: ignore[import-not-found]  # written by the test
 
         handler = module.bus.handlers[0]
         assert not asyncio.iscoroutinefunction(handler)

@@ -23,6 +23,7 @@ from .helpers import (
     check_transformed,
     dedent,
     discarding_pack,
+    run,
 )
 
 GATE = ("discard_gate",)
@@ -128,14 +129,20 @@ def test_convert_needs_the_mechanisms_template_else_it_records(tmp_path: Path) -
     assert any("has no convert_discard template" in n.reason for n in result.not_migrated)
 
 
-def test_registration_waits_for_the_gate_of_a_discarding_registration(tmp_path: Path) -> None:
-    result = check_noop(tmp_path, '''
-        from demo.bus import EventBus
-
-        bus = EventBus(on_event=[print])
-        ''', ("registration",))
-    (left,) = result.not_migrated
-    assert "run discard_gate in the same run" in left.reason
+def test_a_discarding_registration_rewritten_alone_is_still_found_and_recorded_later(
+        tmp_path: Path) -> None:
+    # the scan reads the handler inside as_subscriber(Subscription(..., handler=h)) as h, so the
+    # rewrite hides nothing from the gate: registration need not wait for it
+    write_tree(tmp_path, {**DEMO_FILES, "app.py": "from demo.bus import EventBus\n\n"
+                                                  "bus = EventBus(on_event=[print])\n"})
+    first = run(tmp_path, ("registration",))
+    assert [m.codemod for m in first.migrated] == ["registration"] and not first.not_migrated
+    second = run(tmp_path, GATE)
+    assert [m.action for m in second.migrated] == ["recorded as discarding (owner @demo-team)"]
+    assert (tmp_path / "app.py").read_text().endswith(
+        f"{NOTE}\nbus = EventBus(on_event=[as_subscriber(Subscription(name=\"builtins.print\", "
+        'policy="demo_callbacks", handler=print))])\n')
+    assert run(tmp_path).changes == ()
 
 
 def test_lint_reads_the_record_as_the_decision_for_ps101_and_wants_an_owner(
@@ -249,3 +256,16 @@ def test_a_call_whose_table_entries_convert_differently_is_annotated(tmp_path: P
     two = replace(two, flags=("discard_unawaited",))
     assert _mixed([one, two], facts) == ""  # both have scheduling({handler})
     assert _mixed([one], facts) == ""
+
+
+def test_a_later_conversion_wraps_the_handler_inside_its_typed_registration(
+        tmp_path: Path) -> None:
+    write_tree(tmp_path, {**DEMO_FILES, "app.py": "from demo.bus import EventBus\n\n"
+                                                  "bus = EventBus(on_event=[print])\n"})
+    run(tmp_path, ("registration",))
+    converted = run(tmp_path, GATE, convert_discard=True)
+    assert [m.action for m in converted.migrated] == ["converted: scheduling(print)"]
+    assert (tmp_path / "app.py").read_text().endswith(
+        'bus = EventBus(on_event=[as_subscriber(Subscription(name="builtins.print", '
+        'policy="demo_callbacks", handler=scheduling(print)))])\n')
+    assert run(tmp_path, GATE).changes == ()  # converted: not recorded on top

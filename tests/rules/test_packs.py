@@ -355,3 +355,29 @@ def test_a_bad_migrate_value_names_its_key(tmp_path: Path, old: str, new: str, k
     assert old in MIGRATING
     err = load_error(tmp_path, MIGRATING.replace(old, new))
     assert err.key == key
+
+
+def test_characterize_hints_name_a_point_literal_constructor_arguments_or_a_skip(
+    tmp_path: Path,
+) -> None:
+    text = VALID.replace("    dispatcher: mini.Bus", "    dispatcher: mini.Bus\n    characterize: "
+                         "{point: PRE, construct: {region: \"'eu'\", retries: 3}, skip: no}")
+    hints = load_pack(write(tmp_path, text)).mechanisms[0].characterize
+    assert hints is not None
+    assert (hints.point, hints.construct) == ("PRE", (("region", "'eu'"), ("retries", "3")))
+    assert hints.skip == "no"
+
+
+@pytest.mark.parametrize(("hints", "key", "detail"), [
+    ("{pointt: PRE}", "mechanisms[0].characterize.pointt", "unknown key"),
+    ("{point: 3}", "mechanisms[0].characterize.point", "a member of the points enum"),
+    ("{construct: {region: eu}}", "mechanisms[0].characterize.construct.region",
+     "'eu' is not a Python literal"),
+    ("{construct: [a]}", "mechanisms[0].characterize.construct", "mapping of parameter"),
+])
+def test_bad_characterize_hints_name_the_key(tmp_path: Path, hints: str, key: str,
+                                             detail: str) -> None:
+    err = load_error(tmp_path, VALID.replace(
+        "    dispatcher: mini.Bus", f"    dispatcher: mini.Bus\n    characterize: {hints}"))
+    assert err.key == key
+    assert detail in err.detail

@@ -275,7 +275,8 @@ EXPECTED = {
         "completion": ("await_all", "results = await asyncio.gather("),
         "error_surface": ("raise_group", 'raise ExceptionGroup("handlers failed", errors)'),
         "returned_awaitable": ("await_in_invocation", "results = await asyncio.gather("),
-        "handler_cancellation": ("collect", "results = await asyncio.gather("),
+        # gathered as a result, then dropped: only isinstance(r, Exception) results are raised
+        "handler_cancellation": ("swallowed", "results = await asyncio.gather("),
     },
     "grouped": {
         "concurrency": ("concurrent", "async with anyio.create_task_group() as tg:"),
@@ -415,3 +416,58 @@ def test_an_inherited_emission_method_is_the_entry(tmp_path: Path) -> None:
     mech = next(m for m in result.mechanisms if m.id == "discard")
     assert [(p.entry, p.file) for p in mech.dispatch_paths] == [("Base.notify", "shapes/base.py")]
     assert dict(mech.policy)["returned_awaitable"] == "discard_unawaited"
+
+
+@pytest.mark.parametrize(("kept", "value"), [
+    ("isinstance(r, Exception)", "swallowed"),  # a cancellation is a result nobody reads
+    ("isinstance(r, BaseException)", "collect"),
+    ("isinstance(r, (Exception, asyncio.CancelledError))", "collect"),
+])
+def test_gathered_cancellation_is_swallowed_when_only_ordinary_errors_are_kept(
+    tmp_path: Path, kept: str, value: str
+) -> None:
+    source = GATHERED.replace("isinstance(r, Exception)", kept)
+    result = scan_tree(tmp_path, {"shapes/gathered.py": source}, packs=(SHAPES_PACK,), demo=False)
+    axis = {a.axis: a for a in path_of(result, "gathered").axes}["handler_cancellation"]
+    assert axis.value == value
+    if value == "swallowed":  # the comprehension that drops it is cited
+        assert any("errors = [r for r in results" in e.seen for e in axis.evidence)
+
+
+PER_HANDLER_LOGGED = '''
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+
+class Bus:
+    def __init__(self, timeout=5.0):
+        self.timeout = timeout
+        self._handlers = []
+
+    def on(self, handler):
+        self._handlers.append(handler)
+
+    async def emit(self, event):
+        for handler in list(self._handlers):
+            try:
+                await asyncio.wait_for(handler(event), self.timeout)
+            except Exception:
+                log.warning("handler failed", exc_info=True)
+'''
+
+
+@pytest.mark.parametrize(("clause", "value"), [
+    ('log.warning("handler failed", exc_info=True)', "log_and_stop"),
+    ("pass", "silent_stop"),
+    ("raise", "raise"),
+])
+def test_a_per_handler_timeout_meeting_an_isolating_clause_is_not_raised(
+    tmp_path: Path, clause: str, value: str
+) -> None:
+    source = PER_HANDLER_LOGGED.replace('log.warning("handler failed", exc_info=True)', clause)
+    result = scan_tree(tmp_path, {"shapes/timed.py": source}, packs=(SHAPES_PACK,), demo=False)
+    axes = {a.axis: a for a in path_of(result, "timed").axes}
+    assert axes["deadline"].value == "per_handler"
+    assert axes["deadline_disposition"].value == value

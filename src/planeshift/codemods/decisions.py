@@ -50,9 +50,9 @@ class DecisionsCodemod(Codemod):
 
     ## What it leaves alone
     A handler registered anywhere without the adapter (`as_interceptor`, from the
-    `registration` codemod in the same run), or on mechanisms naming different legacy
-    exceptions; a handler named anywhere else in the project (a direct caller, `__all__`, an
-    unregistration) would see a decision instead of an exception; a handler with other
+    `registration` codemod in this run or an earlier one), or on mechanisms naming different
+    legacy exceptions; a handler named anywhere else in the project (a direct caller, `__all__`,
+    an unregistration) would see a decision instead of an exception; a handler with other
     decorators or that is a generator; a `raise` inside `try` or `with` (a handler or context
     manager might observe it), inside an `except` block or with `from` (its chained cause would
     be lost), or whose message is not one string expression.
@@ -68,7 +68,7 @@ class DecisionsCodemod(Codemod):
 
     id = "decisions"
     order = 40
-    after_rewrites = True  # only handlers whose registrations `registration` rewrote
+    after_rewrites = True  # only handlers whose registrations are rewritten, in this run too
     DESCRIPTION = "Interceptor handlers return typed STOP / DENY decisions instead of raising."
     EXAMPLES: ClassVar[list[Example]] = [Example(
         before='''
@@ -183,11 +183,13 @@ def _refusal(facts: MigrateFacts, handler: Handler) -> str | None:
         return None
     if handler.conflict:
         return handler.conflict
-    unmigrated = [r for r in handler.registrations if r.key not in facts.rewritten]
+    unmigrated = [r for r in handler.registrations if r.key not in facts.rewritten
+                  and not facts.looks_migrated(r, "interceptor")]
     if unmigrated:
         r = unmigrated[0]
-        return f"registered at {r.file}:{r.line} without the as_interceptor adapter (not " \
-               "rewritten by registration in this run), which would not translate its decisions"
+        return f"registered at {r.file}:{r.line} without the as_interceptor adapter (neither " \
+               "rewritten by registration in this run nor before), which would not translate " \
+               "its decisions"
     used = other_references(facts, handler)
     if used:
         return f"also named at {used}: a caller there would get a decision, not an exception"

@@ -133,8 +133,8 @@ class DiscardGateCodemod(Codemod):
             for reg in site:
                 if "discard_unawaited" not in reg.flags:
                     continue
-                if is_recorded(facts.lines(reg.file), reg.line) or facts.looks_migrated(reg):
-                    plan.already += 1  # recorded, or rewritten in the run that decided its gate
+                if is_recorded(facts.lines(reg.file), reg.line) or facts.looks_converted(reg):
+                    plan.already += 1  # recorded, or converted by an earlier run
                     continue
                 decision, detail = gate_decision(reg, facts, convert=not mixed)
                 unconverted = ""
@@ -207,7 +207,8 @@ class DiscardGateCodemod(Codemod):
         self.edit(handler, found.path(handler), lambda node: convert.render(node, {}))
         for name, module in convert.imports:
             self.add_import(f"{module}.{name}")
-        return "done", f"converted: {convert.text.replace('{handler}', reg.handler.expr)}"
+        written = " ".join(source.code(handler).split())
+        return "done", f"converted: {convert.text.replace('{handler}', written)}"
 
     def _handler(self, found: Found, reg, source: Source) -> cst.BaseExpression | None:  # type: ignore[no-untyped-def]
         """The handler expression, also when ``registration`` has wrapped it in an adapter."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -88,16 +89,26 @@ class MigrateFacts:
         text = dict(mech.migrate.templates).get(plane) or dict(pack.migrate.templates).get(plane)
         return self.compile(text, pack) if text else None
 
-    def looks_migrated(self, reg: Registration) -> bool:
-        """The handler text already starts with one of the mechanism's adapter calls (an
-        earlier run rewrote it); the file is not parsed to know."""
+    def looks_migrated(self, reg: Registration, plane: str | None = None) -> bool:
+        """The handler text already starts with one of the mechanism's adapter calls (of
+        *plane*'s template, or of any): an earlier run rewrote it; the file is not parsed."""
         if reg.via == "config" or reg.mechanism not in self.mechanisms:
             return False
         mech, pack = self.mechanisms[reg.mechanism]
         if mech.migrate is None:
             return False
-        texts = {*dict(pack.migrate.templates).values(), *dict(mech.migrate.templates).values()}
-        return any(reg.handler.expr.startswith(t.split("(", 1)[0] + "(") for t in texts)
+        templates = {**dict(pack.migrate.templates), **dict(mech.migrate.templates)}
+        texts = [templates.get(plane, "")] if plane else list(templates.values())
+        return any(t and reg.handler.expr.startswith(t.split("(", 1)[0] + "(") for t in texts)
+
+    def looks_converted(self, reg: Registration) -> bool:
+        """The handler text calls the mechanism's convert_discard wrapper (``scheduling(h)``,
+        alone or inside its typed registration): an earlier --convert-discard run converted it."""
+        mech = self.mechanisms.get(reg.mechanism, (None, None))[0]
+        text = mech.migrate.convert_discard if mech and mech.migrate else None
+        if not text:
+            return False
+        return re.search(rf"\b{re.escape(text.split('(', 1)[0])}\(", reg.handler.expr) is not None
 
     def convert_template(self, mechanism: str) -> Template | None:
         mech, pack = self.mechanisms[mechanism]

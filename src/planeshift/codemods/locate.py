@@ -296,12 +296,12 @@ def handler_node(found: Found, expr: str, keyword: str | None,
     """The handler expression (an argument, a list element, a mapping value, an assigned or
     added value, or what *unwrap* finds inside one) whose text is *expr*, in the innermost found node holding
     one; LookupError when two match and *keyword* does not tell them apart."""
-    want = " ".join(expr.split())
+    want = (" ".join(expr.split()), _canonical(expr))
     for node in found.nodes:
         values = list(_values(node))
         if unwrap is not None:
             values += [inner for v in values if (inner := unwrap(v)) is not None]
-        matches = [v for v in values if " ".join(code(_bare(v)).split()) == want]
+        matches = [v for v in values if _same(code(_bare(v)), want)]
         if len(matches) > 1 and keyword:
             matches = [m for m in matches if _keyword_of(m, found.parents) == keyword] or matches
         if len(matches) == 1:
@@ -309,6 +309,23 @@ def handler_node(found: Found, expr: str, keyword: str | None,
         if matches:
             raise LookupError(f"{len(matches)} expressions {want} at this site")
     return None
+
+
+def _same(text: str, want: tuple[str, str | None]) -> bool:
+    """*text* is the expression *want* holds (its text with whitespace folded, as the scan
+    gives a written one, and its canonical form, as for one the scan rendered from its facts:
+    ``name='x'`` for ``name="x"``)."""
+    folded, canonical = want
+    if " ".join(text.split()) == folded:
+        return True
+    return canonical is not None and _canonical(text) == canonical
+
+
+def _canonical(text: str) -> str | None:
+    try:
+        return ast.unparse(ast.parse(text.strip(), mode="eval"))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
 
 
 def _values(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..rules.discard_annotation import is_recorded
 from ..types import Registration
 from .base import MOVED, Codemod, Example, Item, Plan, Source, register
-from .discard_gate import gate_decision
 from .facts import MigrateFacts, handler_name
 from .locate import handler_node
 from .sites import Site, by_site, differences, entries, handler_from_table, site_of
@@ -120,8 +118,7 @@ class RegistrationCodemod(Codemod):
                     plan.already += 1
                     continue
                 template = facts.template(reg.mechanism, reg.plane)
-                todo.append((reg, template, _refusal(reg, facts, template)
-                             or _undecided_discard(reg, facts)))
+                todo.append((reg, template, _refusal(reg, facts, template)))
             shared = _shared_refusal(todo, facts)
             for reg, template, reason in todo:
                 if reason or shared:
@@ -217,20 +214,6 @@ def _not_found(reg: Registration) -> str:
                "call would name one handler for all of them (declare each in the table by hand)"
     return f"the handler {reg.handler.expr} is not an argument, list element, mapping value or " \
            "assigned value of this site"
-
-
-def _undecided_discard(reg: Registration, facts: MigrateFacts) -> str:
-    """A DISCARD_UNAWAITED registration is rewritten only with its gate decided in the same run
-    (or before): behind the adapter, a later scan no longer sees what its handler returns."""
-    if "discard_unawaited" not in reg.flags or is_recorded(facts.lines(reg.file), reg.line):
-        return ""
-    if not facts.runs("discard_gate"):
-        return "flagged discard_unawaited and not yet recorded: run discard_gate in the same " \
-               "run (a later scan cannot see the handler behind the adapter)"
-    decision, detail = gate_decision(reg, facts)
-    if decision is None:
-        return f"flagged discard_unawaited, and discard_gate cannot record it ({detail})"
-    return ""
 
 
 def _refusal(reg: Registration, facts: MigrateFacts, template: Template | None) -> str:

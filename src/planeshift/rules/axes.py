@@ -174,7 +174,10 @@ class PathReader:
             if hit.synthetic() == "gathered":
                 translated = [h for h in self.path.of("raise")
                               if h.seen.detail.startswith("translate")]
-                return ("translate", [hit, *translated]) if translated else ("collect", [hit])
+                if translated:
+                    return "translate", [hit, *translated]
+                drops = [h for h in self.path.of("drops") if h.function == hit.function]
+                return ("swallowed", [hit, *drops]) if drops else ("collect", [hit])
             if not catches_cancel(caught):
                 continue
             if "raise" in acts:
@@ -346,9 +349,35 @@ class PathReader:
             dl = self.deadline()
             return Reading("none" if dl.value == "none" else UNKNOWN, dl.evidence)
         names = {d.seen.detail for d, _ in found}
-        value = ("silent_stop" if names <= SILENT_DEADLINES else
-                 "raise" if not names & SILENT_DEADLINES else UNKNOWN)
-        return Reading(value, tuple(ev(d) for d, _ in found))
+        if names <= SILENT_DEADLINES:
+            return Reading("silent_stop", tuple(ev(d) for d, _ in found))
+        if names & SILENT_DEADLINES:
+            return Reading(UNKNOWN, tuple(ev(d) for d, _ in found))
+        caught = [self._timeout_caught(d) for d, _ in found]
+        values = {c[0] if c else "raise" for c in caught}
+        value = values.pop() if len(values) == 1 else UNKNOWN
+        return Reading(value, tuple(ev(d) for d, _ in found)
+                       + tuple(ev(g, "the TimeoutError is caught here") for c in caught if c
+                               for g in c[1:]))
+
+    def _timeout_caught(self, deadline: Hit) -> tuple[str, Hit] | None:
+        """A raising deadline's TimeoutError meeting an isolating clause whose try holds the
+        deadline (a per-handler ``wait_for`` inside ``try: ... except Exception: log``): logged
+        or dropped there, not raised."""
+        for call in self.calls:
+            if not (deadline.encloses(call) or (call.function == deadline.function
+                                                and call.seen.line == deadline.seen.line)):
+                continue
+            kind, guard = self._ordinary(call)
+            if guard is None or guard.function != deadline.function:
+                continue
+            start = guard.seen.root.removeprefix("try:")
+            if not kind.startswith("isolate") or not start.isdigit():
+                continue
+            if int(start) <= deadline.seen.line:
+                logs = "log" in guard.clause()[1]
+                return ("log_and_stop" if logs else "silent_stop"), guard
+        return None
 
 
 _VALUE_NOTE = {

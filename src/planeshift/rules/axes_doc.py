@@ -115,8 +115,9 @@ DOCS: dict[str, AxisDoc] = {
         "CancelledError, get_cancelled_exc_class()): a bare raise passes it on to the next try out "
         "(a task group's, see above); appending or returning it collects; raising a *Cancel* "
         "class (or any other) translates. Under gather(..., return_exceptions=True) it is a "
-        "result: translate when a *Cancel* class is raised afterwards, else collect. No clause: "
-        "propagate."),
+        "result: translate when a *Cancel* class is raised afterwards, swallowed when the results "
+        "are kept only where isinstance(r, Exception) and nothing picks out the cancellations, "
+        "else collect. No clause: propagate."),
     "predicate_failure": AxisDoc(
         "What a failing registration filter does.",
         (("propagate", "the dispatch fails"),
@@ -141,7 +142,9 @@ DOCS: dict[str, AxisDoc] = {
          ("return_report", "reported as a result"), ("log_and_stop", "logged, then stopped"),
          ("silent_stop", "stopped without a trace")),
         "move_on_after / move_on_at are silent_stop; fail_after / fail_at / timeout / wait_for "
-        "raise."),
+        "raise, unless the TimeoutError meets an isolating except clause whose try holds the "
+        "deadline (a per-handler wait_for inside try / except Exception): log_and_stop when the "
+        "clause logs, else silent_stop."),
 }
 assert tuple(DOCS) == AXES
 

@@ -100,6 +100,16 @@ class TerminalFacts:
 
 
 @dataclass(frozen=True, slots=True)
+class CharacterizeHints:
+    """What ``planeshift characterize`` cannot read from the code: the point its tests register
+    on and emit, constructor arguments (Python literals), or a reason to leave the mechanism out."""
+
+    point: str | None = None  # a member name of the mechanism's points enum
+    construct: tuple[tuple[str, str], ...] = ()  # (constructor parameter, literal source)
+    skip: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ClassifyRule:
     id: str
     plane: str
@@ -174,6 +184,7 @@ class Mechanism:
     denials: tuple[str, ...] = ()
     terminal: TerminalFacts | None = None  # for PS110 / PS111
     migrate: MechanismMigrate | None = None
+    characterize: CharacterizeHints | None = None  # for `planeshift characterize`
 
     @property
     def policy_map(self) -> dict[str, str]:

@@ -3,6 +3,7 @@ naming the file and the key."""
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from ..analyzer.shapes import all_shapes, shape_of
@@ -12,6 +13,7 @@ from .forms import (
     POLICY_AXES,
     WHEN_KEYS,
     ArgSpec,
+    CharacterizeHints,
     ClassifyRule,
     ConfigSource,
     EmissionForm,
@@ -97,7 +99,7 @@ class PackReader:
         allowed = (
             "id", "title", "description", "dispatcher", "aliases", "factories", "points",
             "point_types",
-            "dormant_points", "config", "denials", "terminal",
+            "dormant_points", "config", "denials", "terminal", "characterize",
             "register", "emit", "policy", "profile", "classify", "migrate",
         )
         data = self.mapping(data, key, allowed)
@@ -132,6 +134,7 @@ class PackReader:
             dormant_points=self.strings(data.get("dormant_points"), f"{key}.dormant_points"),
             denials=self.strings(data.get("denials"), f"{key}.denials"),
             terminal=self.terminal(data.get("terminal"), f"{key}.terminal"),
+            characterize=self.characterize(data.get("characterize"), f"{key}.characterize"),
             registrations=tuple(
                 self.registration(
                     r, f"{key}.register[{i}]",
@@ -163,6 +166,35 @@ class PackReader:
         if not facts.source and not facts.envelope:
             raise self.fail(key, "give `source` (the owner's emitting functions) or `envelope`")
         return facts
+
+    def characterize(self, data: Any, key: str) -> CharacterizeHints | None:
+        if data is None:
+            return None
+        data = self.mapping(data, key, ("point", "construct", "skip"))
+        point = data.get("point")
+        if point is not None and not (isinstance(point, str) and point.isidentifier()):
+            raise self.fail(f"{key}.point", "expected the name of a member of the points enum")
+        construct = data.get("construct") or {}
+        if not isinstance(construct, dict):
+            raise self.fail(f"{key}.construct", "expected a mapping of parameter to literal")
+        values: list[tuple[str, str]] = []
+        for name, value in construct.items():
+            where = f"{key}.construct.{name}"
+            if not str(name).isidentifier():
+                raise self.fail(where, "expected a constructor parameter name")
+            source = value if isinstance(value, str) else repr(value)
+            try:
+                ast.literal_eval(source)
+            except (ValueError, SyntaxError):
+                raise self.fail(where, f"{source!r} is not a Python literal "
+                                "(quote a string: \"'text'\")") from None
+            values.append((str(name), source))
+        skip = data.get("skip")
+        return CharacterizeHints(
+            point=point,
+            construct=tuple(values),
+            skip=self.string(skip, f"{key}.skip") if skip is not None else None,
+        )
 
     def config(self, data: Any, key: str) -> ConfigSource:
         data = self.mapping(data, key, ("files", "key"))

@@ -18,6 +18,8 @@ from .loop_shapes import (
 )
 from .sites import last_name
 
+AWAITING = frozenset({"wait_for", "shield"})  # awaiting these awaits their first argument
+
 
 class Results:
     """Dispositions of handler results in one body; ``pending`` collects the classifiers seen on
@@ -35,7 +37,7 @@ class Results:
         if isinstance(parent, ast.Await):
             return "awaited"
         if isinstance(parent, ast.Call) and node in parent.args:
-            return self._argument(parent)
+            return self._argument(parent, node)
         if isinstance(parent, ast.Expr):
             return "dropped"
         if isinstance(parent, ast.Return):
@@ -50,8 +52,11 @@ class Results:
                 return self._named(target.id)
         return "used"
 
-    def _argument(self, call: ast.Call) -> str:
+    def _argument(self, call: ast.Call, node: ast.AST) -> str:
         wrapper = last_name(call) or ""
+        if wrapper in AWAITING and call.args[0] is node and isinstance(
+                self.parents.get(call), ast.Await):
+            return "awaited"  # `await asyncio.wait_for(h(x), t)` awaits what h returned
         if wrapper in AWAIT_WRAPPERS:
             self.pending.append(("maybe_await", call))
             return "maybe_await" if isinstance(self.parents.get(call), ast.Await) else "dropped"

@@ -30,6 +30,8 @@ path passes such a value. Observations (``Seen.kind``: ``detail``):
 - ``deadline``: ``move_on_after``, ``fail_after``, ``timeout``, ``wait_for``, ... (``at``: span end)
 - ``raise`` (outside except clauses): ``group``, ``one``, ``one:single`` (under ``len(x) == 1``),
   ``translate:<Class>`` (a cancellation class of its own raised)
+- ``drops``: ``cancellation``: the results of ``gather(..., return_exceptions=True)`` are kept
+  only where ``isinstance(r, Exception)``, and nothing here picks out their cancellations
 """
 
 from __future__ import annotations
@@ -148,6 +150,7 @@ class FunctionReader:
         for call in calls:
             if self.is_gather(call):
                 self._gather(call)
+        self._drops()
         for line, loop in sorted(self.loops.items()):
             self.iterates.append(short(iterable(loop), 80))
             self.add("loop", short(iterable(loop), 80), loop,
@@ -333,6 +336,28 @@ class FunctionReader:
             if {n.id for n in ast.walk(iterable(loop)) if isinstance(n, ast.Name)} & names:
                 return line
         return 0
+
+    def _drops(self) -> None:
+        """Gathered results filtered to ordinary exceptions, their cancellations never read."""
+        filters: list[tuple[ast.AST, set[str]]] = []
+        for node in self.nodes:
+            if not isinstance(node, COMPS):
+                continue
+            source = node.generators[0].iter
+            if not (isinstance(source, ast.Name) and source.id in self.roles.results):
+                continue
+            classes: set[str] = set()
+            for test in (t for gen in node.generators for t in gen.ifs):
+                for call in (n for n in ast.walk(test) if isinstance(n, ast.Call)):
+                    if last_name(call) == "isinstance" and len(call.args) == 2:
+                        classes |= {last_name(n) or "" for n in ast.walk(call.args[1])
+                                    if isinstance(n, (ast.Name, ast.Attribute))}
+            filters.append((node, classes))
+        keeps = any(c & {"BaseException", "BaseExceptionGroup"} or any("ancel" in x for x in c)
+                    for _, c in filters)
+        ordinary = [n for n, c in filters if "Exception" in c]
+        if ordinary and not keeps:
+            self.add("drops", "cancellation", ordinary[0])
 
     # -- raises and spans ---------------------------------------------------------------------
     def _raise(self, node: ast.Raise) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ...config import Config
 from ..store.caches import FactCache
-from ..store.codec import digest, dumps, loads
+from ..store.codec import decode, digest, dumps, encode, loads
 from ..store.sources import Source
 from .calls import call_sites
 from .facts import FileFacts, Site
@@ -127,27 +127,34 @@ def _work_cached(job: tuple[tuple, FactCache | None, str]) -> tuple[bytes, str |
 
 
 def _extract_forked(items: list[tuple], keys: list[str], cache: FactCache | None) -> list[bytes]:
-    """Extract a few files on two cores: a forked child takes every other file (largest first,
-    so the halves weigh alike) and sends its blobs back through a pipe; the parent does the rest.
-    A fork costs a millisecond or two where starting a process pool costs ~50 ms. If the child
-    fails for any reason, the parent extracts its files too: the result never depends on it."""
-    order = sorted(range(len(items)), key=lambda k: -len(items[k][0]))
-    theirs, mine = order[1::2], order[0::2]
+    """Extract a few files on two cores (see :func:`forked_map`)."""
     prefilter_for(items[0][4])  # compiled once, before the fork, for both processes
+    return forked_map(lambda k: _extract_stored(items[k], keys[k], cache),
+                      [len(item[0]) for item in items])
+
+
+def forked_map(work: Callable[[int], bytes], sizes: Sequence[int]) -> list[bytes]:
+    """``[work(k) for k in range(len(sizes))]`` on two cores: a forked child takes every other
+    item (largest first, so the halves weigh alike) and sends its bytes back through a pipe; the
+    parent does the rest. A fork costs a millisecond or two where starting a process pool costs
+    ~50 ms. If the child fails for any reason, the parent does its items too: the result never
+    depends on it."""
+    order = sorted(range(len(sizes)), key=lambda k: -sizes[k])
+    theirs, mine = order[1::2], order[0::2]
     read_end, write_end = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: extract, write the cache entries, send the blobs, leave at once
+    if pid == 0:  # the child: work, send the bytes, leave at once
         status = 1
         try:
             os.close(read_end)
-            produced = [_extract_stored(items[k], keys[k], cache) for k in theirs]
+            produced = [work(k) for k in theirs]
             with os.fdopen(write_end, "wb") as out:
                 out.write(marshal.dumps(produced))
             status = 0
         finally:
             os._exit(status)  # no atexit handlers, no buffered output of the parent's
     os.close(write_end)
-    out = {k: _extract_stored(items[k], keys[k], cache) for k in mine}
+    done = {k: work(k) for k in mine}
     with os.fdopen(read_end, "rb") as inp:
         data = inp.read()
     _, status = os.waitpid(pid, 0)
@@ -156,10 +163,9 @@ def _extract_forked(items: list[tuple], keys: list[str], cache: FactCache | None
     except (ValueError, EOFError, TypeError):
         received = None
     if not isinstance(received, list) or len(received) != len(theirs):
-        # the child failed: do its share here
-        received = [_extract_stored(items[k], keys[k], cache) for k in theirs]
-    out.update(zip(theirs, received))
-    return [out[k] for k in range(len(items))]
+        received = [work(k) for k in theirs]  # the child failed: do its share here
+    done.update(zip(theirs, received))
+    return [done[k] for k in range(len(sizes))]
 
 
 def job_count(config: Config) -> int:
@@ -195,9 +201,16 @@ class Extraction:
                            self.caches(vocab)).facts
 
     def calls(self, paths: Sequence[str], words: frozenset[str]) -> dict[str, tuple[Site, ...]]:
-        """The call sites of *words* in *paths* (the helper search), read in this process: the
-        files are few and one parse each is all it costs."""
-        return {p: call_sites(self._by_path[p].data, p, words) for p in paths}
+        """The call sites of *words* in *paths* (the helper search): one parse each, shared with
+        a forked helper when there are enough files to be worth it."""
+        data = [self._by_path[p].data for p in paths]
+        if len(paths) < POOL_THRESHOLD or job_count(self.config) < 2 or not hasattr(os, "fork"):
+            return {p: call_sites(d, p, words) for p, d in zip(paths, data)}
+        blobs = forked_map(
+            lambda k: marshal.dumps([encode(s) for s in call_sites(data[k], paths[k], words)]),
+            [len(d) for d in data])
+        return {p: tuple(decode(Site, row) for row in marshal.loads(blob))
+                for p, blob in zip(paths, blobs)}
 
 
 def _import_link_stack() -> None:

@@ -1,5 +1,10 @@
 """Handler facts: what a registered callable is, whether it is declared async, and whether a call
-to it can return an awaitable although it is declared sync (the DISCARD_UNAWAITED hazard)."""
+to it can return an awaitable although it is declared sync (the DISCARD_UNAWAITED hazard).
+
+A registration `planeshift migrate` rewrote hands the dispatcher its handler through a kernels
+adapter, ``as_subscriber(Subscription(name=..., policy=..., handler=h))``, which returns ``h``
+itself: its facts are ``h``'s, so a migrated site reads as it did before the rewrite.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ AWAITABLE_FACTORIES = {
 }
 AWAITABLE_ANNOTATIONS = ("Awaitable", "Coroutine", "Future", "Task")
 NONE = ("const", "None")
+ADAPTERS = frozenset({"as_interceptor", "as_subscriber", "as_sink"})  # of a kernels `adapters`
 
 
 class HandlerResolver:
@@ -25,6 +31,7 @@ class HandlerResolver:
         self.ev = evaluator
 
     def resolve(self, ref: Ref, text: str, module: str, scope: str) -> Handler:
+        ref = self.adapted(ref, module, scope) or ref
         values = self.ev.eval(ref, module, scope)
         handler = self.from_values(values, text)
         return replace(handler, may_be_none=True) if self.gives_none(ref, module, scope) \
@@ -47,6 +54,19 @@ class HandlerResolver:
             "several",
             tuple(sorted({h[1] for h in known if h[1]})),
         )
+
+    def adapted(self, ref: Ref, module: str, scope: str) -> Ref | None:
+        """``h`` of ``as_X(<typed registration>(..., handler=h))``, an adapter of a kernels
+        ``adapters`` module around a ``*Registration`` or ``Subscription``; else None."""
+        if ref[0] != "call" or len(ref[2]) != 1 or ref[3] or ref[2][0][0] != "call":
+            return None
+        inner = ref[2][0]
+        handler = next((r for key, r in inner[3] if key == "handler"), None)
+        if handler is None or not any(_adapter(v) for v in self.ev.eval(ref[1], module, scope)):
+            return None
+        made = {_dotted_tail(v) for v in self.ev.eval(inner[1], module, scope)}
+        typed = any(n.endswith("Registration") or n == "Subscription" for n in made if n)
+        return handler if typed else None
 
     def gives_none(self, ref: Ref, module: str, scope: str, depth: int = 0) -> bool:
         """The expression itself may be None: ``h if c else None``, or a call of a function
@@ -141,6 +161,16 @@ class HandlerResolver:
         if func.is_async:
             return not func.is_generator
         return self.function_returns_awaitable(qn, depth + 1)
+
+
+def _dotted_tail(value: Value) -> str | None:
+    """The last name of a class or function value (a project one, or an external name)."""
+    return value[1].rsplit(".", 1)[-1] if value[0] in ("cls", "func", "ext") else None
+
+
+def _adapter(value: Value) -> bool:
+    parts = value[1].rsplit(".", 2) if value[0] in ("func", "ext") else []
+    return len(parts) == 3 and parts[1] == "adapters" and parts[2] in ADAPTERS
 
 
 def _mentions(ref: Ref, names: tuple[str, ...]) -> bool:

@@ -1,0 +1,529 @@
+"""Support for a generated characterization module: scenarios, probe handlers, what was seen.
+
+planeshift never imports this module to run it: ``render.py`` copies its text, below the marker
+line, into every module ``planeshift characterize`` writes, so a generated suite needs only the
+standard library, pytest and the package under test. Each test builds one scenario (a dispatcher,
+a few probe handlers registered on it, one emission) and asserts on the :class:`Seen` it returns.
+"""
+
+# --- planeshift characterize: support (copied into the generated module) ---
+import asyncio
+import dataclasses
+import enum
+import inspect
+import logging
+import os
+import threading
+import time
+import typing
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# Names the folder whose copy of the package the suite must import (`--run-against` sets it).
+EXPECT_ENV = "PLANESHIFT_CHARACTERIZE_EXPECT"
+# A dispatcher that deadlocks (a concurrent loop turned sequential, a lost wake-up) fails the
+# test after this many seconds instead of hanging the run.
+GUARD_SECONDS = 10.0
+# How long a handler waits for its siblings to arrive, or the emitter for a handler to start.
+MEET_SECONDS = 2.0
+SETTLE_ROUNDS = 5  # loop iterations after the emission, for anything it left behind
+
+
+def check_imported(package: str) -> Path:
+    """The package's folder; a failure when ``$PLANESHIFT_CHARACTERIZE_EXPECT`` names another copy."""
+    module = __import__(package)
+    where = Path(module.__file__ or "").resolve().parent
+    expected = os.environ.get(EXPECT_ENV)
+    if expected and not where.is_relative_to(Path(expected).resolve()):
+        pytest.fail(
+            f"{EXPECT_ENV}={expected}, but {package} was imported from {where}: the suite "
+            "would characterize the wrong copy (is the copy first on PYTHONPATH?)",
+            pytrace=False,
+        )
+    return where
+
+
+class HandlerError(Exception):
+    """What a failing probe handler raises; its text names the handler."""
+
+
+class Payload:
+    """What the tests emit where the dispatcher takes any object (and what they register on,
+    where handlers are registered by the type of what is emitted)."""
+
+
+def build(cls: Any, depth: int = 0) -> Any:
+    """An instance of *cls* with every required field given a plain value: None where the field
+    may be None, the field's name for a str, 0 for a number, a built instance for a class."""
+    if dataclasses.is_dataclass(cls) and isinstance(cls, type):
+        hints = typing.get_type_hints(cls)
+        required = [
+            f.name
+            for f in dataclasses.fields(cls)
+            if f.init
+            and f.default is dataclasses.MISSING
+            and f.default_factory is dataclasses.MISSING
+        ]
+        return cls(
+            **{name: _value(name, hints.get(name, Any), depth) for name in required}
+        )
+    fields = getattr(cls, "model_fields", None)
+    if isinstance(fields, dict):  # a pydantic model
+        return cls(
+            **{
+                name: _value(name, field.annotation, depth)
+                for name, field in fields.items()
+                if field.is_required()
+            }
+        )
+    return cls()
+
+
+def _value(name: str, hint: Any, depth: int) -> Any:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is type(None) or (args and type(None) in args):
+        return None
+    if origin is typing.Literal:
+        return args[0]
+    simple = {
+        str: name,
+        int: 0,
+        float: 0.0,
+        bool: False,
+        bytes: b"",
+        tuple: (),
+        list: [],
+        dict: {},
+        set: set(),
+        frozenset: frozenset(),
+    }
+    if hint in simple or origin in simple:
+        return simple.get(hint, simple.get(origin))
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return next(iter(hint))
+    if isinstance(hint, type) and depth < 4:
+        return build(hint, depth + 1)
+    raise TypeError(
+        f"cannot build a value for field {name!r} ({hint!r}); give the payload "
+        "with the pack key characterize"
+    )
+
+
+@dataclasses.dataclass
+class Scene:
+    """What the handlers of one scenario share: the trace, the loop and what they raised."""
+
+    trace: list[str]
+    loop: asyncio.AbstractEventLoop
+    thread: int
+    parties: int
+    raised: dict[str, BaseException] = dataclasses.field(default_factory=dict)
+    entered: dict[str, asyncio.Event] = dataclasses.field(default_factory=dict)
+    coroutines: list[Any] = dataclasses.field(default_factory=list)
+    barrier: asyncio.Barrier | None = None
+
+    def fail(self, label: str, raises: str) -> BaseException:
+        error: BaseException = (
+            asyncio.CancelledError(f"{label} cancelled itself")
+            if raises == "cancel"
+            else HandlerError(f"{label} failed")
+        )
+        self.raised[label] = error
+        return error
+
+    def close(self) -> None:
+        """Close the coroutines nobody started, so no 'never awaited' warning follows."""
+        for coro in self.coroutines:
+            if inspect.getcoroutinestate(coro) == inspect.CORO_CREATED:
+                coro.close()
+
+
+Handler = Callable[..., Any]
+
+
+class Spec:
+    """A probe handler: ``make(scene)`` returns the callable registered on the dispatcher."""
+
+    def make(self, scene: Scene) -> Handler:
+        raise NotImplementedError
+
+
+@dataclasses.dataclass
+class Sync(Spec):
+    """A sync handler: records its label, then raises if asked ("error" or "cancel")."""
+
+    label: str
+    raises: str = ""
+
+    def make(self, scene: Scene) -> Handler:
+        def handler(*args: Any, **kwargs: Any) -> None:
+            scene.trace.append(self.label)
+            if self.raises:
+                raise scene.fail(self.label, self.raises)
+
+        return handler
+
+
+@dataclasses.dataclass
+class Coro(Spec):
+    """The same as :class:`Sync`, declared ``async def`` (for dispatchers that await every
+    handler's result); with *hold*, it waits that long before it records its end."""
+
+    label: str
+    raises: str = ""
+    hold: float = 0.0
+
+    def make(self, scene: Scene) -> Handler:
+        async def handler(*args: Any, **kwargs: Any) -> None:
+            if self.hold:
+                scene.trace.append(f"{self.label} start")
+                try:
+                    await asyncio.sleep(self.hold)
+                except asyncio.CancelledError:
+                    scene.trace.append(f"{self.label} cancelled")
+                    raise
+                scene.trace.append(f"{self.label} end")
+            else:
+                await asyncio.sleep(0)
+                scene.trace.append(self.label)
+            if self.raises:
+                raise scene.fail(self.label, self.raises)
+
+        return handler
+
+
+@dataclasses.dataclass
+class Async(Spec):
+    """A declared coroutine function that records its start, yields to the loop three times
+    (a concurrent dispatcher would run a sibling meanwhile), then records its end."""
+
+    label: str
+
+    def make(self, scene: Scene) -> Handler:
+        async def handler(*args: Any, **kwargs: Any) -> None:
+            scene.trace.append(f"{self.label} start")
+            for _ in range(3):
+                await asyncio.sleep(0)
+            scene.trace.append(f"{self.label} end")
+
+        return handler
+
+
+@dataclasses.dataclass
+class Blocking(Spec):
+    """A declared coroutine function that records it entered and waits until cancelled."""
+
+    label: str
+
+    def make(self, scene: Scene) -> Handler:
+        entered = scene.entered.setdefault(self.label, asyncio.Event())
+
+        async def handler(*args: Any, **kwargs: Any) -> None:
+            scene.trace.append(f"{self.label} entered")
+            entered.set()
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                scene.trace.append(f"{self.label} cancelled")
+                raise
+
+        return handler
+
+
+@dataclasses.dataclass
+class Rendezvous(Spec):
+    """A declared coroutine function that returns only once every Rendezvous handler of the
+    scenario is waiting beside it: it completes only when they run concurrently."""
+
+    label: str
+
+    def make(self, scene: Scene) -> Handler:
+        async def handler(*args: Any, **kwargs: Any) -> None:
+            scene.trace.append(f"{self.label} waiting")
+            if scene.barrier is None:
+                scene.barrier = asyncio.Barrier(scene.parties)
+            await asyncio.wait_for(scene.barrier.wait(), MEET_SECONDS)
+            scene.trace.append(f"{self.label} released")
+
+        return handler
+
+
+@dataclasses.dataclass
+class Where(Spec):
+    """A sync handler that records whether it runs on the emitter's thread or another one."""
+
+    label: str
+
+    def make(self, scene: Scene) -> Handler:
+        def handler(*args: Any, **kwargs: Any) -> None:
+            same = threading.get_ident() == scene.thread
+            scene.trace.append(
+                f"{self.label} on {'the emitting' if same else 'a worker'} thread"
+            )
+
+        return handler
+
+
+@dataclasses.dataclass
+class Returns(Spec):
+    """A sync handler returning an awaitable of *kind* ("coroutine", "custom awaitable" or
+    "future") that records "<label> awaited" when something awaits (or waits on) it."""
+
+    label: str
+    kind: str
+
+    def make(self, scene: Scene) -> Handler:
+        def handler(*args: Any, **kwargs: Any) -> Any:
+            scene.trace.append(f"{self.label} called")
+            return probe(scene, self.label, self.kind)
+
+        return handler
+
+
+@dataclasses.dataclass
+class AsyncReturns(Spec):
+    """A declared coroutine function whose coroutine records its start and returns an
+    awaitable of *kind* (see :class:`Returns`)."""
+
+    label: str
+    kind: str
+
+    def make(self, scene: Scene) -> Handler:
+        async def handler(*args: Any, **kwargs: Any) -> Any:
+            scene.trace.append(f"{self.label} start")
+            return probe(scene, self.label, self.kind)
+
+        return handler
+
+
+def probe(scene: Scene, label: str, kind: str) -> Any:
+    """An awaitable that records "<label> awaited" once, when it is awaited or waited on."""
+    noted: list[bool] = []
+
+    def note() -> None:
+        if not noted:
+            noted.append(True)
+            scene.trace.append(f"{label} awaited")
+
+    if kind == "coroutine":
+
+        async def body() -> str:
+            note()
+            return label
+
+        coro = body()
+        scene.coroutines.append(coro)
+        return coro
+    if kind == "custom awaitable":
+        return ProbeAwaitable(note, label)
+    future = ProbeFuture(loop=scene.loop)
+    future.note = note
+    scene.loop.call_soon_threadsafe(future.set_result, label)
+    return future
+
+
+class ProbeAwaitable:
+    """An awaitable object that is neither a coroutine nor a Future."""
+
+    def __init__(self, note: Callable[[], None], value: str) -> None:
+        self.note, self.value = note, value
+
+    def __await__(self) -> Generator[Any, None, str]:
+        self.note()
+        yield from asyncio.sleep(0).__await__()
+        return self.value
+
+
+class ProbeFuture(asyncio.Future):  # type: ignore[type-arg]
+    """An asyncio.Future, resolved on the next loop iteration, that notes being waited on."""
+
+    note: Callable[[], None] = staticmethod(lambda: None)  # type: ignore[assignment]
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        self.note()
+        return super().__await__()
+
+    __iter__ = __await__
+
+    def add_done_callback(self, fn: Any, *, context: Any = None) -> None:
+        self.note()
+        super().add_done_callback(fn, context=context)
+
+
+@dataclasses.dataclass
+class Record:
+    logger: str
+    level: int
+    message: str
+    exc: BaseException | None
+
+
+class _Capture(logging.Handler):
+    """Every log record of the scenario, from any logger that propagates to the root."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[Record] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        exc = record.exc_info[1] if record.exc_info else None
+        self.records.append(
+            Record(record.name, record.levelno, record.getMessage(), exc)
+        )
+
+
+@dataclasses.dataclass
+class Seen:
+    """What one scenario showed: the trace (ending "emit returned" or "emit raised"), what the
+    emission raised, the handlers' own exceptions, the log records and the time it took."""
+
+    trace: list[str]
+    error: BaseException | None
+    raised: dict[str, BaseException]
+    records: list[Record]
+    elapsed: float
+
+    def label(self, error: BaseException | None) -> str | None:
+        return next((k for k, v in self.raised.items() if v is error), None)
+
+    @property
+    def logged(self) -> list[str]:
+        """The handlers whose exception a log record carries (attached, or in its text)."""
+        out: list[str] = []
+        for record in self.records:
+            found = self.label(record.exc) or next(
+                (k for k, v in self.raised.items() if str(v) in record.message), None
+            )
+            if found is not None:
+                out.append(found)
+        return out
+
+    @property
+    def grouped(self) -> list[str] | None:
+        """The handlers whose exceptions the raised exception group holds (None: no group)."""
+        if not isinstance(self.error, BaseExceptionGroup):
+            return None
+        return [self.label(e) or type(e).__name__ for e in self.error.exceptions]
+
+    @property
+    def surfaced(self) -> list[str]:
+        """The handlers whose exceptions reached the emitter: raised, or in a raised group."""
+        if self.error is None:
+            return []
+        return [
+            label for label in map(self.label, leaves(self.error)) if label is not None
+        ]
+
+    @property
+    def cancelled(self) -> bool:
+        """A cancellation reached the emitter (raised, or in a raised group)."""
+        return self.error is not None and any(
+            isinstance(e, asyncio.CancelledError) for e in leaves(self.error)
+        )
+
+
+def leaves(error: BaseException | None) -> list[BaseException]:
+    """The exception, or the exceptions inside a group (nested groups flattened)."""
+    if error is None:
+        return []
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for e in error.exceptions for leaf in leaves(e)]
+    return [error]
+
+
+@dataclasses.dataclass(frozen=True)
+class Subject:
+    """One dispatch path of one dispatcher: how to build it, register on it and emit."""
+
+    name: str  # "HookBus.emit"
+    new: Callable[
+        [float | None], Any
+    ]  # the dispatcher (with a deadline budget, if given)
+    on: Callable[[Any, Handler, int, Any], Any]  # register handler number n
+    fire: Callable[[Any, Any], Any]  # the emission (an awaitable when is_async)
+    payload: Callable[[], Any]
+    method: str
+    is_async: bool
+
+
+def entry_is_async(subject: Subject) -> bool:
+    return inspect.iscoroutinefunction(getattr(subject.new(None), subject.method))
+
+
+def observe(
+    subject: Subject,
+    *specs: Spec,
+    cancel_when: tuple[str, ...] = (),
+    budget: float | None = None,
+) -> Seen:
+    """Build the dispatcher, register *specs* in order, emit once (cancelling the emitter once
+    the handlers named by *cancel_when* entered), and return what was seen."""
+    capture = _Capture()
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(capture)
+    root.setLevel(logging.DEBUG)
+    try:
+        seen = asyncio.run(
+            asyncio.wait_for(
+                _scenario(subject, specs, cancel_when, budget, capture), GUARD_SECONDS
+            )
+        )
+    finally:
+        root.removeHandler(capture)
+        root.setLevel(level)
+    return seen
+
+
+async def _scenario(
+    subject: Subject,
+    specs: tuple[Spec, ...],
+    cancel_when: tuple[str, ...],
+    budget: float | None,
+    capture: _Capture,
+) -> Seen:
+    trace: list[str] = []
+    scene = Scene(
+        trace,
+        asyncio.get_running_loop(),
+        threading.get_ident(),
+        sum(isinstance(s, Rendezvous) for s in specs),
+    )
+    dispatcher = subject.new(budget)
+    payload = subject.payload()
+    for n, spec in enumerate(specs):
+        subject.on(dispatcher, spec.make(scene), n, payload)
+    error: BaseException | None = None
+    started = time.perf_counter()
+    try:
+        if not subject.is_async:
+            subject.fire(dispatcher, payload)
+        elif not cancel_when:
+            await subject.fire(dispatcher, payload)
+        else:
+            await _cancelled(subject.fire(dispatcher, payload), scene, cancel_when)
+    except BaseException as exc:  # noqa: BLE001 -- how the emission ended is what is pinned
+        error = exc
+    elapsed = time.perf_counter() - started
+    trace.append("emit raised" if error is not None else "emit returned")
+    for _ in range(
+        SETTLE_ROUNDS
+    ):  # what the emission left behind may run now: it shows
+        await asyncio.sleep(0)
+    scene.close()
+    return Seen(list(trace), error, dict(scene.raised), list(capture.records), elapsed)
+
+
+async def _cancelled(emission: Any, scene: Scene, labels: tuple[str, ...]) -> Any:
+    """Run the emission as a task and cancel it once every handler in *labels* entered."""
+    task = asyncio.ensure_future(emission)
+    waits = [scene.entered[label].wait() for label in labels if label in scene.entered]
+    try:
+        await asyncio.wait_for(asyncio.gather(*waits), MEET_SECONDS)
+    except TimeoutError:
+        scene.trace.append("cancelled before every handler entered")
+    task.cancel()
+    return await task

@@ -1,0 +1,129 @@
+"""The generated suite as a gate: it passes on the buses it was generated from, and goes red
+when a bus's dispatch policy changes (one mutant per loop shape and axis)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from planeshift.characterize.model import Characterization
+from planeshift.characterize.runner import EXPECT_ENV, run_against
+
+from .helpers import Mutant, characterize_buses, copy_buses, failed_tests
+
+
+@dataclass(frozen=True)
+class Generated:
+    module: Path
+    result: Characterization
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Generated:
+    tree = copy_buses(tmp_path_factory.mktemp("tree"))
+    result = characterize_buses(tree)
+    module = tmp_path_factory.mktemp("suite") / "test_characterization_generated.py"
+    module.write_text(result.module)
+    return Generated(module, result)
+
+
+def run(generated: Generated, copy: Path, *args: str) -> tuple[int, str]:
+    done = run_against(generated.module, copy, generated.result.packages, "-q", *args,
+                       capture=True, timeout=300)
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_generated_suite_passes_on_the_buses_it_was_read_from(
+    generated: Generated, tmp_path: Path
+) -> None:
+    code, out = run(generated, copy_buses(tmp_path))
+    assert code == 0, out[-4000:]
+    assert f"{generated.result.tests} passed" in out
+
+
+def test_every_test_fails_when_the_package_imported_is_not_the_copy_expected(
+    generated: Generated, tmp_path: Path
+) -> None:
+    copy = copy_buses(tmp_path / "copy")
+    env = {**os.environ, "PYTHONPATH": str(copy), EXPECT_ENV: str(tmp_path / "elsewhere")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", str(generated.module), "-q", "-p", "no:cacheprovider",
+         "-k", "sequential_bus_publish"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 1
+    assert " passed" not in done.stdout.splitlines()[-1]
+    assert (f"{EXPECT_ENV}={tmp_path / 'elsewhere'}, but userbus was imported from "
+            f"{copy / 'userbus'}") in done.stdout
+
+
+MUTANTS = [
+    Mutant("isolate-to-propagate", "sequential.py",
+           'except Exception:\n                log.exception("handler failed on %s", topic.value)',
+           "except Exception:\n                raise",
+           ("test_sequential_bus_publish_failure_isolate",
+            "test_sequential_bus_publish_completion_await_all",
+            "test_sequential_bus_publish_error_surface_log_only")),
+    Mutant("drop-the-await", "sequential.py", "                    await result",
+           "                    pass",
+           ("test_sequential_bus_publish_returned_value_classifier_inspect_awaitable",
+            "test_sequential_bus_publish_returned_awaitable_await_in_invocation",
+            "test_sequential_bus_publish_handler_classification_by_return_value")),
+    Mutant("catch-cancellation", "sequential.py", "except Exception:\n",
+           "except BaseException:\n",
+           ("test_sequential_bus_publish_handler_cancellation_propagate",
+            "test_sequential_bus_publish_emitter_cancellation_propagate")),
+    Mutant("await-any-awaitable", "propagate.py", "if asyncio.iscoroutine(result):",
+           "if hasattr(result, '__await__'):",
+           ("test_propagate_bus_broadcast_returned_value_classifier_asyncio_coroutine_only",)),
+    Mutant("isolate-in-the-loop", "propagate.py",
+           "            result = callback(event)\n",
+           "            try:\n                result = callback(event)\n"
+           "            except Exception:\n                continue\n",
+           ("test_propagate_bus_broadcast_failure_propagate",
+            "test_propagate_bus_broadcast_completion_stop_on_failure")),
+    Mutant("gather-raises-the-first", "gathered.py", "return_exceptions=True",
+           "return_exceptions=False",
+           ("test_gather_bus_emit_failure_collect_every_failure",
+            "test_gather_bus_emit_error_surface_raise_group")),
+    Mutant("task-group-to-sequential", "grouped.py",
+           "        async with asyncio.TaskGroup() as group:\n"
+           "            for listener in list(self._listeners):\n"
+           "                group.create_task(self._run(listener, event))",
+           "        for listener in list(self._listeners):\n"
+           "            await self._run(listener, event)",
+           ("test_task_group_bus_notify_concurrency_concurrent",)),
+    Mutant("offload-to-inline", "offload.py", "await asyncio.to_thread(callback, event)",
+           "callback(event)",
+           ("test_offload_bus_dispatch_sync_handlers_offload",)),
+    Mutant("silent-deadline-raises", "deadline.py", "with anyio.move_on_after(self._budget):",
+           "with anyio.fail_after(self._budget):",
+           ("test_budget_bus_fire_deadline_disposition_silent_stop",)),
+    Mutant("logged-timeout-raised", "deadline.py",
+           'except Exception:\n                log.warning("handler timed out or failed", '
+           "exc_info=True)",
+           "except Exception:\n                raise",
+           ("test_timed_bus_emit_deadline_disposition_log_and_stop",
+            "test_timed_bus_emit_failure_isolate")),
+]
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[m.id for m in MUTANTS])
+def test_the_gate_goes_red_when_a_bus_changes_its_policy(
+    generated: Generated, mutant: Mutant, tmp_path: Path
+) -> None:
+    copy = copy_buses(tmp_path)
+    mutant.apply(copy)
+    # only the mutated bus's tests: the others pass either way (the first test runs them all)
+    subject = re.match(r"test_(\w+?_bus_[a-z]+)_", mutant.must_fail[0])
+    assert subject is not None
+    code, out = run(generated, copy, "-k", subject.group(1))
+    failed = failed_tests(out)
+    assert code == 1, out[-4000:]
+    missed = [name for name in mutant.must_fail if not any(f.startswith(name) for f in failed)]
+    assert not missed, f"still green: {missed}; failed: {sorted(failed)}"
