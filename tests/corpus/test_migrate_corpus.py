@@ -154,6 +154,19 @@ def test_every_rewritten_file_compiles_and_the_package_imports(migrated: Migrate
     assert done.stdout.startswith(str(migrated.root / "lionagi"))
 
 
+def test_a_scan_of_the_migrated_copy_reads_every_registration_as_before(
+        migrated: Migrated) -> None:
+    # the adapters hand on their handler, and the scan reads h in as_subscriber(...(handler=h)):
+    # the flags (DISCARD_UNAWAITED among them) and the handler facts survive the rewrite
+    def facts(regs: tuple[Registration, ...]) -> Counter[tuple]:
+        return Counter((r.file, r.mechanism, r.point, r.plane, r.flags, r.handler.kind,
+                        r.handler.qualname, r.handler.declared_async) for r in regs
+                       if not r.file.startswith("lionagi/runtime/"))
+
+    after = api.scan(load_config(migrated.root).with_flags(jobs=2, use_cache=False))
+    assert facts(after.registrations) == facts(migrated.before)
+
+
 def test_a_second_run_is_a_no_op(migrated: Migrated) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "planeshift", "migrate", "--root", str(migrated.root), "--check",
