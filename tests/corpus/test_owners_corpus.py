@@ -1,8 +1,9 @@
 """`planeshift migrate --owners` on a copy of lionagi 0.36.0 with the kernels vendored where
-ADR-0120 D7 puts them: the characterization suite passes on the copy before, the dispatchers the
-kernels can reproduce are rewritten under the policy their code has, the package imports, the
-suite passes on the migrated copy, every refused owner is listed with the axis or behaviour, and
-a second run changes nothing (ADR-0120 Phase 1, "kernels behind existing façades").
+ADR-0120 D7 puts them: the suite `planeshift characterize` generates from the copy and the
+hand-written characterization suite both pass on the copy before, the dispatchers the kernels can
+reproduce are rewritten under the policy their code has, the package imports, both suites pass on
+the migrated copy, every refused owner is listed with the axis or behaviour, and a second run
+changes nothing (ADR-0120 Phase 1, "kernels behind existing façades").
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from pathlib import Path
 import pytest
 from characterization.runner import run_suite
 
+from planeshift import api
+from planeshift.characterize.runner import run_against
 from planeshift.codemods import MigrateOptions, MigrateResult, migrate
-from planeshift.config import load_config
+from planeshift.config import Config, load_config
 from planeshift.reports.migrate_json import load_migrate_schema, migrate_dict
 from planeshift.reports.migrate_owners import owners
 from planeshift.vendor import vendor_kernels
@@ -46,9 +49,11 @@ REFUSED = {  # class -> {entry: the start of its reason}
 
 
 class Owners:
-    def __init__(self, root: Path, result: MigrateResult, before: str, after: str) -> None:
+    def __init__(self, root: Path, result: MigrateResult, before: str, after: str,
+                 generated_before: str, generated_after: str) -> None:
         self.root, self.result = root, result
         self.before, self.after = before, after
+        self.generated_before, self.generated_after = generated_before, generated_after
         # one record per owner (mechanism, file, class): MessageManager owns two mechanisms
         self.records = {(r["class"] or r["entries"][0]["entry"]): r for r in owners(result)}
         self.entries: dict[str, dict[str, dict]] = {}
@@ -62,19 +67,38 @@ class Owners:
 def migrated(corpus_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Owners:
     root = tmp_path_factory.mktemp("owners")
     shutil.copytree(corpus_root, root / "lionagi", ignore=shutil.ignore_patterns("__pycache__"))
+    # the Phase 0 gate, generated from the unmigrated copy before anything changes
+    gate = api.characterize(Config(root=root / "lionagi", use_cache=False, jobs=2))
+    module = tmp_path_factory.mktemp("gate") / "test_characterization_generated.py"
+    module.write_text(gate.module)
+
+    def generated() -> str:
+        done = run_against(module, root, gate.packages, "-q", capture=True, timeout=900)
+        return "" if done.returncode == 0 else done.stdout + done.stderr
+
     before = run_suite(root, "-q")
+    generated_before = generated()
     vendor_kernels(root / "lionagi" / "runtime" / "dispatch", "lionagi.runtime.dispatch")
     config = load_config(root).with_flags(jobs=2)
     result = migrate(config, MigrateOptions(owners=True, write=True))
     assert not result.failed, [n for n in result.not_migrated if n.error]
     after = run_suite(root, "-q")
     return Owners(root, result, before.stdout + before.stderr if before.returncode else "",
-                  after.stdout + after.stderr if after.returncode else "")
+                  after.stdout + after.stderr if after.returncode else "",
+                  generated_before, generated())
 
 
 def test_the_characterization_suite_passes_on_the_copy_before_the_migration(
         migrated: Owners) -> None:
     assert migrated.before == "", migrated.before[-3000:]
+
+
+def test_the_generated_gate_passes_on_the_copy_before_the_migration(migrated: Owners) -> None:
+    assert migrated.generated_before == "", migrated.generated_before[-3000:]
+
+
+def test_the_generated_gate_passes_on_the_migrated_copy(migrated: Owners) -> None:
+    assert migrated.generated_after == "", migrated.generated_after[-3000:]
 
 
 def test_the_dispatchers_the_kernels_reproduce_are_rewritten_under_their_own_policy(
