@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .codemods.model import MigrateResult
 
 FORMATS = ("text", "json")
-CODEMODS = "registration, argv, discard_gate, decisions"
+CODEMODS = "registration, argv, discard_gate, decisions; with --owners: owner_dispatch, owner_table"
 
 MIGRATE_HELP = f"""Rewrite the registration call sites in PATHS onto the ADR-0120 kernels.
 
@@ -49,7 +49,25 @@ lionagi pack's default is lionagi.runtime.dispatch; planeshift.kernels works too
 \b
 Not done (listed as not migrated, with the reason): needs_review and low-confidence
 registrations, decorator registrations, handlers that may be None, observing subscribers (no
-wake policy to write), dispatcher loops themselves (Phase 1 owners), shell pipelines.
+wake policy to write), shell pipelines. The dispatchers themselves are --owners' work.
+
+\b
+--owners (ADR-0120 Phase 1, "kernels behind existing façades") rewrites the dispatchers
+themselves instead of the call sites, each owner whole or not at all:
+  owner_dispatch  each dispatch method's fan-out (a sequential for loop, an anyio task group,
+                  gather(..., return_exceptions=True), in a shared deadline or not) becomes a
+                  call of the kernel's fan_out under the policy the scan read from that loop
+                  (a named ADR profile when it is one, else every axis spelled out); the
+                  except clause's log line, a gather's group and translated cancellation, and
+                  everything around the loop stay the owner's
+  owner_table     a handler list only the class touches becomes the kernel's registration
+                  table (FanoutDispatcher); records with names, filters, overrides or weak
+                  references stay the owner's
+Refused owners are listed with the axis or behaviour the kernels cannot reproduce: an axis the
+scan could not read, a sync dispatch method, one handler per call, a stop-on-exception clause
+(StopHook), an except clause that re-raises some failures only or collects them for a helper
+to raise, a handler invoked once per matched value, returned awaitables gathered after the
+loop, a loop over the storage itself rather than a snapshot. Vendor the kernels first.
 
 \b
 Exit codes:
@@ -70,6 +88,10 @@ Exit codes:
 @click.option("--kernel-module", metavar="MODULE",
               help="Import path of the kernels in the project [default: kernel-module in "
                    "[tool.planeshift], else the pack's, else planeshift.kernels].")
+@click.option("--owners", is_flag=True,
+              help="Rewrite the dispatchers themselves (Phase 1): their fan-out loops onto the "
+                   "kernel under the policy each loop has, their handler lists onto its "
+                   "registration table; refused owners are listed with the reason.")
 @click.option("--convert-discard", is_flag=True,
               help="Convert DISCARD_UNAWAITED registrations so their returned awaitables run "
                    "(a behaviour change) instead of recording them with their owner.")
@@ -81,7 +103,7 @@ Exit codes:
 @click.pass_context
 def migrate_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | None, write: bool,
                     check: bool, select: tuple[str, ...], ignore: tuple[str, ...],
-                    kernel_module: str | None, convert_discard: bool, fmt: str,
+                    kernel_module: str | None, owners: bool, convert_discard: bool, fmt: str,
                     output: Path | None, project: ProjectFlags) -> None:
     from .codemods.facts import MigrateOptions
 
@@ -92,7 +114,7 @@ def migrate_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | No
         check_output(output)
         options = MigrateOptions(select=_ids(select), ignore=_ids(ignore),
                                  kernel_module=kernel_module, convert_discard=convert_discard,
-                                 write=write, check=check, paths=scope.paths)
+                                 write=write, check=check, paths=scope.paths, owners=owners)
         result = _run(config, options)
         _report(result, fmt, output)
     failed = result.failed or (check and result.pending)

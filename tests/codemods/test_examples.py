@@ -12,8 +12,9 @@ from .helpers import check_transformed
 
 CODEMODS = all_codemods()
 EXAMPLES = [(c, i, ex) for c in CODEMODS for i, ex in enumerate(c.EXAMPLES)]
-# the codemods an example runs with: decisions needs the adapter `registration` writes
-WITH = {"decisions": ("registration", "decisions")}
+# the codemods an example runs with: decisions needs the adapter `registration` writes, and
+# owner_table the fan-out owner_dispatch writes
+WITH = {"decisions": ("registration", "decisions"), "owner_table": ("owner_dispatch", "owner_table")}
 
 
 @pytest.mark.parametrize(("codemod", "index", "example"), EXAMPLES,
@@ -22,11 +23,12 @@ def test_example_becomes_its_after_and_a_second_run_changes_nothing(
         tmp_path: Path, codemod, index, example) -> None:
     result = check_transformed(tmp_path, example.before, example.after,
                                WITH.get(codemod.id, (codemod.id,)), path=example.path,
-                               convert_discard=example.convert_discard)
+                               convert_discard=example.convert_discard, owners=codemod.owner)
     assert any(m.codemod == codemod.id for m in result.migrated)
 
 
 def test_every_codemod_has_an_id_a_description_and_examples() -> None:
-    assert [c.id for c in CODEMODS] == ["registration", "argv", "discard_gate", "decisions"]
+    assert [c.id for c in CODEMODS] == ["registration", "argv", "discard_gate", "decisions",
+                                        "owner_dispatch", "owner_table"]
     for codemod in CODEMODS:
         assert codemod.DESCRIPTION and codemod.EXAMPLES, codemod.id

@@ -115,6 +115,7 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
     order: ClassVar[int] = 50  # on a file, codemods run in this order
     after_rewrites: ClassVar[bool] = False  # its plan reads what the other codemods rewrote
     keeps_lines: ClassVar[bool] = False  # its edits rewrite expressions in place, line for line
+    owner: ClassVar[bool] = False  # rewrites dispatchers themselves (Phase 1): runs with --owners
     DESCRIPTION: str = ""  # what libcst.tool lists
     EXAMPLES: ClassVar[list[Example]] = []
 

@@ -25,6 +25,7 @@ class MigrateOptions:
     write: bool = False  # apply the changes (else the result holds them as a diff)
     check: bool = False  # report whether anything would change (never writes)
     paths: tuple[str, ...] = ()  # root-relative files or folders; () = the whole project
+    owners: bool = False  # --owners: the owner codemods (dispatchers themselves), not call sites
 
 
 @dataclass

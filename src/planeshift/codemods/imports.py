@@ -8,6 +8,7 @@ which on a large module costs more than parsing it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import libcst as cst
@@ -47,6 +48,38 @@ class TopImportsVisitor(AddImportsVisitor, FastMatcherInit):
         return False
 
 
+class BlankKeepingRemoveImportsVisitor(RemoveImportsVisitor):
+    """RemoveImportsVisitor, except that an import line it removes hands its leading blank
+    lines and comments to the next line, so the blank line between import groups stays."""
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        result = super().leave_Module(original_node, updated_node)
+        old, new = list(original_node.body), list(result.body)
+        out: list[cst.BaseStatement] = []
+        carry: Sequence[cst.EmptyLine] = ()
+        i = 0
+        for stmt in new:
+            # original lines not in the result before this one were removed (or rewritten: an
+            # import line that lost some names is a new node where the old one stood)
+            while i < len(old) and not old[i].deep_equals(stmt) and not _rewritten(old[i], stmt):
+                carry = carry or getattr(old[i], "leading_lines", ())
+                i += 1
+            if i < len(old):
+                i += 1
+            if carry and hasattr(stmt, "leading_lines") and not stmt.leading_lines:
+                stmt = stmt.with_changes(leading_lines=carry)
+            carry = ()
+            out.append(stmt)
+        return result.with_changes(body=out)
+
+
+def _rewritten(old: cst.BaseStatement, new: cst.BaseStatement) -> bool:
+    """*new* is *old* with some of its import names removed."""
+    return isinstance(old, cst.SimpleStatementLine) and isinstance(new, cst.SimpleStatementLine) \
+        and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in (*old.body, *new.body)) \
+        and new.leading_lines == old.leading_lines
+
+
 def _key(alias: cst.ImportAlias) -> str:
     return alias.evaluated_name
 
@@ -72,7 +105,7 @@ def apply_imports(context: CodemodContext, tree: cst.Module) -> cst.Module:
     if context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
         tree = _run(TopImportsVisitor(context), context, tree)
     if context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY):
-        tree = RemoveImportsVisitor(context).transform_module(tree)
+        tree = BlankKeepingRemoveImportsVisitor(context).transform_module(tree)
     context.scratch.pop(AddImportsVisitor.CONTEXT_KEY, None)
     context.scratch.pop(RemoveImportsVisitor.CONTEXT_KEY, None)
     return tree

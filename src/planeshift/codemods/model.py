@@ -26,10 +26,14 @@ class Migrated:
     codemod: str
     action: str
     registration: Registration | None = None
+    owner: dict[str, Any] | None = None  # owner codemods: the owner, its entry, policy, profile
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "codemod": self.codemod,
-                "action": self.action, "registration": registration_json(self.registration)}
+        out = {"file": self.file, "line": self.line, "codemod": self.codemod,
+               "action": self.action, "registration": registration_json(self.registration)}
+        if self.owner is not None:
+            out["owner"] = self.owner
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +47,15 @@ class NotMigrated:
     reason: str
     error: bool = False
     registration: Registration | None = None
+    owner: dict[str, Any] | None = None  # owner codemods: the owner and its entry
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "codemod": self.codemod,
-                "reason": self.reason, "error": self.error,
-                "registration": registration_json(self.registration)}
+        out = {"file": self.file, "line": self.line, "codemod": self.codemod,
+               "reason": self.reason, "error": self.error,
+               "registration": registration_json(self.registration)}
+        if self.owner is not None:
+            out["owner"] = self.owner
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,11 +26,17 @@ Progress = Callable[[int, int], None]
 
 
 def selected(options: MigrateOptions) -> list[type[Codemod]]:
-    """The codemods to run, in running order; ValueError names an unknown id."""
-    known = {c.id: c for c in all_codemods()}
-    unknown = sorted((set(options.select) | set(options.ignore)) - set(known))
+    """The codemods to run, in running order: the call-site codemods, or with ``owners`` the
+    owner codemods; ValueError names an unknown id, or one of the other family."""
+    every = {c.id: c for c in all_codemods()}
+    known = {i: c for i, c in every.items() if c.owner == options.owners}
+    unknown = sorted((set(options.select) | set(options.ignore)) - set(every))
     if unknown:
-        raise ValueError(f"no codemod {unknown[0]!r} (have: {', '.join(sorted(known))})")
+        raise ValueError(f"no codemod {unknown[0]!r} (have: {', '.join(sorted(every))})")
+    other = sorted((set(options.select) | set(options.ignore)) - set(known))
+    if other:
+        flag = "without --owners" if options.owners else "with --owners"
+        raise ValueError(f"codemod {other[0]!r} runs {flag}")
     chosen = [c for c in known.values() if (not options.select or c.id in options.select)
               and c.id not in options.ignore]
     return sorted(chosen, key=lambda c: (c.order, c.id))

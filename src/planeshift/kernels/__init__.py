@@ -25,6 +25,7 @@ from ._vocab import (
     Unset,
     UnsetType,
 )
+from .entries import Call, Step, fan_out
 from .errors import (
     DeadlineExceeded,
     HandlerCancelled,
@@ -57,6 +58,7 @@ from .ports import (
 from .report import DispatchReport, DispatchSnapshot, HandlerOutcome, Registration
 
 __all__ = [
+    "Call",
     "CommitParticipant",
     "CommitRefs",
     "CommittedDeliveryIntent",
@@ -97,10 +99,12 @@ __all__ = [
     "Selector",
     "SnapshotError",
     "StageExceptionPolicy",
+    "Step",
     "SyncEntryError",
     "SyncEntryPolicy",
     "SyncHandlerMode",
     "TransactionRef",
     "Unset",
     "UnsetType",
+    "fan_out",
 ]

@@ -64,8 +64,9 @@ class ThreadState:
         self.finished = threading.Event()
 
 
-async def run_in_thread(fn: Callable[[Any], Any], arg: Any, state: ThreadState) -> Any:
-    """Run `fn(arg)` in a daemon thread and await its result; cancelling the await abandons the thread.
+async def run_in_thread(fn: Callable[..., Any], state: ThreadState, *args: Any, **kwargs: Any) -> Any:
+    """Run `fn(*args, **kwargs)` in a daemon thread and await its result; cancelling the await
+    abandons the thread.
 
     A daemon thread rather than the loop's default executor: asyncio.run() joins that executor at
     shutdown, which would turn an abandoned handler back into a blocking one.
@@ -84,7 +85,7 @@ async def run_in_thread(fn: Callable[[Any], Any], arg: Any, state: ThreadState) 
     def target() -> None:
         ok, payload = True, None
         try:
-            payload = fn(arg)
+            payload = fn(*args, **kwargs)
         except BaseException as exc:  # handed to the awaiting task, which classifies it
             ok, payload = False, exc
         state.finished.set()

@@ -31,6 +31,8 @@ class Slot:
     # catches BaseException) the emitter's or deadline's as it reached the awaited handler
     handler_cancelled: bool = False
     abort: bool = False  # error must leave emit now (propagated cancellation or predicate error)
+    stop_siblings: bool = False  # a handler cancellation under CANCEL_SIBLINGS_AND_RETURN ends the stage
+    entry: Any = None  # fan_out: the owner's entry this slot runs its step for
     thread: ThreadState | None = None
     kernel_cancel: str | None = None  # why the kernel cancelled it: "deadline", "sibling", "emitter"
 
@@ -66,7 +68,7 @@ def settle_deadline(slot: Slot) -> None:
 
 
 def _stops(slot: Slot, completion: CompletionTiming) -> bool:
-    if slot.abort:
+    if slot.abort or slot.stop_siblings:
         return True
     stopping = (CompletionTiming.STOP_ON_FAILURE, CompletionTiming.CANCEL_REMAINING_ON_FAILURE)
     return completion in stopping and slot.triggers_stop

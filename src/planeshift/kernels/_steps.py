@@ -8,9 +8,11 @@ import logging
 from typing import Any
 
 from ._calls import ThreadState, close_unawaited, is_returned_awaitable, run_in_thread
+from ._hooks import NO_HOOKS, OwnerHooks
 from ._runner import Slot
 from ._vocab import (
     DispatchConcurrency,
+    DispatchFailure,
     ErrorSurface,
     HandlerCancellation,
     HandlerClassification,
@@ -28,23 +30,39 @@ from ._vocab import (
 from .errors import ReturnedAwaitableRejected
 from .phases import DispatchPhase, DispatchStagePolicy
 
-__all__ = ["PhaseSteps"]
+__all__ = ["PhaseSteps", "emitter_cancelling", "settled", "settled_sync"]
 
 
-def _emitter_cancelling() -> bool:
+def emitter_cancelling() -> bool:
     # A cancel *requested* on the running task comes from outside (emitter, deadline, sibling
     # policy); a CancelledError raised while none is pending was raised by the handler itself.
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
 
 
-class PhaseSteps:
-    """The per-registration steps of one phase for one signal; `log` is the dispatcher's logger."""
+async def settled(pending: Any) -> None:
+    """Await what an owner's ``failed`` hook returned, if it is awaitable (inside the except)."""
+    if inspect.isawaitable(pending):
+        await pending
 
-    def __init__(self, phase: DispatchPhase, signal: Any, log: logging.Logger) -> None:
+
+def settled_sync(pending: Any) -> None:
+    if inspect.isawaitable(pending):
+        close_unawaited(pending)
+        raise TypeError("an owner's failed hook cannot be awaited from the sync entry")
+
+
+class PhaseSteps:
+    """The per-registration steps of one phase for one signal; `log` is the dispatcher's logger,
+    `hooks` the owner's failure record and exceptions (an owner façade's; none by default)."""
+
+    def __init__(
+        self, phase: DispatchPhase, signal: Any, log: logging.Logger, hooks: OwnerHooks = NO_HOOKS
+    ) -> None:
         self.phase = phase
         self.signal = signal
         self.log = log
+        self.hooks = hooks
         self.by_declaration = phase.handler_classification is HandlerClassification.BY_DECLARATION
         # A sequential stage that catches BaseException also collects a cancellation delivered to the
         # emitter while a handler is awaited: it arrives as that handler's exception, and lionagi's
@@ -79,33 +97,44 @@ class PhaseSteps:
             slot.settle(S.FAILED, error=exc)
             slot.abort = True  # it leaves emit, so it is not an isolated failure to log
             return
-        self._failed(slot, exc, self.phase.invocation)
+        close_unawaited(self._failed(slot, exc, self.phase.invocation))
 
     def _failed(
         self, slot: Slot, exc: BaseException, stage: DispatchStagePolicy, status: S = S.FAILED
-    ) -> None:
+    ) -> Any:
+        """Settle a failure; returns what the owner's ``failed`` hook returned (the caller awaits
+        an awaitable, inside its except clause)."""
         slot.settle(status, error=exc)
+        if self.hooks.failed is not None:
+            return self.hooks.failed(slot.entry if slot.entry is not None else slot.reg.handler, exc)
         if stage.error_surface is ErrorSurface.LOG_ONLY:
             # Logged where it happens, not when the stage ends: a sibling's or the emitter's
             # cancellation can end the stage first, and must not swallow the record of the failure.
             label = "invocation" if stage is self.phase.invocation else "returned awaitables"
             self.log.warning("%s: handler %r failed", label, slot.reg.name, exc_info=exc)
+        return None
 
-    def _collected(self, slot: Slot, exc: BaseException, stage: DispatchStagePolicy) -> bool:
-        """Collect a KeyboardInterrupt, SystemExit or the like if the stage catches BaseException.
+    def _collected(self, slot: Slot, exc: BaseException, stage: DispatchStagePolicy) -> tuple[bool, Any]:
+        """Collect a KeyboardInterrupt, SystemExit or the like if the stage catches BaseException
+        (or isolate it, under ISOLATE_BASE_EXCEPTIONS).
 
         Otherwise it leaves at once (the caller re-raises); collected, finish_stage re-raises it
-        after the drain.
+        after the drain. The second value is the owner hook's result, as for ``_failed``.
         """
+        if stage.failure is DispatchFailure.ISOLATE_BASE_EXCEPTIONS:
+            return True, self._failed(slot, exc, stage)
         if not stage.catches_base_exception:
-            return False
+            return False, None
         slot.settle(S.FAILED, error=exc)
-        return True
+        if self.hooks.failed is not None:
+            return True, self.hooks.failed(slot.entry if slot.entry is not None else slot.reg.handler, exc)
+        return True, None
 
     def _cancelled(self, slot: Slot, exc: BaseException, stage: DispatchStagePolicy) -> None:
         slot.handler_cancelled = True
         slot.settle(S.CANCELLED, error=exc)
         slot.abort = stage.handler_cancellation is HandlerCancellation.PROPAGATE
+        slot.stop_siblings = stage.handler_cancellation is HandlerCancellation.CANCEL_SIBLINGS_AND_RETURN
 
     def dispose(self, slot: Slot, value: Any) -> bool:
         """Settle a handler's returned value; True when the caller must await it now."""
@@ -127,7 +156,7 @@ class PhaseSteps:
             rejected = ReturnedAwaitableRejected(
                 f"handler {slot.reg.name!r} returned an awaitable ({type(value).__name__}) under REJECT"
             )
-            self._failed(slot, rejected, self.phase.invocation, S.REJECTED)
+            close_unawaited(self._failed(slot, rejected, self.phase.invocation, S.REJECTED))
             return False
         if disposition is RAD.GATHER_AFTER_INVOCATIONS:
             slot.awaitable = value
@@ -145,20 +174,22 @@ class PhaseSteps:
                 return
             if self.by_declaration and self.phase.sync_handlers is SyncHandlerMode.OFFLOAD:
                 slot.thread = ThreadState()
-                value = await run_in_thread(reg.handler, self.signal, slot.thread)
+                value = await run_in_thread(reg.handler, slot.thread, self.signal)
             else:
                 value = reg.handler(self.signal)
             if self.dispose(slot, value):
                 slot.settle(S.RETURNED, await value)
         except asyncio.CancelledError as exc:
-            if _emitter_cancelling() and not self.drains_outside_cancel:
+            if emitter_cancelling() and not self.drains_outside_cancel:
                 raise
             self._cancelled(slot, exc, self.phase.invocation)
         except Exception as exc:
-            self._failed(slot, exc, self.phase.invocation)
+            await settled(self._failed(slot, exc, self.phase.invocation))
         except BaseException as exc:
-            if not self._collected(slot, exc, self.phase.invocation):
+            caught, pending = self._collected(slot, exc, self.phase.invocation)
+            if not caught:
                 raise
+            await settled(pending)
 
     async def await_returned(self, slot: Slot) -> None:
         """Returned-awaitables stage: await one awaitable a handler returned during invocation."""
@@ -170,14 +201,16 @@ class PhaseSteps:
         try:
             slot.settle(S.RETURNED, await awaitable)
         except asyncio.CancelledError as exc:
-            if _emitter_cancelling():
+            if emitter_cancelling():
                 raise
             self._cancelled(slot, exc, stage)
         except Exception as exc:
-            self._failed(slot, exc, stage)
+            await settled(self._failed(slot, exc, stage))
         except BaseException as exc:
-            if not self._collected(slot, exc, stage):
+            caught, pending = self._collected(slot, exc, stage)
+            if not caught:
                 raise
+            await settled(pending)
 
     def invoke_sync(self, slot: Slot) -> None:
         """Invocation from the sync entry: nothing can be awaited, so returned awaitables are disposed."""
@@ -189,7 +222,9 @@ class PhaseSteps:
         except asyncio.CancelledError as exc:
             self._cancelled(slot, exc, self.phase.invocation)
         except Exception as exc:
-            self._failed(slot, exc, self.phase.invocation)
+            settled_sync(self._failed(slot, exc, self.phase.invocation))
         except BaseException as exc:
-            if not self._collected(slot, exc, self.phase.invocation):
+            caught, pending = self._collected(slot, exc, self.phase.invocation)
+            if not caught:
                 raise
+            settled_sync(pending)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ._hooks import NO_HOOKS, OwnerHooks
 from ._runner import Slot
+from ._vocab import DispatchFailure as DF
 from ._vocab import ErrorSurface as ES
 from ._vocab import HandlerCancellation as HC
 from ._vocab import OutcomeStatus
@@ -18,7 +20,12 @@ _RAISING = (ES.RAISE_FIRST, ES.RAISE_GROUP, ES.UNWRAP_SINGLE_ELSE_GROUP)
 
 
 def finish_stage(
-    slots: Sequence[Slot], stage: DispatchStagePolicy, *, gather_stage: bool, label: str
+    slots: Sequence[Slot],
+    stage: DispatchStagePolicy,
+    *,
+    gather_stage: bool,
+    label: str,
+    hooks: OwnerHooks = NO_HOOKS,
 ) -> None:
     """Raise or keep quiet about a finished stage, as its policy says; returns when nothing is raised.
 
@@ -26,7 +33,9 @@ def finish_stage(
 
     Precedence: an aborting error (propagated cancellation, propagated predicate error) first, then
     translated cancellation, then held errors (collected cancellations and collected non-Exception
-    BaseExceptions) merged with raised failures, then failures.
+    BaseExceptions) merged with raised failures, then failures. A handler cancellation under
+    CANCEL_SIBLINGS_AND_RETURN, and every failure an ISOLATE stage isolated, raise nothing.
+    *hooks* build the owner's own groups and translated cancellation.
     """
     ordered = sorted(slots, key=lambda s: s.reg.seq)
     aborts = [s.error for s in ordered if s.abort and s.error is not None]
@@ -37,14 +46,20 @@ def finish_stage(
     cancels: list[BaseException] = [s.error for s in ordered if s.handler_cancelled and s.error is not None]
     surface = stage.error_surface
     if cancels and stage.handler_cancellation is HC.TRANSLATE:
-        translated = HandlerCancelled(f"{label}: handler {_first_cancelled(ordered)} was cancelled")
+        translated: BaseException
+        if hooks.translated is not None:
+            translated = hooks.translated(cancels[0])
+        else:
+            translated = HandlerCancelled(f"{label}: handler {_first_cancelled(ordered)} was cancelled")
         if failures:
-            raise translated from BaseExceptionGroup(_message(label, failures), failures)
+            raise translated from hooks.make_group(_message(label, failures), failures)
         raise translated from cancels[0]
     raising = failures if surface in _RAISING else []
     # A collected KeyboardInterrupt or SystemExit leaves whatever the surface, like a collected
-    # cancellation; a gather stage returns its cancellations in the report instead.
-    held = [e for e in failures if not isinstance(e, Exception)]
+    # cancellation; a gather stage returns its cancellations in the report instead. One the stage
+    # isolated (ISOLATE_BASE_EXCEPTIONS) stays isolated.
+    isolated = stage.failure is DF.ISOLATE_BASE_EXCEPTIONS
+    held = [] if isolated else [e for e in failures if not isinstance(e, Exception)]
     if stage.handler_cancellation is HC.COLLECT and not gather_stage:
         held += cancels
     if held:
@@ -54,14 +69,14 @@ def finish_stage(
         raised_ids = {id(e) for e in (*held, *raising)}
         merged = [s.error for s in ordered if s.error is not None and id(s.error) in raised_ids]
         if surface is ES.RAISE_GROUP or len(merged) > 1:
-            raise BaseExceptionGroup(_message(label, merged), merged)
+            raise hooks.make_group(_message(label, merged), merged)
         raise merged[0]
     if not raising:
         return
     if surface is ES.RAISE_FIRST:
         raise raising[0]
     if surface is ES.RAISE_GROUP or len(raising) > 1:
-        raise BaseExceptionGroup(_message(label, raising), raising)
+        raise hooks.make_group(_message(label, raising), raising)
     raise raising[0]
 
 

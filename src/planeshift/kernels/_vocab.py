@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Final, Literal
+from typing import Final, Literal, Self
 
 __all__ = [
     "CompletionTiming",
@@ -33,7 +33,7 @@ class UnsetType:
     __slots__ = ()
     _instance: UnsetType | None = None
 
-    def __new__(cls) -> UnsetType:
+    def __new__(cls) -> Self:
         # A singleton, so `x is Unset` is the one test and copies/pickles stay identical.
         if cls._instance is None:
             cls._instance = super().__new__(cls)
@@ -75,6 +75,9 @@ class DispatchFailure(str, Enum):
     PROPAGATE = "propagate"
     COLLECT = "collect"
     ISOLATE = "isolate"
+    # planeshift's addition (docs/kernels.md): isolate every BaseException a handler raises but a
+    # cancellation, KeyboardInterrupt and SystemExit included (lionagi's TerminalCallbackRegistry)
+    ISOLATE_BASE_EXCEPTIONS = "isolate_base_exceptions"
 
 
 class SyncHandlerMode(str, Enum):
@@ -101,6 +104,10 @@ class HandlerCancellation(str, Enum):
     PROPAGATE = "propagate"
     TRANSLATE = "translate"
     COLLECT = "collect"
+    # planeshift's addition (docs/kernels.md): a handler's own cancellation cancels the handlers
+    # still running (or not yet started), is neither logged nor raised, and the emit returns
+    # normally (an anyio task group whose child re-raises its cancellation)
+    CANCEL_SIBLINGS_AND_RETURN = "cancel_siblings_and_return"
 
 
 class DeadlineDisposition(str, Enum):

@@ -23,6 +23,7 @@ from ._vocab import (
 from ._vocab import (
     DeadlineDisposition as DD,
 )
+from .entries import Step, fan_out
 from .errors import DeadlineExceeded, SnapshotError, SyncEntryError
 from .phases import DispatchPhase
 from .policy import DispatchPolicy
@@ -116,6 +117,49 @@ class FanoutDispatcher(Generic[SignalT]):
             self._registrations.append(reg)
             self._revision += 1
         return reg
+
+    # -- the registration table as an owner's handler list ------------------------------------
+
+    def append(self, handler: Callable[[SignalT], Any]) -> Registration:
+        """Register *handler* as a façade's ``list.append`` did: whatever it is (a non-callable
+        fails when it is called, as it did), named by its qualified name."""
+        with self._lock:
+            reg = Registration(name=handler_name(handler), handler=handler, predicate=None,
+                               declared_async=is_declared_async(handler), seq=self._seq,
+                               owner=self._token)
+            self._seq += 1
+            self._registrations.append(reg)
+            self._revision += 1
+        return reg
+
+    @property
+    def handlers(self) -> tuple[Callable[[SignalT], Any], ...]:
+        """The registered handlers, in registration order (what a façade's handler list held)."""
+        return tuple(reg.handler for reg in self._registrations)
+
+    def remove_handler(self, handler: Callable[[SignalT], Any]) -> None:
+        """Remove the first registration whose handler equals *handler*, as ``list.remove`` does
+        (``==``, so an equal bound method is found); ValueError when there is none."""
+        with self._lock:
+            for index, reg in enumerate(self._registrations):
+                if reg.handler == handler:
+                    del self._registrations[index]
+                    self._revision += 1
+                    return
+        raise ValueError("list.remove(x): x not in list")
+
+    def clear(self) -> None:
+        """Remove every registration."""
+        with self._lock:
+            if self._registrations:
+                self._registrations.clear()
+                self._revision += 1
+
+    async def fan_out(self, step: Step, **hooks: Any) -> DispatchReport:
+        """``entries.fan_out`` over this table's handlers (a snapshot taken now), under this
+        dispatcher's policy and logger; *hooks* are fan_out's ``failed``, ``group``,
+        ``translated``."""
+        return await fan_out(self.policy, self.handlers, step, logger=self.logger, **hooks)
 
     def unsubscribe(self, registration: Registration) -> bool:
         """Remove one registration; False when it is not (or no longer) registered here."""

@@ -3,11 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
+from typing import Any
 
 from . import profiles
 from ._rules import Violations, policy_rules
+from ._vocab import (
+    CompletionTiming,
+    DeadlineDisposition,
+    DispatchConcurrency,
+    DispatchFailure,
+    ErrorSurface,
+    HandlerCancellation,
+    HandlerClassification,
+    PredicateFailure,
+    ReturnedAwaitableDisposition,
+    ReturnedValueClassifier,
+    SyncEntryPolicy,
+    SyncHandlerMode,
+    Unset,
+)
 from .errors import PolicyError
-from .phases import DispatchPhase
+from .phases import DispatchPhase, DispatchStagePolicy
 
 __all__ = ["DispatchPolicy"]
 
@@ -42,6 +59,47 @@ class DispatchPolicy:
     def has_sync_entry(self) -> bool:
         return self.phases[0].has_sync_entry
 
+    @classmethod
+    def from_axes(
+        cls,
+        *,
+        concurrency: DispatchConcurrency | str,
+        failure: DispatchFailure | str,
+        completion: CompletionTiming | str,
+        error_surface: ErrorSurface | str,
+        sync_handlers: SyncHandlerMode | str,
+        handler_classification: HandlerClassification | str,
+        returned_value_classifier: ReturnedValueClassifier | str,
+        returned_awaitable: ReturnedAwaitableDisposition | str,
+        sync_entry: SyncEntryPolicy | str,
+        handler_cancellation: HandlerCancellation | str,
+        predicate_failure: PredicateFailure | str,
+        deadline_disposition: DeadlineDisposition | str = "none",
+        deadline_seconds: float | None = None,
+    ) -> DispatchPolicy:
+        """One ``selector="all"`` phase spelled by its axis values, every one given (no default
+        is taken for an axis): the form planeshift's reports use and migrated owners are
+        written in. ``deadline_disposition="none"`` goes with ``deadline_seconds=None`` (no
+        deadline); any other disposition needs the seconds. Validated like any policy."""
+        given: dict[str, Any] = {
+            "concurrency": concurrency, "failure": failure, "completion": completion,
+            "error_surface": error_surface, "sync_handlers": sync_handlers,
+            "handler_classification": handler_classification,
+            "returned_value_classifier": returned_value_classifier,
+            "returned_awaitable": returned_awaitable, "sync_entry": sync_entry,
+            "handler_cancellation": handler_cancellation, "predicate_failure": predicate_failure,
+        }
+        values = {name: _member(_AXIS_ENUMS[name], name, value) for name, value in given.items()}
+        timed: dict[str, Any] = {}
+        if deadline_disposition != "none" or deadline_seconds is not None:
+            timed = {
+                "deadline_disposition": _member(DeadlineDisposition, "deadline_disposition",
+                                                deadline_disposition),
+                "deadline_seconds": Unset if deadline_seconds is None else deadline_seconds,
+            }
+        stage = DispatchStagePolicy(**{k: values.pop(k) for k in _STAGE_AXES})
+        return cls(phases=(DispatchPhase(selector="all", invocation=stage, **values, **timed),))
+
     # Named constructors: the ADR's pinned compatibility profiles (phases spelled out in profiles.py).
     @classmethod
     def scheduler(cls) -> DispatchPolicy:
@@ -66,3 +124,24 @@ class DispatchPolicy:
     @classmethod
     def message_manager_async(cls) -> DispatchPolicy:
         return cls(phases=profiles.message_manager_async())
+
+
+_AXIS_ENUMS: dict[str, type[Enum]] = {
+    "concurrency": DispatchConcurrency, "failure": DispatchFailure, "completion": CompletionTiming,
+    "error_surface": ErrorSurface, "sync_handlers": SyncHandlerMode,
+    "handler_classification": HandlerClassification,
+    "returned_value_classifier": ReturnedValueClassifier,
+    "returned_awaitable": ReturnedAwaitableDisposition, "sync_entry": SyncEntryPolicy,
+    "handler_cancellation": HandlerCancellation, "predicate_failure": PredicateFailure,
+}
+_STAGE_AXES = "failure completion error_surface handler_cancellation".split()
+
+
+def _member(kind: type[Enum], axis: str, value: Any) -> Any:
+    if isinstance(value, kind):
+        return value
+    try:
+        return kind(value)
+    except ValueError:
+        known = ", ".join(m.value for m in kind)  # type: ignore[attr-defined]
+        raise PolicyError([("field-type", f"{axis} must be one of {known}, got {value!r}")]) from None

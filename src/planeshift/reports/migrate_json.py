@@ -6,12 +6,13 @@ import json
 from typing import Any
 
 from ..codemods.model import MigrateResult
+from .migrate_owners import OWNER_CODEMODS, owners
 
 SCHEMA_ID = "planeshift.migrate/1"
 
 
 def migrate_dict(result: MigrateResult) -> dict[str, Any]:
-    return {
+    out = {
         "schema": SCHEMA_ID,
         "root": result.root,
         "mode": result.mode,
@@ -33,6 +34,9 @@ def migrate_dict(result: MigrateResult) -> dict[str, Any]:
         "errors": [e.to_json() for e in result.errors],
         "stats": dict(result.stats),
     }
+    if set(result.codemods) & OWNER_CODEMODS:  # --owners: each owner, rewritten or refused
+        out["owners"] = owners(result)
+    return out
 
 
 def render_migrate_json(result: MigrateResult) -> str:

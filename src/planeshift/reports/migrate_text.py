@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..codemods.model import MigrateResult
+from .migrate_owners import OWNER_CODEMODS, owners_text
 
 _COLOURS = (("+++", "bold"), ("---", "bold"), ("+", "green"), ("-", "red"), ("@@", "cyan"))
 
@@ -27,14 +28,18 @@ def render_diff(result: MigrateResult, style: Callable[[str, str], str] | None =
 def render_report(result: MigrateResult, cwd: Path | None = None) -> str:
     """The migrated and not-migrated lists (``path:line: codemod: ...``) and the summary."""
     lines = []
-    if result.migrated:
-        lines.append(f"migrated ({len(result.migrated)}):")
+    # the owner codemods' outcomes are listed per owner (owners_text), not site by site
+    migrated = [m for m in result.migrated if m.codemod not in OWNER_CODEMODS]
+    not_migrated = [n for n in result.not_migrated if n.codemod not in OWNER_CODEMODS]
+    if migrated:
+        lines.append(f"migrated ({len(migrated)}):")
         lines += [f"  {_path(result, m.file, cwd)}:{m.line}: {m.codemod}: {m.action}"
-                  for m in result.migrated]
-    if result.not_migrated:
-        lines.append(f"not migrated ({len(result.not_migrated)}):")
+                  for m in migrated]
+    if not_migrated:
+        lines.append(f"not migrated ({len(not_migrated)}):")
         lines += [f"  {_path(result, n.file, cwd)}:{n.line}: {n.codemod}: "
-                  f"{'error: ' if n.error else ''}{n.reason}" for n in result.not_migrated]
+                  f"{'error: ' if n.error else ''}{n.reason}" for n in not_migrated]
+    lines += owners_text(result)
     for error in result.errors:
         lines.append(f"{_path(result, error.file, cwd)}: cannot be analysed: {error.message}")
     lines.append(summary_line(result))

@@ -61,9 +61,11 @@ def codemod_page(codemod: type) -> str:
     """The codemod's page: a title, its docstring, then its tested before/after fixtures."""
     doc = inspect.cleandoc(codemod.__doc__ or "")
     first, _, body = doc.partition("\n")
-    parts = [f"# {codemod.id} (codemod)\n\n{first.strip()}\n\n"
-             f"Run it with `planeshift migrate --select {codemod.id}`; it runs in the default "
-             f"set.\n\n{body.strip()}\n"]
+    run = (f"Run it with `planeshift migrate --owners --select {codemod.id}`; it runs in the "
+           "`--owners` set (the dispatchers themselves, not the call sites)."
+           if getattr(codemod, "owner", False) else
+           f"Run it with `planeshift migrate --select {codemod.id}`; it runs in the default set.")
+    parts = [f"# {codemod.id} (codemod)\n\n{first.strip()}\n\n{run}\n\n{body.strip()}\n"]
     for number, example in enumerate(codemod.EXAMPLES, 1):
         lang = "python" if example.path.endswith(".py") else example.path.rsplit(".", 1)[-1]
         flag = " (with `--convert-discard`)" if example.convert_discard else ""

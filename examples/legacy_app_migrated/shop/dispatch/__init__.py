@@ -28,6 +28,7 @@ from ._vocab import (
     Unset,
     UnsetType,
 )
+from .entries import Call, Step, fan_out
 from .errors import (
     DeadlineExceeded,
     HandlerCancelled,
@@ -60,6 +61,7 @@ from .ports import (
 from .report import DispatchReport, DispatchSnapshot, HandlerOutcome, Registration
 
 __all__ = [
+    "Call",
     "CommitParticipant",
     "CommitRefs",
     "CommittedDeliveryIntent",
@@ -100,10 +102,12 @@ __all__ = [
     "Selector",
     "SnapshotError",
     "StageExceptionPolicy",
+    "Step",
     "SyncEntryError",
     "SyncEntryPolicy",
     "SyncHandlerMode",
     "TransactionRef",
     "Unset",
     "UnsetType",
+    "fan_out",
 ]

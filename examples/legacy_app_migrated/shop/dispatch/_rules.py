@@ -62,11 +62,14 @@ def stage_rules(s: DispatchStagePolicy) -> Violations:
                 "UNWRAP_SINGLE_ELSE_GROUP requires completion AWAIT_ALL or CANCEL_REMAINING_ON_FAILURE",
             )
         )
-    if surface is ES.LOG_ONLY and failure is not DF.ISOLATE:
+    isolating = failure in (DF.ISOLATE, DF.ISOLATE_BASE_EXCEPTIONS)
+    if surface is ES.LOG_ONLY and not isolating:
         out.append(("log-only-requires-isolate", "error_surface=LOG_ONLY requires failure=ISOLATE"))
     # The two rules below are planeshift's: an isolated failure is never raised, a propagated one always is.
-    if failure is DF.ISOLATE and surface is ES.RAISE_FIRST:
-        out.append(("isolate-forbids-raise-first", "failure=ISOLATE cannot use error_surface=RAISE_FIRST"))
+    if isolating and surface is ES.RAISE_FIRST:
+        out.append(
+            ("isolate-forbids-raise-first", f"failure={failure.name} cannot use error_surface=RAISE_FIRST")
+        )
     if failure is DF.PROPAGATE and surface is ES.RETURN_REPORT:
         out.append(
             ("propagate-forbids-return-report", "failure=PROPAGATE cannot use error_surface=RETURN_REPORT")

@@ -1,0 +1,224 @@
+"""Writes a dispatch method's fan-out as a call of the vendored kernel's ``fan_out``.
+
+The method keeps every statement around its fan-out (the façade's own code: selecting entries,
+counters, gates, records, what it returns). The fan-out becomes::
+
+    async def _step(entry, call):          # the loop body / the nested step, its handler call
+        ...                                # rewritten into `await call(handler, *args)`
+    def _failed(entry, exc):               # the except clause's record, run where it ran
+        ...
+    await fan_out(_POLICY, entries, _step, logger=logger, failed=_failed)
+
+and the policy is a module-level constant (or, with a deadline the owner computes, a function of
+it) spelled as the named profile's constructor when it is one, else field by field, headed by a
+comment naming the profile and the axes where the code differs from it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .owner_idiom import Code
+from .owner_names import has_await, reads_and_binds, target_names
+from .owner_policy import OwnerPolicy, axes_source
+from .owner_read import FanOut
+
+
+@dataclass
+class Written:
+    body: list[cst.BaseStatement]  # the method's new statements
+    module: list[str]  # module-level source to insert before the class
+    imports: list[str] = field(default_factory=list)  # kernel names the code uses
+
+
+def _snake(text: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", text).lower().strip("_")
+
+
+class MethodWriter:
+    def __init__(self, fan: FanOut, policy: OwnerPolicy, cls: str, method: cst.FunctionDef,
+                 code: Code, taken: set[str], logger: str | None, call: str,
+                 config: cst.PartialParserConfig) -> None:
+        self.fan, self.policy, self.cls, self.method = fan, policy, cls, method
+        self.code, self.taken, self.logger, self.config = code, taken, logger, config
+        self.call = call
+
+    def fresh(self, base: str) -> str:
+        name, index = base, 2
+        while name in self.taken:
+            name, index = f"{base}{index}", index + 1
+        self.taken.add(name)
+        return name
+
+    def stmt(self, text: str) -> cst.BaseStatement:
+        return cst.parse_statement(text, config=self.config)
+
+    # -- the policy ---------------------------------------------------------------------------
+
+    def policy_source(self) -> tuple[str, list[str]]:
+        """(the expression the call passes, module-level source)."""
+        fan, policy = self.fan, self.policy
+        label = f"{_snake(self.cls)}_{_snake(self.method.name.value)}_policy"
+        head = self._comment()
+        if fan.deadline is None:
+            const = self.fresh(f"_{label.upper()}")
+            value = f"DispatchPolicy.{policy.profile}()" if policy.exact else \
+                axes_source(policy.axes, None)
+            return const, [f"{head}{const} = {value}\n"]
+        func = self.fresh(f"_{label}")
+        value = textwrap.indent(axes_source(policy.axes, "deadline_seconds"), "    ").lstrip()
+        source = (f"{head}def {func}(deadline_seconds: float | None) -> DispatchPolicy:\n"
+                  f"    # a budget of None is no deadline, as {self._deadline_call()}\n"
+                  f"    return {value}\n")
+        return f"{func}({self.code(fan.deadline).strip()})", [source]
+
+    def _deadline_call(self) -> str:
+        return "move_on_after(None)" if self.policy.axes["deadline_disposition"] == "silent_stop" \
+            else "fail_after(None)"
+
+    def _comment(self) -> str:
+        policy = self.policy
+        where = f"{self.cls}.{self.method.name.value}"
+        if policy.exact:
+            what = f"ADR-0120 D2's {policy.profile} profile"
+        else:
+            diffs = ", ".join(f"{a}={c}" for a, _, c in policy.differences)
+            what = f"nearest ADR-0120 D2 profile: {policy.profile}, differing in {diffs}"
+        text = f"planeshift: {where}'s dispatch policy, read from its loop ({what})"
+        return "".join(f"# {line}\n" for line in textwrap.wrap(text, 96))
+
+    # -- the method ---------------------------------------------------------------------------
+
+    def write(self, body: list[cst.BaseStatement]) -> Written:
+        fan = self.fan
+        expr, module = self.policy_source()
+        call = self.call
+        new = list(body)
+        replaced: list[cst.BaseStatement] = []
+        step: str
+        if fan.step_def is not None:
+            old = new[fan.step_def]
+            assert isinstance(old, cst.FunctionDef)
+            new[fan.step_def] = self._rewritten_def(old, call)
+            step = old.name.value
+        else:
+            step, defs = self._loop_step(call)
+            replaced += defs
+        hook = self._hook()
+        replaced += hook[1]
+        kwargs = [f"logger={self.logger}"] if self.logger else []
+        if hook[0]:
+            kwargs.append(f"failed={hook[0]}")
+        if fan.post is not None:
+            kwargs += [f"group={fan.post.group}", f"translated={fan.post.translated}"]
+        args = [expr, self.code(fan.entries).strip(), step, *kwargs]
+        head = ""
+        if fan.post is not None:
+            report = self.fresh("report")
+            head = f"{report} = "
+        text = f"{head}await fan_out({', '.join(args)})\n"
+        if len(text) > 90 or "\n" in text[:-1]:
+            lines = "".join(f"    {_one_line(a)},\n" for a in args)
+            text = f"{head}await fan_out(\n{lines})\n"
+        calls = [self.stmt(text)]
+        if fan.post is not None:
+            calls.append(self.stmt(f"{fan.post.raw} = list({report}.values)\n"))
+        if replaced:  # a blank line between the definitions and the call
+            calls[0] = calls[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        replaced += calls
+        first = body[fan.start]
+        leading = list(getattr(first, "leading_lines", ()))
+        if fan.start and not leading and isinstance(replaced[0], cst.FunctionDef):
+            leading = [cst.EmptyLine(indent=False)]
+        replaced[0] = replaced[0].with_changes(leading_lines=leading)
+        new[fan.start:fan.end] = replaced
+        return Written(new, module, ["DispatchPolicy", "fan_out"])
+
+    def _params(self, call: str) -> tuple[str, list[str]]:
+        """The step's parameters and, for a tuple target, the unpacking its body starts with."""
+        target = self.fan.target
+        if isinstance(target, cst.Name):
+            return f"{target.value}, {call}", []
+        entry = self.fresh("_entry")
+        return f"{entry}, {call}", [f"{self.code(target).strip()} = {entry}\n"]
+
+    def _loop_step(self, call: str) -> tuple[str, list[cst.BaseStatement]]:
+        fan = self.fan
+        body = fan.step_body
+        if isinstance(fan.target, cst.Name) and len(body) == 1 and \
+                isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1 and \
+                isinstance(body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.Await) \
+                and not body[0].leading_lines:
+            awaited = body[0].body[0].value.expression
+            return f"lambda {fan.target.value}, {call}: {self.code(awaited).strip()}", []
+        name = self.fresh("_step")
+        params, unpack = self._params(call)
+        source = self._def(f"async def {name}({params}):", unpack, body)
+        return name, [self.stmt(source)]
+
+    def _rewritten_def(self, old: cst.FunctionDef, call: str) -> cst.FunctionDef:
+        last = old.params.params[-1]
+        if isinstance(last.comma, cst.Comma):  # one parameter a line: `call` takes the last line
+            moved = last.with_changes(comma=cst.Comma(whitespace_before=last.comma.whitespace_before,
+                                                      whitespace_after=old.whitespace_before_params))
+            added = cst.Param(cst.Name(call), comma=last.comma)
+        else:
+            moved, added = last, cst.Param(cst.Name(call))
+        params = old.params.with_changes(params=[*old.params.params[:-1], moved, added])
+        body = self.fan.step_body
+        block = old.body.with_changes(body=body) if isinstance(old.body, cst.IndentedBlock) \
+            else old.body
+        return old.with_changes(params=params, body=block)
+
+    def _hook(self) -> tuple[str | None, list[cst.BaseStatement]]:
+        failure = self.fan.failure
+        if not failure.has_hook:
+            return None, []
+        name = self.fresh("_failed")
+        target = self.fan.target
+        exc = failure.exc or self.fresh("_error")
+        if isinstance(target, cst.Name):
+            params, unpack = f"{target.value}, {exc}", []
+        else:
+            entry = self.fresh("_entry")
+            params, unpack = f"{entry}, {exc}", [f"{self.code(target).strip()} = {entry}\n"]
+        prefix = "async def" if has_await(failure.hook) else "def"
+        source = self._def(f"{prefix} {name}({params}) -> None:", unpack, failure.hook)
+        return name, [self.stmt(source)]
+
+    def _def(self, header: str, unpack: list[str], body: list[cst.BaseStatement]) -> str:
+        lines = [*unpack, *(self.code(s) for s in body)] or ["pass\n"]
+        text = "".join(_dedent_statement(line) for line in lines)
+        return f"{header}\n{textwrap.indent(text, '    ')}"
+
+
+def _one_line(source: str) -> str:
+    """An argument's source on one line, when joining its lines keeps the same expression."""
+    if "\n" not in source:
+        return source
+    keyword = re.match(r"([A-Za-z_]\w*)=(?!=)", source)
+    if keyword:
+        return f"{keyword.group(1)}={_one_line(source[keyword.end():])}"
+    joined = " ".join(line.strip() for line in source.splitlines())
+    joined = joined.replace("( ", "(").replace(", )", ")").replace(",)", ")")
+    try:
+        same = ast.dump(ast.parse(joined, mode="eval")) == ast.dump(ast.parse(source, mode="eval"))
+    except SyntaxError:
+        return source
+    return joined if same else source
+
+
+def _dedent_statement(text: str) -> str:
+    """A statement rendered on its own starts at column 0 with its own leading lines."""
+    return text if text.endswith("\n") else text + "\n"
+
+
+def step_names(fan: FanOut) -> set[str]:
+    """Names the step and hook read or bind (so the names the writer adds avoid them)."""
+    reads, binds = reads_and_binds([*fan.step_body, *fan.failure.hook])
+    return reads | binds | target_names(fan.target)

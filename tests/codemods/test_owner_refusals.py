@@ -1,0 +1,245 @@
+"""An owner the kernels cannot reproduce is left byte for byte as it is, with a reason that names
+the axis or behaviour (the demo pack's `example.Relay` is the dispatcher of each)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from analyzer.helpers import DEMO_FILES, write_tree
+
+from .helpers import dedent, run
+
+HEAD = '''
+import asyncio
+import logging
+
+import anyio
+import anyio.to_thread
+
+from lionagi.ln.concurrency import gather, is_coro_func, maybe_await
+
+logger = logging.getLogger(__name__)
+
+
+class StopHook(Exception):
+    pass
+
+
+class Relay:
+    def __init__(self):
+        self._listeners = []
+
+    def listen(self, listener):
+        self._listeners.append(listener)
+'''
+
+
+def _left_alone(tmp_path: Path, source: str) -> list[str]:
+    """Migrate with --owners; example.py stays byte for byte; its owner's refusal reasons."""
+    write_tree(tmp_path, {**DEMO_FILES, "example.py": dedent(source)})
+    original = (tmp_path / "example.py").read_bytes()
+    result = run(tmp_path, ("owner_dispatch",), owners=True)
+    assert not result.failed, [n for n in result.not_migrated if n.error]
+    assert (tmp_path / "example.py").read_bytes() == original
+    return [n.reason for n in result.not_migrated
+            if n.file == "example.py" and n.codemod == "owner_dispatch"]
+
+
+def _refused(tmp_path: Path, fire: str) -> str:
+    reasons = _left_alone(tmp_path, HEAD + fire)
+    assert len(reasons) == 1, reasons
+    return reasons[0]
+
+
+CASES = {
+    "stop_hook": ('''
+    async def fire(self, event):
+        for listener in list(self._listeners):
+            try:
+                await maybe_await(listener(event))
+            except StopHook:
+                break
+            except Exception:
+                logger.exception("failed")
+''', "failure: `except StopHook: break`"),
+    "re_raises_some": ('''
+    async def fire(self, event):
+        for listener in list(self._listeners):
+            try:
+                await maybe_await(listener(event))
+            except Exception as exc:
+                if isinstance(exc, KeyError):
+                    raise
+                logger.exception("failed")
+''', "failure: `except Exception` (Relay.fire) re-raises some exceptions"),
+    "one_class": ('''
+    async def fire(self, event):
+        for listener in list(self._listeners):
+            try:
+                await maybe_await(listener(event))
+            except ValueError:
+                logger.exception("failed")
+''', "failure: `except ValueError` isolates only that class"),
+    "collects_for_a_helper": ('''
+    async def fire(self, event):
+        errors = []
+        for listener in list(self._listeners):
+            try:
+                await maybe_await(listener(event))
+            except BaseException as exc:
+                errors.append(exc)
+        if errors:
+            raise_all(errors)
+''', "error surface: Relay.fire collects every failure into `errors`"),
+    "catches_cancellation": ('''
+    async def fire(self, event):
+        for listener in list(self._listeners):
+            try:
+                await maybe_await(listener(event))
+            except BaseException:
+                logger.exception("failed")
+''', "handler cancellation: `except BaseException`"),
+    "sync_entry": ('''
+    def fire(self, event):
+        for listener in list(self._listeners):
+            listener(event)
+''', "sync entry: Relay.fire is synchronous"),
+    "no_snapshot": ('''
+    async def fire(self, event):
+        for listener in self._listeners:
+            await maybe_await(listener(event))
+''', "concurrency: Relay.fire runs over `self._listeners` as it is, not a snapshot"),
+    "awaits_unconditionally": ('''
+    async def fire(self, event):
+        for listener in list(self._listeners):
+            await listener(event)
+''', "handler invocation: Relay.fire calls `listener(event)`"),
+    "thread_waited_for": ('''
+    async def fire(self, event):
+        for listener in list(self._listeners):
+            if is_coro_func(listener):
+                await listener(event)
+            else:
+                await anyio.to_thread.run_sync(listener, event)
+''', "sync handlers: `anyio.to_thread.run_sync(listener, event)` waits for the handler's thread"),
+    "asyncio_task_group": ('''
+    async def fire(self, event):
+        async def one(listener):
+            await maybe_await(listener(event))
+
+        async with asyncio.TaskGroup() as tg:
+            for listener in list(self._listeners):
+                tg.start_soon(one, listener)
+''', "handler cancellation: Relay.fire runs its handlers in an asyncio.TaskGroup"),
+    "task_group_propagates": ('''
+    async def fire(self, event):
+        async def one(listener):
+            await maybe_await(listener(event))
+
+        async with anyio.create_task_group() as tg:
+            for listener in list(self._listeners):
+                tg.start_soon(one, listener)
+''', "failure: in Relay.fire's task group a handler's failure cancels the others"),
+    "gather_without_return_exceptions": ('''
+    async def fire(self, event):
+        async def one(listener):
+            return await maybe_await(listener(event))
+
+        results = await gather(*(one(x) for x in list(self._listeners)))
+        return results
+''', "completion: Relay.fire's gather without return_exceptions=True"),
+    "gather_group_before_translation": ('''
+    async def fire(self, event):
+        async def one(listener):
+            return await maybe_await(listener(event))
+
+        raw = await gather(*(one(x) for x in list(self._listeners)), return_exceptions=True)
+        cancelled = [r for r in raw if isinstance(r, BaseException) and not isinstance(r, Exception)]
+        errors = [r for r in raw if isinstance(r, Exception)]
+        if errors:
+            raise ExceptionGroup("failed", errors)
+        if cancelled:
+            raise asyncio.CancelledError(str(cancelled[0])) from cancelled[0]
+        return raw
+''', "handler cancellation: Relay.fire does not translate the first cancellation before"),
+    "gather_cause_always_the_cancellation": ('''
+    async def fire(self, event):
+        async def one(listener):
+            return await maybe_await(listener(event))
+
+        raw = await gather(*(one(x) for x in list(self._listeners)), return_exceptions=True)
+        cancelled = [r for r in raw if isinstance(r, BaseException) and not isinstance(r, Exception)]
+        errors = [r for r in raw if isinstance(r, Exception)]
+        if cancelled:
+            raise asyncio.CancelledError(str(cancelled[0])) from cancelled[0]
+        if errors:
+            raise ExceptionGroup("failed", errors)
+        return raw
+''', "handler cancellation: Relay.fire's translated cancellation leaves from cancelled[0]"),
+    "body_assigns_a_name_read_later": ('''
+    async def fire(self, event):
+        last = None
+        for listener in list(self._listeners):
+            last = listener
+            await maybe_await(listener(event))
+        return last
+''', "Relay.fire: the loop body assigns `last`, which the method reads outside the loop"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_owner_is_left_alone_with_the_reason(tmp_path: Path, case: str) -> None:
+    fire, reason = CASES[case]
+    assert _refused(tmp_path, fire).startswith(reason)
+
+
+def test_a_loop_the_codemod_reads_is_rewritten_under_the_scans_policy(tmp_path: Path) -> None:
+    fire = '''
+    async def fire(self, event):
+        for listener in list(self._listeners):
+            try:
+                await maybe_await(listener(event))
+            except Exception:
+                logger.exception("failed")
+'''
+    write_tree(tmp_path, {**DEMO_FILES, "example.py": dedent(HEAD + fire)})
+    result = run(tmp_path, ("owner_dispatch",), owners=True)
+    done = [m for m in result.migrated if m.file == "example.py"]
+    assert len(done) == 1 and done[0].owner is not None
+    assert done[0].owner["policy"]["axes"]["failure"] == "isolate"
+    assert "await fan_out(" in (tmp_path / "example.py").read_text()
+
+
+def test_a_loop_in_a_helper_the_method_calls_is_left_alone(tmp_path: Path) -> None:
+    source = '''
+    from lionagi.ln.concurrency import maybe_await
+
+
+    class Relay:
+        def listen(self, listener):
+            pass
+
+        async def fire(self, event):
+            await run_all([], event)
+
+
+    async def run_all(listeners, event):
+        for listener in list(listeners):
+            await maybe_await(listener(event))
+    '''
+    reasons = _left_alone(tmp_path, source)
+    assert reasons == [("concurrency: Relay.fire has no fan-out over its handlers (a for loop, an "
+                       "anyio task group, or gather(..., return_exceptions=True))")], reasons
+
+
+def test_without_the_kernels_in_the_project_every_owner_is_refused(tmp_path: Path) -> None:
+    from planeshift.codemods.owner_plan import kernel_missing
+
+    assert kernel_missing(tmp_path, "myapp.runtime.dispatch").startswith(
+        "the kernels are not in the project as myapp.runtime.dispatch")
+    stale = tmp_path / "myapp" / "runtime" / "dispatch"
+    stale.mkdir(parents=True)
+    (stale / "__init__.py").write_text("")
+    assert "predate fan_out" in (kernel_missing(tmp_path, "myapp.runtime.dispatch") or "")
+    assert kernel_missing(tmp_path, "planeshift.kernels") is None

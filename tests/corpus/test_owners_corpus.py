@@ -1,0 +1,177 @@
+"""`planeshift migrate --owners` on a copy of lionagi 0.36.0 with the kernels vendored where
+ADR-0120 D7 puts them: the suite `planeshift characterize` generates from the copy and the
+hand-written characterization suite both pass on the copy before, the dispatchers the kernels can
+reproduce are rewritten under the policy their code has, the package imports, both suites pass on
+the migrated copy, every refused owner is listed with the axis or behaviour, and a second run
+changes nothing (ADR-0120 Phase 1, "kernels behind existing façades").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from characterization.runner import run_suite
+
+from planeshift import api
+from planeshift.characterize.runner import run_against
+from planeshift.codemods import MigrateOptions, MigrateResult, migrate
+from planeshift.config import Config, load_config
+from planeshift.reports.migrate_json import load_migrate_schema, migrate_dict
+from planeshift.reports.migrate_owners import owners
+from planeshift.vendor import vendor_kernels
+
+pytestmark = pytest.mark.corpus
+
+# The seven dispatchers ADR-0120 Phase 1 names, and what the kernels can do with each (the
+# reasons are docs/characterization.md's differences, read from the code by the codemod).
+REWRITTEN = {
+    "Broadcaster": ("broadcaster", "exact", []),
+    "SchedulerSignalBus": ("scheduler", "exact", []),
+    "TerminalCallbackRegistry": ("terminal_callback", "nearest",
+                                 ["failure", "handler_cancellation"]),
+}
+REFUSED = {  # class -> {entry: the start of its reason}
+    "HookBus": {"HookBus.emit": "failure: `except StopHook: break`",
+                "HookBus.blocking_emit": "failure: `except StopHook: break`"},
+    "SessionObserver": {"SessionObserver.emit": "returned awaitable: SessionObserver.emit keeps"},
+    "MessageManager": {"MessageManager.a_add_message": "error surface: MessageManager.a_add_message "
+                                                       "collects every failure",
+                       "MessageManager.add_message": "sync entry:"},
+    "HookRegistry": {"HookRegistry.call": "concurrency: HookRegistry.call calls one handler",
+                     "HookRegistry.handle_streaming_chunk": "concurrency: "},
+}
+
+
+class Owners:
+    def __init__(self, root: Path, result: MigrateResult, before: str, after: str,
+                 generated_before: str, generated_after: str) -> None:
+        self.root, self.result = root, result
+        self.before, self.after = before, after
+        self.generated_before, self.generated_after = generated_before, generated_after
+        # one record per owner (mechanism, file, class): MessageManager owns two mechanisms
+        self.records = {(r["class"] or r["entries"][0]["entry"]): r for r in owners(result)}
+        self.entries: dict[str, dict[str, dict]] = {}
+        for record in owners(result):
+            for entry in record["entries"]:
+                self.entries.setdefault(record["class"] or entry["entry"], {})[entry["entry"]] = \
+                    {**entry, "owner_status": record["status"]}
+
+
+@pytest.fixture(scope="module")
+def migrated(corpus_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Owners:
+    root = tmp_path_factory.mktemp("owners")
+    shutil.copytree(corpus_root, root / "lionagi", ignore=shutil.ignore_patterns("__pycache__"))
+    # the Phase 0 gate, generated from the unmigrated copy before anything changes
+    gate = api.characterize(Config(root=root / "lionagi", use_cache=False, jobs=2))
+    module = tmp_path_factory.mktemp("gate") / "test_characterization_generated.py"
+    module.write_text(gate.module)
+
+    def generated() -> str:
+        done = run_against(module, root, gate.packages, "-q", capture=True, timeout=900)
+        return "" if done.returncode == 0 else done.stdout + done.stderr
+
+    before = run_suite(root, "-q")
+    generated_before = generated()
+    vendor_kernels(root / "lionagi" / "runtime" / "dispatch", "lionagi.runtime.dispatch")
+    config = load_config(root).with_flags(jobs=2)
+    result = migrate(config, MigrateOptions(owners=True, write=True))
+    assert not result.failed, [n for n in result.not_migrated if n.error]
+    after = run_suite(root, "-q")
+    return Owners(root, result, before.stdout + before.stderr if before.returncode else "",
+                  after.stdout + after.stderr if after.returncode else "",
+                  generated_before, generated())
+
+
+def test_the_characterization_suite_passes_on_the_copy_before_the_migration(
+        migrated: Owners) -> None:
+    assert migrated.before == "", migrated.before[-3000:]
+
+
+def test_the_generated_gate_passes_on_the_copy_before_the_migration(migrated: Owners) -> None:
+    assert migrated.generated_before == "", migrated.generated_before[-3000:]
+
+
+def test_the_generated_gate_passes_on_the_migrated_copy(migrated: Owners) -> None:
+    assert migrated.generated_after == "", migrated.generated_after[-3000:]
+
+
+def test_the_dispatchers_the_kernels_reproduce_are_rewritten_under_their_own_policy(
+        migrated: Owners) -> None:
+    for cls, (profile, matched, differing) in REWRITTEN.items():
+        record = migrated.records[cls]
+        assert record["status"] == "rewritten", record
+        entry = record["entries"][0]
+        assert (entry["profile"], entry["matched"]) == (profile, matched), entry
+        assert [d["axis"] for d in entry["differences"]] == differing
+    terminal = migrated.records["TerminalCallbackRegistry"]["entries"][0]["policy"]
+    assert terminal["failure"] == "isolate_base_exceptions"
+    assert terminal["handler_cancellation"] == "cancel_siblings_and_return"
+    assert terminal["deadline"] == "shared" and terminal["deadline_disposition"] == "silent_stop"
+    rewritten = {r["class"] for r in migrated.records.values() if r["status"] == "rewritten"}
+    assert rewritten == set(REWRITTEN)
+    broadcaster = (migrated.root / "lionagi/service/broadcaster.py").read_text()
+    assert "_BROADCASTER_BROADCAST_POLICY = DispatchPolicy.broadcaster()" in broadcaster
+    assert 'logger.error(f"Error in subscriber callback: {e}", exc_info=True)' in broadcaster
+
+
+def test_every_refused_owner_is_listed_with_the_axis_or_behaviour(migrated: Owners) -> None:
+    for cls, reasons in REFUSED.items():
+        got = migrated.entries[cls]
+        for entry, start in reasons.items():
+            assert got[entry]["owner_status"] == "refused"
+            assert got[entry]["reason"].startswith(start), (entry, got[entry])
+    axes = ("concurrency", "failure", "completion", "error surface", "sync entry",
+            "handler invocation", "handler cancellation", "returned awaitable", "deadline",
+            "not an owner", "left with its owner")
+    for record in migrated.records.values():
+        for entry in record["entries"]:
+            if entry["status"] == "refused":
+                assert entry["reason"].startswith(axes), entry
+
+
+def test_the_migrated_package_imports_and_every_rewritten_file_compiles(migrated: Owners) -> None:
+    changed = [c.file for c in migrated.result.changes]
+    assert sorted(changed) == ["lionagi/service/broadcaster.py",
+                               "lionagi/state/lifecycle/callbacks.py",
+                               "lionagi/studio/scheduler/signals.py"]
+    modules = [rel[:-3].replace("/", ".") for rel in changed]
+    probe = ("import importlib\n"
+             f"for name in {modules!r}: importlib.import_module(name)\n"
+             "import lionagi, lionagi.runtime.dispatch as k\n"
+             "print(lionagi.__file__, k.fan_out.__module__)\n")
+    env = {**os.environ, "PYTHONPATH": str(migrated.root), "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, "-c", probe], cwd=migrated.root, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.startswith(str(migrated.root / "lionagi"))
+    assert "lionagi.runtime.dispatch.entries" in done.stdout
+
+
+def test_the_characterization_suite_passes_on_the_migrated_copy(migrated: Owners) -> None:
+    assert migrated.after == "", migrated.after[-3000:]
+
+
+def test_the_json_report_lists_owners_and_satisfies_its_schema(migrated: Owners) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    document = json.loads(json.dumps(migrate_dict(migrated.result), default=str))
+    jsonschema.validate(document, load_migrate_schema())
+    assert {o["class"] for o in document["owners"]} >= set(REWRITTEN) | set(REFUSED)
+
+
+def test_a_second_owners_run_is_a_no_op(migrated: Owners) -> None:
+    import planeshift
+
+    source = str(Path(planeshift.__file__).resolve().parents[1])  # this planeshift, not another
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [source, os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run(
+        [sys.executable, "-m", "planeshift", "migrate", "--owners", "--root", str(migrated.root),
+         "--check", "--jobs", "2"], cwd=migrated.root, env=env, capture_output=True, text=True,
+        timeout=600, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
