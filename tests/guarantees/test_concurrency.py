@@ -4,6 +4,7 @@ a cache another planeshift wrote is never answered from."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ from planeshift.config import Config
 from planeshift.reports.json_report import render_json
 from planeshift.rules import packs
 
-from .helpers import APP, PACK_FLAGS, SRC, project
+from .helpers import APP, PACK_FLAGS, SRC, process, project
 
 ROUNDS = 4
 
@@ -79,3 +80,27 @@ def test_a_cache_another_planeshift_version_wrote_is_ignored(tmp_path: Path,
     assert mine.stats["cache"] == "cold" and mine.stats["cache_hits"] == 0
     assert not theirs & {p.name for p in (root / ".planeshift_cache").glob("facts-*")}  # pruned
     assert scan(config).stats["cache"] == "result"  # its own cache, it does answer from
+
+
+def test_a_cache_an_edited_install_wrote_is_ignored(tmp_path: Path) -> None:
+    """The same version number, but its code edited since (an editable install, a checkout
+    updated between releases): the cache the old code wrote is not answered from, and pruned."""
+    code = tmp_path / "install"
+    shutil.copytree(SRC / "planeshift", code / "planeshift",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    root = tree(tmp_path / "tree")
+    args = ["scan", str(root), "--format", "json", *PACK_FLAGS]
+
+    def stats() -> dict:
+        run = process(args, cwd=root, env={"PYTHONPATH": str(code)})
+        assert run.code == 0, run.stderr
+        return json.loads(run.stdout)["stats"]
+
+    assert stats()["cache"] == "cold"
+    assert stats()["cache"] == "result"  # its own cache, it does answer from
+    theirs = {p.name for p in (root / ".planeshift_cache").glob("facts-*")}
+    with open(code / "planeshift" / "rules" / "classify.py", "a") as module:
+        module.write("\n# edited since the cache was written\n")  # the version stays 0.1.0
+    edited = stats()
+    assert edited["cache"] == "cold" and edited["cache_hits"] == 0
+    assert theirs and not theirs & {p.name for p in (root / ".planeshift_cache").glob("facts-*")}
