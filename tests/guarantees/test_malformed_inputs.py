@@ -153,6 +153,8 @@ def test_a_damaged_cache_file_is_never_believed(tmp_path: Path, monkeypatch, dam
     for path in hit:
         path.write_bytes(DAMAGE[damage](path.read_bytes()))
     for _ in range(2):  # the damaged entry, then what the scan rewrote in its place
+        if which in ("facts", "link"):  # else the result cache answers without reading them
+            shutil.rmtree(root / ".planeshift_cache" / "results")
         run = invoke(root, *args, monkeypatch=monkeypatch)
         assert run.code == 0 and "Traceback" not in run.stderr, run.stderr
         assert stable(run) == stable(truth)
