@@ -160,6 +160,36 @@ def test_a_damaged_cache_file_is_never_believed(tmp_path: Path, monkeypatch, dam
         assert stable(run) == stable(truth)
 
 
+@pytest.mark.parametrize("which", ["facts", "results"])
+def test_an_entry_another_cache_format_wrote_is_never_believed(tmp_path: Path, monkeypatch,
+                                                               which: str) -> None:
+    """Facts or a result that decode well, but in another format's envelope (another release's
+    entry in this one's place): what they say is not what this planeshift would say."""
+    from planeshift.analyzer.store.codec import DIGEST
+
+    root = project(tmp_path / "tree")
+    other = project(tmp_path / "other", {"app.py": "x = 1\n"})  # registers nothing
+    args = ["scan", str(root), "--format", "json", *PACK_FLAGS]
+    truth = invoke(root, *args, "--no-cache", monkeypatch=monkeypatch)
+    invoke(root, *args, monkeypatch=monkeypatch)
+    invoke(other, "scan", str(other), *args[2:], monkeypatch=monkeypatch)
+    pattern = CACHE_FILES[which]
+    mine = {p.relative_to(root): p for p in (root / ".planeshift_cache").glob(pattern)}
+    theirs = {p.relative_to(other): p for p in (other / ".planeshift_cache").glob(pattern)}
+    foreign = min(p for rel, p in theirs.items() if rel not in mine)  # its app.py, its result
+    head = DIGEST if which == "facts" else 0  # a facts entry starts with the facts' digest
+    _, row = marshal.loads(foreign.read_bytes()[head:])
+    forged = foreign.read_bytes()[:head] + marshal.dumps((FORMAT - 1, row))
+    for rel, path in mine.items():
+        if rel not in theirs:  # app.py's facts; the tree's result, under each of its keys
+            path.write_bytes(forged)
+    if which == "facts":  # make the scan read the facts
+        for folder in ("results", "link"):
+            shutil.rmtree(root / ".planeshift_cache" / folder)
+    run = invoke(root, *args, monkeypatch=monkeypatch)
+    assert run.code == 0 and stable(run) == stable(truth), run.stderr
+
+
 @pytest.mark.parametrize("entry", [None, 5, (1,), ("a",) * 7, "x"])
 def test_a_stat_index_with_damaged_entries_is_never_believed(tmp_path: Path, monkeypatch,
                                                              entry) -> None:
