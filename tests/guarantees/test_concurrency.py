@@ -4,6 +4,7 @@ a cache another planeshift wrote is never answered from."""
 from __future__ import annotations
 
 import json
+import marshal
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import pytest
 from analyzer.helpers import DEMO_PACK
 
 from planeshift.analyzer.store import caches
+from planeshift.analyzer.store.codec import DIGEST
 from planeshift.api import scan
 from planeshift.config import Config
 from planeshift.reports.json_report import render_json
@@ -104,3 +106,31 @@ def test_a_cache_an_edited_install_wrote_is_ignored(tmp_path: Path) -> None:
     edited = stats()
     assert edited["cache"] == "cold" and edited["cache_hits"] == 0
     assert theirs and not theirs & {p.name for p in (root / ".planeshift_cache").glob("facts-*")}
+
+
+# A scan in a child whose file-size limit cuts every cache write past LIMIT bytes half way (as a
+# full disk or a process killed mid-write would): the demo pack's entry, the large file's facts,
+# the result, the link.
+CUT = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1])))
+from planeshift.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+LIMIT = 4000
+
+
+def test_a_cache_write_cut_off_half_way_leaves_no_half_entry(tmp_path: Path) -> None:
+    """A reader sees a whole entry or none: a write that fails half way leaves nothing, neither
+    a partial entry under the name a reader opens nor its temporary file."""
+    big = "".join(f"def step{i}(x, y=1):\n    return x + y\n\n\n" for i in range(400))
+    root = project(tmp_path, {"big.py": big + APP})
+    args = ["scan", str(root), "--format", "json", *PACK_FLAGS]
+    run = process(["-c", CUT, str(LIMIT), *args], cwd=root, module=False)
+    assert run.code == 0 and "Traceback" not in run.stderr, run.stderr
+    cache = root / ".planeshift_cache"
+    entries = [p for p in cache.rglob("*") if p.is_file() and p.name != ".gitignore"]
+    assert "File too large" in run.stderr  # the cache's warnings: writes were cut
+    assert not [p for p in entries if p.name.endswith(".tmp")]
+    for path in entries:
+        marshal.loads(path.read_bytes()[DIGEST if path.suffix == ".facts" else 0:])  # whole
