@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from analyzer.helpers import DEMO_PACK
 
 from planeshift import api
+from planeshift.analyzer.store import sources
 from planeshift.analyzer.store.sources import StatIndex
 from planeshift.api import scan
 from planeshift.config import Config
@@ -96,6 +98,36 @@ def test_a_file_changed_mid_scan_is_named_and_poisons_no_cache(tmp_path: Path,
     again = scan(config(root))
     assert again.errors == () and registrations(again) == registrations(scan(config(root, False)))
     assert ("other.py", 9) in registrations(again)
+
+
+def test_a_file_edited_within_the_timestamp_granularity_is_read_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a file system with one-second timestamps (ext3, HFS+), an edit in the second a scan
+    read the file keeps its stat (same inode, size and times): the stat index must not have
+    vouched for it, or the next scan answers the old bytes' result."""
+    real_stat = os.stat
+
+    def coarse(path, *args, **kwargs):
+        st = real_stat(path, *args, **kwargs)
+        return SimpleNamespace(st_mode=st.st_mode, st_ino=st.st_ino, st_size=st.st_size,
+                               st_mtime_ns=st.st_mtime_ns // 10**9 * 10**9,
+                               st_ctime_ns=st.st_ctime_ns // 10**9 * 10**9)
+
+    monkeypatch.setattr(sources, "os", SimpleNamespace(stat=coarse))
+    root = project(tmp_path, {"other.py": APP})
+    path = root / "other.py"
+    edited = APP.replace("bus.subscribe(audit)", "# s.subscribe(audit)")  # the same size
+    for _ in range(5):  # until the write, the scan and the edit fall in one second
+        path.write_text(APP)
+        before = coarse(path)
+        assert ("other.py", 9) in registrations(scan(config(root)))
+        with open(path, "r+b") as out:  # in place: the same inode
+            out.write(edited.encode())
+        if coarse(path) == before:
+            break
+    else:
+        pytest.skip("every try crossed a second boundary")
+    assert ("other.py", 9) not in registrations(scan(config(root)))
 
 
 def scan_then(monkeypatch: pytest.MonkeyPatch, meddle) -> None:
