@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import APP, Run, command, errors_of, invoke, project
+from .helpers import APP, Run, command, errors_of, invoke, process, project
 
 DEEP_PARENS = "from demo.bus import EventBus\nEventBus().subscribe(" + "(" * 5000 + "print" \
     + ")" * 5000 + ")\n"
@@ -61,6 +61,21 @@ def bad_tree(root: Path) -> Path:
     (root / "pkg").mkdir()
     os.symlink("..", root / "pkg" / "up")  # a folder loop: never entered
     return root
+
+
+@pytest.mark.parametrize("kind", ["scan", "lint", "migrate"])
+def test_a_fifo_is_never_opened(tmp_path: Path, kind: str) -> None:
+    """A read of a FIFO blocks until something writes to it: opened, it would hang the run for
+    ever. Run as a child with a time limit, so that is a failure here, not a hung suite (this
+    test comes first, before the bad tree below, which holds a FIFO too)."""
+    root = project(tmp_path)
+    os.mkfifo(root / "fifo.py")
+    extra = ("--write",) if kind == "migrate" else ()
+    run = process(command(kind, root, *extra), cwd=root, timeout=30)
+    run.assert_clean_stderr()
+    assert run.code == 1
+    assert errors_of(run.json()) == {"fifo.py": "cannot read: not a regular file"}
+    assert "fifo.py: cannot be analysed: cannot read: not a regular file" in run.stderr
 
 
 @pytest.fixture(scope="module")
