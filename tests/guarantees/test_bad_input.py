@@ -15,7 +15,9 @@ from .helpers import APP, Run, command, errors_of, invoke, process, project
 
 DEEP_PARENS = "from demo.bus import EventBus\nEventBus().subscribe(" + "(" * 5000 + "print" \
     + ")" * 5000 + ")\n"
-DEEP_UNARY = "from demo.bus import EventBus\nx = " + "-" * 100_000 + "1\n"
+DEEP_UNARY = "from demo.bus import EventBus\nx = " + "-" * 100_000 + "1\n"  # parser: MemoryError
+DEEP_AST = DEEP_UNARY.replace("-" * 100_000, "-" * 3000)  # parser: RecursionError
+DEEP_WALK = DEEP_UNARY.replace("-" * 100_000, "-" * 1000)  # parses; planeshift's own walk does not
 
 # file -> (its bytes, what its one error line must say)
 BAD: dict[str, tuple[bytes, str]] = {
@@ -30,6 +32,8 @@ BAD: dict[str, tuple[bytes, str]] = {
     "nul.py": (b"from demo.bus import EventBus\nx = 1\x00\n", "null bytes"),
     "deep_parens.py": (DEEP_PARENS.encode(), "too many nested parentheses"),
     "deep_unary.py": (DEEP_UNARY.encode(), "nesting too deep"),
+    "deep_ast.py": (DEEP_AST.encode(), "cannot parse: nesting too deep"),
+    "deep_walk.py": (DEEP_WALK.encode(), "cannot analyse: nesting too deep"),
     "huge.py": (b"", "over the 5.0 MB limit (max-file-size)"),  # written below: 10 MB
     "loop_a.py": (b"", "Too many levels of symbolic links"),  # loop_a -> loop_b -> loop_a
     "dangling.py": (b"", "cannot read: No such file or directory"),  # -> nowhere.py
