@@ -13,7 +13,7 @@ from .analyzer.extract.pool import Extraction
 from .analyzer.link.linker import Linked
 from .analyzer.link.run import link
 from .analyzer.shapes import vocabulary
-from .analyzer.store.store import Store
+from .analyzer.store.store import Store, cache_escapes, cache_folder
 from .config import Config, ConfigError
 from .owners import Owners
 from .project import ProjectFacts, mechanism_summaries
@@ -29,19 +29,30 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]
 
 
-def scan(config: Config, progress: Progress | None = None) -> ScanResult:
-    """Discover, extract (in parallel, cached), link, classify and check one project."""
+def scan(config: Config, progress: Progress | None = None,
+         seen: dict[str, tuple[str, str, bool]] | None = None) -> ScanResult:
+    """Discover, extract (in parallel, cached), link, classify and check one project; *seen*,
+    when given, receives each file's content key, module and package flag as this scan read
+    it (``migrate`` rewrites a file only while its bytes are still those)."""
     started = time.perf_counter()
+    escape = cache_escapes(config)
+    if escape is not None:
+        config = replace(config, use_cache=False)
     packs = load_packs(config)
     vocab = vocabulary(packs)
     store = Store(config, packs, vocab)
+    store.warn(escape)
+    unlisted: list[tuple[str, str]] = []
     files = discover(config.root, config.exclude, config.gitignore, settings_patterns(packs),
-                     store.warnings)
+                     store.warnings, unlisted)
     roots, missing = find_roots(packs, config.root, config.context, {f.module for f in files},
                                 look=config.use_context)
     library = context_files(roots)
     sources, unreadable = store.read([*files, *library])
-    known = store.result(sources)
+    unreadable += [FileError(rel, cause) for rel, cause in unlisted]
+    if seen is not None:
+        seen.update((s.file.rel, (s.key, s.file.module, s.file.is_package)) for s in sources)
+    known = store.result(sources, unreadable)
     if known is not None:  # the tree is as last scanned
         return owned(replace(known, stats=_stats(started, "result", len(sources), 0,
                                                  store.warnings)), config)
@@ -72,7 +83,8 @@ def scan(config: Config, progress: Progress | None = None) -> ScanResult:
         packs=tuple(p.name for p in packs),
         context=context_uses(config, packs, roots, missing, library),
     )
-    store.keep(result, outcome.linked, extracted, outcome.layer)
+    if not any(s.problem for s in sources):  # a file changed mid-scan: keep nothing of it
+        store.keep(result, outcome.linked, extracted, outcome.layer)
     stats = _stats(started, outcome.layer, extracted.cache_hits, extracted.jobs,
                    [*extracted.warnings, *store.warnings])
     if outcome.full_link and store.enabled:
@@ -136,10 +148,9 @@ def context_uses(config: Config, packs: tuple[Pack, ...], roots: list[ContextRoo
 
 def load_packs(config: Config) -> tuple[Pack, ...]:
     """Built-in packs (all, or those the config names) and then the user's packs."""
-    from .analyzer.store.store import cache_folder
 
     names = builtin_pack_names() if config.builtin_packs is None else list(config.builtin_packs)
-    cache = cache_folder(config) if config.use_cache else None
+    cache = cache_folder(config) if config.use_cache and not cache_escapes(config) else None
     available = set(builtin_pack_names())
     packs: list[Pack] = []
     for name in names:

@@ -20,6 +20,7 @@ from .cli_options import (
     ProjectFlags,
     check_output,
     describe,
+    echo_errors,
     fail,
     output_option,
     project_options,
@@ -83,6 +84,10 @@ def scan(ctx: click.Context, path: Path, fmt: str, output: Path | None, details:
         result = _run(config)
     except (ConfigError, PackError) as exc:
         fail(ctx, "scan", describe(exc))
+    except OSError as exc:  # e.g. the tree itself vanished
+        fail(ctx, "scan", f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
+    except Exception as exc:  # noqa: BLE001 - a bug: one line and exit 2, not a traceback
+        fail(ctx, "scan", f"internal error: {type(exc).__name__}: {exc}")
     for warning in result.stats.get("warnings", ()):
         click.echo(f"planeshift: warning: {warning}", err=True)
     if not result.packs:
@@ -100,6 +105,7 @@ def scan(ctx: click.Context, path: Path, fmt: str, output: Path | None, details:
             fail(ctx, "scan", f"cannot write {output}: {exc.strerror or exc}")
         click.echo(f"wrote {fmt} report to {output}", err=True)
     if result.errors:
+        echo_errors(result.errors)
         count = len(result.errors)
         click.echo(f"{count} {'file' if count == 1 else 'files'} skipped", err=True)
         ctx.exit(EXIT_SKIPPED)

@@ -16,6 +16,7 @@ from .cli_options import (
     ProjectFlags,
     check_output,
     describe,
+    echo_errors,
     fail,
     output_option,
     project_options,
@@ -89,6 +90,8 @@ def lint_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | None,
             write_output(output, text)
     for warning in result.stats.get("warnings", ()):  # e.g. a cache folder it cannot write
         click.echo(f"planeshift: warning: {warning}", err=True)
+    if fmt != "text" or output is not None:  # the text report on stdout lists them itself
+        echo_errors(result.errors)
     if output is None:
         click.echo(text, nl=False)
     else:

@@ -15,6 +15,7 @@ from .cli_options import (
     EXIT_USAGE,
     ProjectFlags,
     check_output,
+    echo_errors,
     output_option,
     project_options,
     write_output,
@@ -125,23 +126,26 @@ def _ids(values: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _run(config, options) -> MigrateResult:  # type: ignore[no-untyped-def]
-    from .codemods.run import migrate
+    from .codemods.run import migrate, selected
 
     try:
-        if not sys.stderr.isatty():
-            return migrate(config, options)
-        from .reports.terminal import make_console, make_progress
-
-        bar, callback = make_progress(make_console(stderr=True), "migrating", threshold=8)
-        with bar:
-            return migrate(config, options, callback)
-    except ValueError as exc:  # an unknown codemod id
+        selected(options)
+    except ValueError as exc:  # an unknown codemod id (a bad pack is named by the run itself)
         raise InputError("--select/--ignore", "<flag>", str(exc)) from exc
+    if not sys.stderr.isatty():
+        return migrate(config, options)
+    from .reports.terminal import make_console, make_progress
+
+    bar, callback = make_progress(make_console(stderr=True), "migrating", threshold=8)
+    with bar:
+        return migrate(config, options, callback)
 
 
 def _report(result: MigrateResult, fmt: str, output: Path | None) -> None:
     for warning in result.stats.get("warnings", ()):
         click.echo(f"planeshift: warning: {warning}", err=True)
+    if fmt == "json" or output is not None:  # the text report on stderr lists them itself
+        echo_errors(result.errors)
     if fmt == "json":
         from .reports.migrate_json import render_migrate_json
 

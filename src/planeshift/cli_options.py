@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -19,7 +19,7 @@ import click
 
 from .atomic import write_atomic
 from .config import Config, ConfigError, load_config
-from .types import InputError
+from .types import FileError, InputError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -129,10 +129,18 @@ def _file_mode(output: Path) -> int:
 
 
 def describe(exc: InputError) -> str:
-    """``file: key: message``, without the key when it is a placeholder such as <file>."""
+    """``file: key: message``, without the key when it is a placeholder such as <file> (a key
+    below the placeholder, such as ``<top>.surprise``, is named without it)."""
     if exc.key.startswith("<"):
-        return f"{exc.path}: {exc.detail}"
+        _, below, key = exc.key.partition(".")
+        return f"{exc.path}: {key}: {exc.detail}" if below else f"{exc.path}: {exc.detail}"
     return str(exc)
+
+
+def echo_errors(errors: Sequence[FileError]) -> None:
+    """One line on stderr per file that could not be analysed: ``file: cannot be analysed: why``."""
+    for error in errors:
+        click.echo(f"{error.file}: cannot be analysed: {error.message}", err=True)
 
 
 def fail(ctx: click.Context, command: str, message: str) -> NoReturn:

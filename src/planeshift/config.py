@@ -13,8 +13,11 @@ from typing import Any
 from .types import InputError
 
 KEYS = ("packs", "builtin-packs", "exclude", "gitignore", "cache-dir", "jobs", "context",
-        "severity", "fail-on", "baseline", "owners", "kernel-module")
+        "severity", "fail-on", "baseline", "owners", "kernel-module", "max-file-size")
 LEVELS = ("error", "warning", "info")  # finding severities, highest first
+# Python's own parser needs ~130 MB and a second per MB of source; generated files this large
+# hold no registrations, and a pre-commit run must not stall on one
+MAX_FILE_BYTES = 5_000_000
 
 
 class ConfigError(InputError):
@@ -39,6 +42,7 @@ class Config:
     baseline: Path | None = None  # lint's baseline file
     owners: tuple[tuple[str, str], ...] = ()  # (gitignore-style pattern, owner), last match wins
     kernel_module: str | None = None  # migrate: the import path of the kernels in the project
+    max_file_bytes: int = MAX_FILE_BYTES  # a larger file is listed as not read; 0 = no limit
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def with_flags(self, **flags: Any) -> Config:
@@ -109,14 +113,19 @@ def load_config(root: Path, pyproject: Path | None = None) -> Config:
     cache_dir = section.get("cache-dir")
     if cache_dir is not None and not isinstance(cache_dir, str):
         raise ConfigError(label, "tool.planeshift.cache-dir", "expected a path string")
+    size = section.get("max-file-size", MAX_FILE_BYTES)
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise ConfigError(label, "tool.planeshift.max-file-size",
+                          "expected a number of bytes (0: no limit)")
     return Config(
         root=root,
         packs=tuple((base / p).resolve() for p in strings("packs")),
         builtin_packs=builtin,
         exclude=strings("exclude"),
         gitignore=gitignore,
-        cache_dir=(base / cache_dir).resolve() if cache_dir else None,
+        cache_dir=_inside(base, cache_dir, label, "cache-dir") if cache_dir else None,
         jobs=jobs,
+        max_file_bytes=size,
         context=tuple((base / p).resolve() for p in strings("context")),
         source=label,
         **_lint_settings(section, label, base),
@@ -137,7 +146,7 @@ def _lint_settings(section: dict[str, Any], label: str, base: Path) -> dict[str,
     if "baseline" in section:
         if not isinstance(section["baseline"], str) or not section["baseline"]:
             raise ConfigError(label, "tool.planeshift.baseline", "expected a path string")
-        out["baseline"] = (base / section["baseline"]).resolve()
+        out["baseline"] = _inside(base, section["baseline"], label, "baseline")
     if "owners" in section:
         owners = section["owners"]
         if not isinstance(owners, dict) or not all(
@@ -153,6 +162,17 @@ def _lint_settings(section: dict[str, Any], label: str, base: Path) -> dict[str,
                               f"expected a dotted module name, got {module!r}")
         out["kernel_module"] = module
     return out
+
+
+def _inside(base: Path, value: str, label: str, key: str) -> Path:
+    """A path the settings name for planeshift to write (the cache, the baseline): it must stay
+    in the settings file's folder, so a checked-out repository cannot direct writes elsewhere
+    (a flag may: the user typed it)."""
+    path = (base / value).resolve()
+    if not path.is_relative_to(base.resolve()):
+        raise ConfigError(label, f"tool.planeshift.{key}",
+                          f"{value!r} leads outside {base} (to {path}); give it as a flag instead")
+    return path
 
 
 def _severity(table: Any, label: str) -> tuple[tuple[str, str], ...]:

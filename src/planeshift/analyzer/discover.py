@@ -186,10 +186,13 @@ def discover(
     use_gitignore: bool = True,
     settings: tuple[str, ...] = (),
     warnings: list[str] | None = None,
+    errors: list[tuple[str, str]] | None = None,
 ) -> list[SourceFile]:
     """Python files under *root* (or *root* itself when it is a file), sorted by relative path,
     plus the hook settings files the *settings* patterns (gitignore-style) name; an unreadable
-    .gitignore is added to *warnings*."""
+    .gitignore is added to *warnings*, a folder that cannot be listed to *errors* as
+    ``(relative path, cause)``. Symbolic links to folders are not followed (a link loop is
+    never entered); links to files are listed like files."""
     root = root.resolve()
     namer = _ModuleNamer()
     if root.is_file():
@@ -204,7 +207,12 @@ def discover(
     wanted.add_lines(list(settings), "")
     found: list[SourceFile] = []
     packages: dict[str, str | None] = {}  # folder (relative) -> its package name, if it is one
-    for folder, dirs, files in os.walk(root):
+    def unlisted(exc: OSError) -> None:  # os.walk would skip the folder without a word
+        if errors is not None:
+            rel = Path(os.path.relpath(exc.filename or root, root)).as_posix()
+            errors.append((rel, f"cannot list folder: {exc.strerror or exc}"))
+
+    for folder, dirs, files in os.walk(root, onerror=unlisted):
         here = Path(folder)
         rel_dir = here.relative_to(root).as_posix()
         rel_dir = "" if rel_dir == "." else rel_dir

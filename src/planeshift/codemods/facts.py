@@ -35,6 +35,8 @@ class MigrateFacts:
     packs: tuple[Pack, ...]
     options: MigrateOptions = field(default_factory=MigrateOptions)
     rewritten: set[tuple] = field(default_factory=set)  # keys of registrations rewritten this run
+    # rel -> (content key, module, is_package) of each file as the scan read it
+    scanned: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
 
     @property
     def root(self) -> Path:

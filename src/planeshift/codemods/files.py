@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.codemod import CodemodContext, SkipFile
 
+from ..analyzer.store.caches import entry_key
 from .base import OUTCOMES, TEXT, Codemod, Item
 from .facts import MigrateFacts
 from .imports import apply_imports
@@ -50,6 +51,10 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
         except (OSError, ValueError) as exc:
             reason = f"cannot read it: {getattr(exc, 'strerror', None) or exc}"
             return _fail(run, steps, reason)
+        if not _as_scanned(run.source, facts):
+            run.source = None
+            return _fail(run, steps, "it changed on disk since the scan read it; run migrate "
+                                     "again")
     text = run.text if run.text is not None else run.source.text
     if not rel.endswith(".py"):
         return _settings(run, text, steps, facts)
@@ -57,6 +62,11 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
         tree = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         return _fail(run, steps, f"LibCST cannot parse it: {exc.message}")
+    except RecursionError:
+        return _fail(run, steps, "LibCST cannot parse it: nesting too deep")
+    if tree.code != text:  # LibCST 1.x drops a form feed starting a statement, a final CR
+        return _fail(run, steps, f"LibCST cannot reproduce it byte for byte{_why(text)}; it is "
+                                 "left as it is")
     context = CodemodContext(filename=str(run.source.path), full_module_name=module_of(rel),
                              full_package_name=package_of(rel), scratch={TEXT: (tree, text)})
     before = set(facts.rewritten)
@@ -68,7 +78,8 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
         if new != text:
             check_python(new, rel)
     except Exception as exc:  # noqa: BLE001 - an uncompilable result or a bug: reported, unchanged
-        reason = str(exc) if isinstance(exc, WriteError) else f"internal error: {exc!r}"
+        reason = (str(exc) if isinstance(exc, WriteError) else "nesting too deep to rewrite"
+                  if isinstance(exc, RecursionError) else f"internal error: {exc!r}")
         run.outcomes = [_as_error(o, reason) for o in run.outcomes]
         return run
     run.text = new if new != run.source.text else None
@@ -117,6 +128,8 @@ def _transform(codemod: type[Codemod], items: list[Item], tree: cst.Module,
     except SkipFile as exc:
         run.outcomes += [NotMigrated(i.file, i.line, codemod.id, str(exc) or "skipped",
                                      registration=i.registration) for i in items]
+    except RecursionError:
+        _fail(run, [(codemod, items)], "nesting too deep to rewrite")
     except Exception as exc:  # noqa: BLE001 - a codemod's bug: its items here are errors
         _fail(run, [(codemod, items)], f"internal error: {type(exc).__name__}: {exc}")
     run.outcomes += context.scratch.pop(OUTCOMES, [])
@@ -146,6 +159,21 @@ def _as_error(outcome: Outcome, reason: str) -> Outcome:
         return NotMigrated(outcome.file, outcome.line, outcome.codemod, f"not written: {reason}",
                            True, outcome.registration)
     return outcome
+
+
+def _why(text: str) -> str:
+    if "\r" in text and "\n" not in text:
+        return " (CR line endings)"
+    return " (a form feed at the start of a statement)" if "\x0c" in text else ""
+
+
+def _as_scanned(source: SourceFile, facts: MigrateFacts) -> bool:
+    """Are the bytes read for rewriting those the scan read? The positions it gave are theirs."""
+    seen = facts.scanned.get(source.rel)
+    if seen is None:  # not a file the scan read (a library caller): nothing to compare
+        return True
+    key, module, is_package = seen
+    return entry_key(source.data, source.rel, module, is_package) == key
 
 
 def _size(facts: MigrateFacts, rel: str) -> int:

@@ -95,8 +95,9 @@ class MigrateResult:
 
     @property
     def failed(self) -> bool:
-        """A file could not be migrated because of an error (not a refusal with a reason)."""
-        return any(n.error for n in self.not_migrated)
+        """A file could not be migrated because of an error (not a refusal with a reason), or a
+        file in the run's paths could not be analysed (what it registers is unknown)."""
+        return bool(self.errors) or any(n.error for n in self.not_migrated)
 
     @property
     def pending(self) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from pathlib import Path
 
 from ..config import Config
 from .base import Codemod, Plan, all_codemods
@@ -50,8 +51,9 @@ def migrate(config: Config, options: MigrateOptions | None = None,
     options = options or MigrateOptions()
     started = time.perf_counter()
     codemods = selected(options)
-    scan = api.scan(config)
-    facts = MigrateFacts(config, scan, api.load_packs(config), options)
+    seen: dict[str, tuple[str, str, bool]] = {}
+    scan = api.scan(config, seen=seen)
+    facts = MigrateFacts(config, scan, api.load_packs(config), options, scanned=seen)
     plans: dict[str, Plan] = {}
     work = _work([c for c in codemods if not c.after_rewrites], facts, plans)
     counter = _Counter(progress, len(work))
@@ -63,7 +65,7 @@ def migrate(config: Config, options: MigrateOptions | None = None,
     for rel, steps in late.items():
         runs[rel] = migrate_file(rel, steps, facts, runs.get(rel))
         counter.step(1)
-    changes, outcomes = _finish(runs, options)
+    changes, outcomes = _finish(runs, options, config.root)
     refused = [r for p in plans.values() for r in p.refused]
     return MigrateResult(
         root=config.root.as_posix(),
@@ -76,7 +78,7 @@ def migrate(config: Config, options: MigrateOptions | None = None,
         not_migrated=tuple(sorted([*refused, *(o for o in outcomes if isinstance(o, NotMigrated))],
                                   key=lambda n: (n.file, n.line, n.codemod, n.reason))),
         changes=tuple(changes),
-        errors=scan.errors,
+        errors=tuple(e for e in scan.errors if facts.in_scope(e.file)),
         already=sum(p.already for p in plans.values()) + sum(o is None for o in outcomes),
         stats={"seconds": round(time.perf_counter() - started, 3),
                "scan_seconds": scan.stats.get("seconds"), "scan_cache": scan.stats.get("cache"),
@@ -96,8 +98,10 @@ def _work(codemods: list[type[Codemod]], facts: MigrateFacts,
     return dict(work)
 
 
-def _finish(runs: dict[str, FileRun], options: MigrateOptions
+def _finish(runs: dict[str, FileRun], options: MigrateOptions, root: Path
             ) -> tuple[list[FileChange], list[Migrated | NotMigrated | None]]:
+    """Each changed file written (with --write) one after the other: an interrupted run leaves
+    every file as it was or fully rewritten, and a rerun finds the rest still to do."""
     changes: list[FileChange] = []
     outcomes: list[Migrated | NotMigrated | None] = []
     for rel in sorted(runs):
@@ -108,7 +112,7 @@ def _finish(runs: dict[str, FileRun], options: MigrateOptions
         written = False
         if options.write and not options.check:
             try:
-                write_source(run.source, run.text)
+                write_source(run.source, run.text, root)
                 written = True
             except WriteError as exc:
                 outcomes += [NotMigrated(o.file, o.line, o.codemod, f"not written: {exc}", True,

@@ -4,8 +4,9 @@ A file is decoded as Python decodes it (a UTF-8 BOM, a PEP 263 coding cookie) or
 files, as UTF-8 with an optional BOM; line endings are left in the text (nothing translates
 CRLF), so an edit that reuses the module's newline keeps them. Before a Python file is written,
 its new text must parse and ``compile()``; it is encoded back with the same encoding and BOM,
-written atomically (a temporary file renamed over it) with the same permissions, and not at all
-when its bytes changed on disk since they were read.
+written atomically (a temporary file, flushed to disk, renamed over it) with the same
+permissions, and not at all when its bytes changed on disk since they were read or when it is a
+symbolic link that leads out of the project.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ class WriteError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class SourceFile:
-    path: Path  # the file itself (a symlink is written through to its target)
+    path: Path  # the file itself (a symlink inside the project is written through to its target)
     rel: str
     data: bytes
     text: str
@@ -68,10 +69,14 @@ def check_python(text: str, rel: str) -> None:
         raise WriteError(f"the rewritten file does not compile: {exc}") from exc
 
 
-def write_source(source: SourceFile, text: str) -> None:
-    """Write *text* over *source*'s file, unless the file changed since it was read."""
+def write_source(source: SourceFile, text: str, root: Path | None = None) -> None:
+    """Write *text* over *source*'s file, unless the file changed since it was read, or (with
+    *root*) it is reached through a symbolic link that leads out of *root*."""
     data = source.encode(text)
     target = source.path.resolve()
+    if root is not None and not target.is_relative_to(root.resolve()):
+        raise WriteError(f"it is a symbolic link out of the project (to {target}); planeshift "
+                         "does not write through it")
     try:
         current = target.read_bytes()
     except OSError as exc:
@@ -80,6 +85,6 @@ def write_source(source: SourceFile, text: str) -> None:
         raise WriteError("it changed on disk since it was read; run migrate again")
     mode = os.stat(target).st_mode & 0o7777
     try:
-        write_atomic(target, data, mode=mode)
+        write_atomic(target, data, mode=mode, fsync=True)  # durable before it replaces the old
     except OSError as exc:
         raise WriteError(f"cannot write it: {exc.strerror or exc}") from exc

@@ -81,13 +81,19 @@ def parse_pack(text: str, label: str = "<string>", cache_dir: Path | None = None
         key = hashlib.sha256(f"{code_version()}\0{text}".encode()).hexdigest()
         entry = cache_dir / "packs" / f"{key}.data"
         try:
-            data = marshal.loads(entry.read_bytes())
+            tag, stored, data = marshal.loads(entry.read_bytes())
+            if (tag, stored) != ("planeshift.pack", key):
+                data = _MISSING  # another entry's bytes: parsed again
         except (OSError, ValueError, EOFError, TypeError):
             data = _MISSING
-    if entry is None or data is _MISSING:
-        data = _parse_yaml(text, label)
-        if entry is not None:
-            _store(entry, data)
+        if data is not _MISSING:
+            try:
+                return PackReader(label).pack(data)
+            except PackError:  # a damaged entry must not blame the pack: the YAML decides
+                data = _MISSING
+    data = _parse_yaml(text, label)
+    if entry is not None:
+        _store(entry, ("planeshift.pack", key, data))
     return PackReader(label).pack(data)
 
 

@@ -61,6 +61,8 @@ def extract_source(
     try:
         text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        if data.startswith(b"\xef\xbb\xbf") and "encoding problem" in str(exc):
+            exc = SyntaxError("a UTF-8 BOM, but a coding declaration of another encoding")
         return FileFacts(path=path, module=module, error=f"cannot decode: {exc}")
     try:
         with warnings.catch_warnings():

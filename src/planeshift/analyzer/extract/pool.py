@@ -91,12 +91,16 @@ class Extracted:
             return loads(_extract_stored(_item(src, self.vocab), src.key, self.cache))
 
 
-def _item(src: Source, vocab: Vocabulary) -> tuple[bytes, str, str, bool, Vocabulary]:
-    return src.data, src.file.rel, src.file.module, src.file.is_package, vocab
+def _item(src: Source, vocab: Vocabulary) -> tuple[bytes | str, str, str, bool, Vocabulary]:
+    """What a worker needs of a file: its bytes, or (a str) why they could not be read."""
+    data = src.data
+    return src.problem or data, src.file.rel, src.file.module, src.file.is_package, vocab
 
 
-def _work(item: tuple[bytes, str, str, bool, Vocabulary]) -> FileFacts:
+def _work(item: tuple[bytes | str, str, str, bool, Vocabulary]) -> FileFacts:
     data, rel, module, is_package, vocab = item
+    if isinstance(data, str):  # deleted or changed during the scan
+        return FileFacts(path=rel, module=module, error=data)
     if not rel.endswith(".py"):
         from .configs import (
             extract_config,  # here: it imports yaml, which .py files never need
@@ -106,7 +110,7 @@ def _work(item: tuple[bytes, str, str, bool, Vocabulary]) -> FileFacts:
     return extract_source(data, rel, module, is_package, vocab)
 
 
-def _work_encoded(item: tuple[bytes, str, str, bool, Vocabulary]) -> bytes:
+def _work_encoded(item: tuple[bytes | str, str, str, bool, Vocabulary]) -> bytes:
     """Facts as cache bytes, which cross the process boundary far faster than pickled
     dataclasses and are written to the cache as they are."""
     return dumps(_work(item))
@@ -115,7 +119,7 @@ def _work_encoded(item: tuple[bytes, str, str, bool, Vocabulary]) -> bytes:
 def _extract_stored(item: tuple, key: str, cache: FactCache | None) -> bytes:
     """Extract one file and write its cache entry, in whichever process extracted it."""
     blob = _work_encoded(item)
-    if cache is not None:
+    if cache is not None and not isinstance(item[0], str):  # never facts under another's key
         cache.put_bytes(key, blob)
     return blob
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import stat
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,20 +18,30 @@ from .codec import FORMAT
 
 class Source:
     """A discovered file with its content key; its bytes are read when first needed (a file the
-    stat index vouches for is not read at all unless its facts must be extracted again)."""
+    stat index vouches for is not read at all unless its facts must be extracted again).
 
-    __slots__ = ("file", "key", "_data")
+    A late read that fails, or finds other bytes than the key names (the file was deleted or
+    changed during the scan), sets ``problem``: the file is then reported, not extracted, and
+    nothing is cached under a key its facts would not match."""
+
+    __slots__ = ("_data", "file", "key", "problem")
 
     def __init__(self, file: SourceFile, data: bytes | None, key: str) -> None:
         self.file, self.key, self._data = file, key, data
+        self.problem: str | None = None
 
     @property
     def data(self) -> bytes:
         if self._data is None:
+            src = self.file
             try:
-                self._data = Path(self.file.path).read_bytes()
-            except OSError:  # gone since it was discovered: nothing to extract
+                self._data = Path(src.path).read_bytes()
+            except OSError as exc:
                 self._data = b""
+                self.problem = f"cannot read: {exc.strerror or exc}"
+            else:
+                if entry_key(self._data, src.rel, src.module, src.is_package) != self.key:
+                    self.problem = "it changed during the scan; scan again"
         return self._data
 
 
@@ -70,21 +81,29 @@ class StatIndex:
         return None
 
 
-def read_sources(files: Sequence[SourceFile],
-                 index: StatIndex | None = None) -> tuple[list[Source], list[FileError]]:
+def read_sources(files: Sequence[SourceFile], index: StatIndex | None = None,
+                 max_bytes: int = 0) -> tuple[list[Source], list[FileError]]:
     """Every file's content key (reading and hashing it unless *index* vouches for it); an
-    unreadable file becomes an error, not an exception."""
+    unreadable file, one that is not a regular file (a FIFO would block the read for ever) and
+    one over *max_bytes* (0: no limit) become errors, not exceptions."""
     out: list[Source] = []
     errors: list[FileError] = []
     now = time.time_ns()
     for src in files:
         try:
             st = os.stat(src.path)
+            if not stat.S_ISREG(st.st_mode):
+                errors.append(FileError(src.rel, "cannot read: not a regular file"))
+                continue
+            if max_bytes and st.st_size > max_bytes:
+                errors.append(FileError(src.rel, f"not read: {_size(st.st_size)}, over the "
+                                        f"{_size(max_bytes)} limit (max-file-size)"))
+                continue
             known = index.entries.get(src.rel) if index is not None else None
             sig = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, src.module,
                    src.is_package)
-            if known is not None and known[:6] == sig:
-                out.append(Source(src, None, known[6]))
+            if _vouches(known, sig):
+                out.append(Source(src, None, known[6]))  # type: ignore[index]
                 continue
             data = Path(src.path).read_bytes()
         except OSError as exc:
@@ -103,3 +122,11 @@ def read_sources(files: Sequence[SourceFile],
     return out, errors
 
 
+def _vouches(known: object, sig: tuple) -> bool:
+    """An index entry of the right shape (a damaged index is read as no index) with this stat."""
+    return (isinstance(known, tuple) and len(known) == 7 and known[:6] == sig
+            and isinstance(known[6], str) and len(known[6]) == 64)
+
+
+def _size(count: int) -> str:
+    return f"{count / 1_000_000:.1f} MB" if count >= 100_000 else f"{count} bytes"

@@ -31,11 +31,29 @@ def cache_folder(config: Config) -> Path:
     return root / ".planeshift_cache"
 
 
+def cache_escapes(config: Config) -> str | None:
+    """Why the default cache folder cannot be used: a ``.planeshift_cache`` that is a symbolic
+    link out of the tree (a checked-out repository could plant one to make a scan write, and
+    prune, elsewhere). A folder given with --cache-dir or ``cache-dir`` is the user's choice."""
+    if config.cache_dir is not None or not config.use_cache:
+        return None
+    folder = cache_folder(config)
+    try:
+        real = folder.resolve()
+    except (OSError, RuntimeError) as exc:  # a link loop
+        return f"cache disabled: {folder} cannot be resolved ({exc})"
+    if not real.is_relative_to(folder.parent.resolve()):
+        return f"cache disabled: {folder} leads outside the tree (to {real})"
+    return None
+
+
 class Store:
     """The caches of one scan configuration (root and packs)."""
 
     def __init__(self, config: Config, packs: tuple[Pack, ...], vocab: Vocabulary) -> None:
         self.enabled = config.use_cache
+        self.max_bytes = config.max_file_bytes
+        self.unread: tuple[str, ...] = ()  # the files and folders not read, in the result keys
         self.folder = cache_folder(config)
         self.packs = packs
         self.base = (config.root.as_posix(), repr(packs))
@@ -51,14 +69,17 @@ class Store:
     def read(self, files: Sequence[SourceFile]) -> tuple[list[Source], list[FileError]]:
         """Every file with its content key; the stat index spares reading unchanged ones."""
         index = StatIndex(self.folder) if self.enabled else None
-        sources, errors = read_sources(files, index)
+        sources, errors = read_sources(files, index, self.max_bytes)
         if index is not None:
             self.warn(index.warning)
             self.warn(index.save())
         return sources, errors
 
-    def result(self, sources: Sequence[Source]) -> ScanResult | None:
-        """The result of this very tree (every file's bytes as last scanned)."""
+    def result(self, sources: Sequence[Source], unread: Sequence[FileError] = ()
+               ) -> ScanResult | None:
+        """The result of this very tree (every file's bytes as last scanned, and the same files
+        and folders that could not be read)."""
+        self.unread = tuple(sorted(f"!{e.file}:{e.message}" for e in unread))
         return self._known(*sorted(f"{s.file.rel}:{s.key}" for s in sources))
 
     def result_of_facts(self, sources: Sequence[Source], digests: list[str]) -> ScanResult | None:
@@ -66,7 +87,7 @@ class Store:
         return self._known(*sorted(f"{s.file.rel}:{d}" for s, d in zip(sources, digests)))
 
     def _known(self, *parts: str) -> ScanResult | None:
-        self._keys.append(ResultCache.key(*self.base, *parts))
+        self._keys.append(ResultCache.key(*self.base, *parts, *self.unread))
         if self._results is None:
             return None
         found = self._results.get(self._keys[-1])
