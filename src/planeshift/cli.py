@@ -61,10 +61,12 @@ Exit codes:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="planeshift")
 def cli() -> None:
-    """Inventory and classify hook, signal and callback registrations into ADR-0120 planes.
+    """Inventory, lint and migrate hook, signal and callback registrations (ADR-0120 planes).
 
-    Start with `planeshift scan .`; `planeshift packs` lists the dispatch mechanisms the
-    built-in rule packs know.
+    Start with `planeshift scan .` (the inventory), then `planeshift lint` (the hazards, a
+    pre-commit gate), `planeshift characterize` (the Phase 0 gate) and `planeshift migrate`
+    (the call sites, or with --owners the dispatchers, onto the kernels). `planeshift packs`
+    lists the dispatch mechanisms the built-in rule packs know.
     """
 
 
