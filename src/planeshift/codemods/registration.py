@@ -9,7 +9,7 @@ from .base import MOVED, Codemod, Example, Item, Plan, Source, register
 from .facts import MigrateFacts, handler_name
 from .locate import handler_node
 from .sites import Site, by_site, differences, entries, handler_from_table, site_of
-from .templates import Template
+from .templates import OPTIONAL, Template
 
 CALLABLE_KINDS = ("function", "method", "lambda", "partial", "class", "several", "external")
 
@@ -124,7 +124,9 @@ class RegistrationCodemod(Codemod):
                 if reason or shared:
                     plan.refuse(cls.id, reg, reason or shared)
                 else:
-                    plan.add(Item(reg.file, reg.line, reg.col, reg, (template, len(todo))))
+                    optional = any(maybe_not_callable(r) for r, _, _ in todo)
+                    plan.add(Item(reg.file, reg.line, reg.col, reg,
+                                  (template, len(todo), optional)))
         return plan
 
     def prepare(self, item: Item, source: Source) -> None:
@@ -135,16 +137,16 @@ class RegistrationCodemod(Codemod):
         sites: dict[Site, tuple[str, str]] = self.__dict__.setdefault("_sites", {})
         site = site_of(reg)
         if site not in sites:
-            template, count = item.data
-            sites[site] = self._rewrite(reg, template, count, source)
+            template, count, optional = item.data
+            sites[site] = self._rewrite(reg, template, count, optional, source)
         outcome, text = sites[site]
         if outcome == "refused":
             return self.refuse(item, text)
         self.facts.rewritten.add(reg.key)
         return self.done(item, text) if outcome == "done" else self.already(item)
 
-    def _rewrite(self, reg: Registration, template: Template, count: int, source: Source
-                 ) -> tuple[str, str]:
+    def _rewrite(self, reg: Registration, template: Template, count: int, optional: bool,
+                 source: Source) -> tuple[str, str]:
         """("done", action), ("already", ""), or ("refused", reason)."""
         assert self.facts is not None
         found = source.locator.at(reg.line, reg.col, reg.end_line or None, reg.end_col or None)
@@ -160,20 +162,34 @@ class RegistrationCodemod(Codemod):
             return "refused", _not_found(reg)
         if template.handler_in(handler, source.names) is not None:
             return "already", ""
-        taken = [n for n, m in template.imports if not source.names.free(n, f"{m}.{n}")]
+        imports = list(template.imports)
+        if optional:
+            if template.optional is None:
+                return "refused", (f"the handler {reg.handler.expr} may be None at run time, and "
+                                   "the template's outermost call is no adapter beside which "
+                                   f"{OPTIONAL} could pass None through")
+            imports.append((OPTIONAL, template.adapters))
+        taken = [n for n, m in imports if not source.names.free(n, f"{m}.{n}")]
         if taken:
             return "refused", (f"{taken[0]!r} already names something else in this module; "
                                "importing the adapter's would shadow it")
         values = template_values(reg, self.facts)
         if "\n" in template.text:  # a template over several lines moves the lines below
             self.context.scratch[MOVED] = True
-        self.edit(handler, found.path(handler), lambda node: template.render(node, values))
-        for name, module in template.imports:
+        if optional:
+            parameter = template.parameter()
+            self.edit(handler, found.path(handler),
+                      lambda node: template.render_optional(node, values, parameter))
+        else:
+            self.edit(handler, found.path(handler), lambda node: template.render(node, values))
+        for name, module in imports:
             self.add_import(f"{module}.{name}")
         detail = f"stage {reg.point}" if reg.plane == "interceptor" else (
             f"policy {values['policy']}" if reg.plane.endswith("subscriber") else "D5 port")
         shared = f"; one rewrite for the {count} registrations of this call" if count > 1 else ""
-        return "done", f"{reg.plane} ({detail}){shared}"
+        through = (f"; through {OPTIONAL}, as the handler may be None at run time (None is "
+                   "handed on as before)") if optional else ""
+        return "done", f"{reg.plane} ({detail}){shared}{through}"
 
 
 def template_values(reg: Registration, facts: MigrateFacts) -> dict[str, str | int]:
@@ -230,17 +246,18 @@ def _refusal(reg: Registration, facts: MigrateFacts, template: Template | None) 
     if reg.via == "decorator":
         return "a decorator registration: its handler is the decorated function, not an " \
                "expression the template can wrap"
-    kind = reg.handler.kind
-    if kind not in CALLABLE_KINDS and not (kind == "instance" and reg.handler.qualname
-                                           and reg.handler.qualname.endswith(".__call__")):
-        return f"the handler {reg.handler.expr} is not known to be callable (kind {kind}; it " \
-               "may be None at run time), and a typed registration requires a callable"
-    if reg.handler.may_be_none:
-        return f"the handler {reg.handler.expr} may be None at run time (None is one of its " \
-               "values), and a typed registration requires a callable"
     if reg.plane == "interceptor" and not reg.point:
         return "an interceptor with a dynamic point has no stage to declare"
     return ""
+
+
+def maybe_not_callable(reg: Registration) -> bool:
+    """The scan cannot show *reg*'s handler to be callable: it may be None at run time, or its
+    kind is none the scan knows to be callable. Its rewrite is the optional form."""
+    kind = reg.handler.kind
+    callable_instance = kind == "instance" and bool(reg.handler.qualname) and \
+        reg.handler.qualname.endswith(".__call__")  # type: ignore[union-attr]
+    return reg.handler.may_be_none or not (kind in CALLABLE_KINDS or callable_instance)
 
 
 def _why(reg: Registration) -> str:
