@@ -31,7 +31,10 @@ class DiscardGateCodemod(Codemod):
     with its owner from `[tool.planeshift] owners` or CODEOWNERS, so the enumeration ADR-0120 D2
     asks for lives in the code; `planeshift lint` reads it as the recorded decision for PS101.
     With `--convert-discard`, the handler is instead wrapped in the mechanism's
-    `convert_discard` template (`scheduling(h)` or `awaiting(h)`), so what it returns is run.
+    `convert_discard` template (`scheduling(h)` or `awaiting(h)`), so what it returns is run;
+    in a typed registration the handler inside it is wrapped, and in the optional form
+    `optional(h, lambda handler: ...)` the lambda's `handler`, so None is still handed on as it
+    is (not wrapped into a callable that fails when called).
 
     ## Why
     ADR-0120 D2: the removal of DISCARD_UNAWAITED "is a behavior change rather than cleanup";

@@ -25,7 +25,12 @@ class RegistrationCodemod(Codemod):
     mechanism's named dispatch policy, a delivery sink or commit participant a `SinkRegistration`
     on its ADR-0120 D5 port; each is handed to the legacy API through an adapter
     (`as_interceptor`, `as_subscriber`, `as_sink`) from the kernel module's `adapters`. Imports
-    are added with LibCST's `AddImportsVisitor`.
+    are added with LibCST's `AddImportsVisitor`. A handler the scan cannot show to be callable (a
+    parameter or attribute that may be None, `h if c else None`, a call of a function that
+    returns None on a path, a value of unknown kind) is rewritten in the optional form,
+    `optional(h, lambda handler: <the template with handler=handler>)`, with `optional` from the
+    same `adapters`: None is handed to the legacy API as it is, anything else through its typed
+    registration.
 
     ## Why
     ADR-0120: "the semantic difference is hidden inside class names and hard-coded branches
@@ -45,11 +50,8 @@ class RegistrationCodemod(Codemod):
     ## What it leaves alone
     `needs_review` and low-confidence registrations; mechanisms whose pack has no `migrate:`
     section, or no template for the plane; settings-file registrations (see `argv`); decorator
-    registrations (there is no handler expression to wrap); handlers the scan cannot show to be
-    callable (a parameter or attribute that may be None, `h if c else None`, a call of a
-    function that returns None on a path: the typed registration validates it);
-    interceptors whose point is dynamic (no stage); a template name the module already binds to
-    something else. A call that registers one handler expression for every entry of a literal
+    registrations (there is no handler expression to wrap); interceptors whose point is dynamic
+    (no stage); a template name (or `optional`) the module already binds to something else. A call that registers one handler expression for every entry of a literal
     table (`for point in (A, B): bus.on(point, h)`) has it rewritten once, for all entries, and
     not at all when they would need different rewrites (an interceptor on several stages,
     entries of different planes) or one entry is not migrated, or when each entry's own handler
@@ -59,7 +61,9 @@ class RegistrationCodemod(Codemod):
     Unchanged: the adapters hand the dispatcher the handler object itself, so identity,
     `is_coro_func` and by-return-value classification are what they were; the handler
     expression is still evaluated once, in the same order. `order` is 0 everywhere, so
-    registration order still decides, as it does today.
+    registration order still decides, as it does today. The optional form's one difference: a
+    non-None value that is not callable now raises `PolicyError` at registration (the typed
+    registration validates it) instead of failing later, when it is dispatched.
 
     ## References
     ADR-0120 D1 (planes), D2 (InterceptorRegistration), D3, D5 (ports), Phase 1.
@@ -104,6 +108,22 @@ class RegistrationCodemod(Codemod):
             bus = EventBus()
             bus.on(Point.BEFORE, as_interceptor(InterceptorRegistration(name="app.guard", stage="BEFORE", handler=guard, order=0)))  # the guard runs first
             bus.subscribe(as_subscriber(Subscription(name="app.audit", policy="demo_bus", handler=audit)))
+            '''),
+        Example(
+            before='''
+            from demo.bus import EventBus
+
+
+            def wire(bus: EventBus, on_event=None):
+                bus.subscribe(on_event)  # None when the caller has no listener
+            ''',
+            after='''
+            from demo.bus import EventBus
+            from planeshift.kernels.adapters import Subscription, as_subscriber, optional
+
+
+            def wire(bus: EventBus, on_event=None):
+                bus.subscribe(optional(on_event, lambda handler: as_subscriber(Subscription(name="app.wire.on_event", policy="demo_bus", handler=handler))))  # None when the caller has no listener
             ''')]
 
     @classmethod
