@@ -104,7 +104,7 @@ class MigrateFacts:
         for text in filter(None, texts):
             head = text.split("(", 1)[0] + "("
             if expr.startswith(head) or re.match(
-                    rf"{OPTIONAL}\(.*\blambda\s+\w+\s*:\s*{re.escape(head)}", expr, re.S):
+                    rf"{OPTIONAL}\(.*\blambda\s+\w+\s*:\s*{re.escape(head)}", expr, re.DOTALL):
                 return True
         return False
 

@@ -184,11 +184,12 @@ class RegistrationCodemod(Codemod):
             return "already", ""
         imports = list(template.imports)
         if optional:
-            if template.optional is None:
+            adapters = template.adapters
+            if adapters is None:
                 return "refused", (f"the handler {reg.handler.expr} may be None at run time, and "
                                    "the template's outermost call is no adapter beside which "
                                    f"{OPTIONAL} could pass None through")
-            imports.append((OPTIONAL, template.adapters))
+            imports.append((OPTIONAL, adapters))
         taken = [n for n, m in imports if not source.names.free(n, f"{m}.{n}")]
         if taken:
             return "refused", (f"{taken[0]!r} already names something else in this module; "
