@@ -269,3 +269,50 @@ def test_a_later_conversion_wraps_the_handler_inside_its_typed_registration(
         'bus = EventBus(on_event=[as_subscriber(Subscription(name="builtins.print", '
         'policy="demo_callbacks", handler=scheduling(print)))])\n')
     assert run(tmp_path, GATE).changes == ()  # converted: not recorded on top
+
+
+OPTIONAL_LISTENER = '''
+    from demo.bus import EventBus
+
+
+    def install(on_event=None):
+        return EventBus(on_event=[on_event])
+    '''
+CONVERTED_OPTIONAL = ('    return EventBus(on_event=[optional(on_event, lambda handler: as_subscriber('
+                      'Subscription(name="app.install.on_event", policy="demo_callbacks", '
+                      'handler=scheduling(handler))))])\n')
+
+
+def test_convert_in_the_optional_form_wraps_the_lambdas_handler_so_none_stays_none(
+        tmp_path: Path) -> None:
+    after = ("from demo.bus import EventBus\n"
+             "from planeshift.kernels.adapters import Subscription, as_subscriber, optional, "
+             "scheduling\n\n\ndef install(on_event=None):\n" + CONVERTED_OPTIONAL)
+    result = check_transformed(tmp_path, OPTIONAL_LISTENER, after,
+                               ("registration", "discard_gate"), convert_discard=True)
+    (converted,) = [m for m in result.migrated if m.codemod == "discard_gate"]
+    assert converted.action == ("converted: scheduling(handler) inside the typed registration "
+                                "of optional(...) (None is handed on unconverted)")
+
+
+def test_a_later_conversion_of_the_optional_form_wraps_the_lambdas_handler(
+        tmp_path: Path) -> None:
+    write_tree(tmp_path, {**DEMO_FILES, "app.py": dedent(OPTIONAL_LISTENER)})
+    run(tmp_path, ("registration",))
+    assert "optional(on_event, lambda handler: " in (tmp_path / "app.py").read_text()
+    converted = run(tmp_path, GATE, convert_discard=True)
+    assert [m.action.split(" inside ")[0] for m in converted.migrated] == [
+        "converted: scheduling(handler)"]
+    assert (tmp_path / "app.py").read_text().endswith(CONVERTED_OPTIONAL)
+    assert run(tmp_path, ()).changes == ()  # converted and migrated: nothing more to do
+    assert run(tmp_path, GATE, convert_discard=True).changes == ()
+
+
+def test_the_optional_form_unconverted_is_recorded_like_any_other(tmp_path: Path) -> None:
+    write_tree(tmp_path, {**DEMO_FILES, "app.py": dedent(OPTIONAL_LISTENER)})
+    run(tmp_path, ("registration",))
+    recorded = run(tmp_path, GATE)
+    assert [m.action for m in recorded.migrated] == ["recorded as discarding (owner @demo-team)"]
+    text = (tmp_path / "app.py").read_text()
+    assert NOTE in text and "optional(on_event, lambda handler: as_subscriber(" in text
+    assert run(tmp_path, ()).changes == ()

@@ -160,3 +160,25 @@ def test_scheduling_runs_a_returned_awaitable_now_or_on_the_running_loop(adapter
     assert ran[-2:] == ["in loop", "bad"]
     assert "scheduled awaitable failed" in caplog.text
     assert adapters.scheduling(lambda e: e)(7) == 7
+
+
+def test_optional_passes_none_through_and_registers_anything_else(kernels, adapters) -> None:
+    calls = []
+
+    def register(handler):
+        calls.append(handler)
+        return adapters.as_subscriber(
+            adapters.Subscription(name="n", policy="session_observer", handler=handler))
+
+    assert adapters.optional(None, register) is None and calls == []
+    assert adapters.optional(deny_all, register) is deny_all and calls == [deny_all]
+    assert "optional" in adapters.__all__
+
+
+def test_optional_validates_a_non_none_value_at_registration(kernels, adapters) -> None:
+    with pytest.raises(kernels.PolicyError, match="callable"):
+        adapters.optional(42, lambda handler: adapters.as_interceptor(
+            _interceptor(kernels, handler)))
+    falsy = Service().handle
+    assert adapters.optional(falsy, lambda handler: adapters.as_interceptor(
+        _interceptor(kernels, handler))) is falsy

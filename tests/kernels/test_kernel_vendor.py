@@ -144,12 +144,13 @@ def test_vendored_adapters_hand_over_the_original_handler(tmp_path: Path) -> Non
         "import sys\n"
         "sys.modules['planeshift'] = None\n"
         "from proj.runtime.dispatch import InterceptorRegistration\n"
-        "from proj.runtime.dispatch.adapters import as_interceptor\n"
+        "from proj.runtime.dispatch.adapters import as_interceptor, optional\n"
         "def guard(**kw): return None\n"
         "reg = InterceptorRegistration(name='g', stage='TOOL_PRE', handler=guard, order=0)\n"
         "print(as_interceptor(reg) is guard)\n"
+        "print(optional(None, lambda h: 1 / 0) is None)\n"
     )
     result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
                             text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "True"
+    assert result.stdout.split() == ["True", "True"]

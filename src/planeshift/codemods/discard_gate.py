@@ -13,7 +13,7 @@ from .base import Codemod, Example, Item, Plan, Source, register
 from .facts import MigrateFacts
 from .locate import Found, handler_node
 from .sites import Site, by_site, entries, site_of
-from .templates import Template
+from .templates import OPTIONAL, Template
 
 REASON = "returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)"
 
@@ -31,7 +31,10 @@ class DiscardGateCodemod(Codemod):
     with its owner from `[tool.planeshift] owners` or CODEOWNERS, so the enumeration ADR-0120 D2
     asks for lives in the code; `planeshift lint` reads it as the recorded decision for PS101.
     With `--convert-discard`, the handler is instead wrapped in the mechanism's
-    `convert_discard` template (`scheduling(h)` or `awaiting(h)`), so what it returns is run.
+    `convert_discard` template (`scheduling(h)` or `awaiting(h)`), so what it returns is run;
+    in a typed registration the handler inside it is wrapped, and in the optional form
+    `optional(h, lambda handler: ...)` the lambda's `handler`, so None is still handed on as it
+    is (not wrapped into a callable that fails when called).
 
     ## Why
     ADR-0120 D2: the removal of DISCARD_UNAWAITED "is a behavior change rather than cleanup";
@@ -208,18 +211,47 @@ class DiscardGateCodemod(Codemod):
         for name, module in convert.imports:
             self.add_import(f"{module}.{name}")
         written = " ".join(source.code(handler).split())
-        return "done", f"converted: {convert.text.replace('{handler}', written)}"
+        done = f"converted: {convert.text.replace('{handler}', written)}"
+        if isinstance(handler, cst.Name) and written != " ".join(reg.handler.expr.split()) \
+                and _parameter_of_lambda(found, handler):
+            done += f" inside the typed registration of {OPTIONAL}(...) (None is handed on " \
+                    "unconverted)"
+        return "done", done
 
     def _handler(self, found: Found, reg, source: Source) -> cst.BaseExpression | None:  # type: ignore[no-untyped-def]
-        """The handler expression, also when ``registration`` has wrapped it in an adapter."""
+        """The handler expression, also when ``registration`` has wrapped it in an adapter: then
+        what the typed registration receives (in the optional form, the lambda's parameter, so
+        None still passes through unconverted)."""
         assert self.facts is not None
         template = self.facts.template(reg.mechanism, reg.plane)
         names = source.names_with(self.context)
         unwrap = (lambda v: template.handler_in(v, names)) if template else None
         handler = handler_node(found, reg.handler.expr, reg.api.rsplit(".", 1)[-1], source.code,
                                unwrap)
-        inner = unwrap(handler) if unwrap is not None and handler is not None else None
-        return inner if inner is not None else handler  # an earlier run's typed registration
+        if template is None or handler is None:
+            return handler
+        inner = template.registered_in(handler, names)  # an earlier run's typed registration
+        if inner is not None:
+            return inner
+        wrapped = _wrapping(found, handler)  # this run's: the handler found inside it
+        inner = template.registered_in(wrapped, names) if wrapped is not None else None
+        return inner if inner is not None else handler
+
+
+def _wrapping(found: Found, node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The call *node* is the first argument of (as in ``optional(node, lambda ...)``), else
+    None."""
+    arg = found.parents.get(id(node))
+    call = found.parents.get(id(arg)) if isinstance(arg, cst.Arg) else None
+    return call if isinstance(call, cst.Call) and call.args and call.args[0] is arg else None
+
+
+def _parameter_of_lambda(found: Found, name: cst.Name) -> bool:
+    """*name* reads the parameter of a lambda it is inside (the optional form's)."""
+    node = found.parents.get(id(name))
+    while node is not None and not isinstance(node, cst.Lambda):
+        node = found.parents.get(id(node))
+    return node is not None and any(p.name.value == name.value for p in node.params.params)
 
 
 def gate_decision(reg: Registration, facts: MigrateFacts, convert: bool = True

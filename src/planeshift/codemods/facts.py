@@ -13,7 +13,7 @@ from ..config import Config
 from ..rules.forms import DEFAULT_KERNEL_MODULE, Mechanism, Pack
 from ..types import Registration, ScanResult
 from .names import module_of
-from .templates import Template, free_names
+from .templates import OPTIONAL, Template, free_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +93,8 @@ class MigrateFacts:
 
     def looks_migrated(self, reg: Registration, plane: str | None = None) -> bool:
         """The handler text already starts with one of the mechanism's adapter calls (of
-        *plane*'s template, or of any): an earlier run rewrote it; the file is not parsed."""
+        *plane*'s template, or of any), or is its optional form ``optional(h, lambda p:
+        <adapter call>...)``: an earlier run rewrote it; the file is not parsed."""
         if reg.via == "config" or reg.mechanism not in self.mechanisms:
             return False
         mech, pack = self.mechanisms[reg.mechanism]
@@ -101,7 +102,13 @@ class MigrateFacts:
             return False
         templates = {**dict(pack.migrate.templates), **dict(mech.migrate.templates)}
         texts = [templates.get(plane, "")] if plane else list(templates.values())
-        return any(t and reg.handler.expr.startswith(t.split("(", 1)[0] + "(") for t in texts)
+        expr = reg.handler.expr
+        for text in filter(None, texts):
+            head = text.split("(", 1)[0] + "("
+            if expr.startswith(head) or re.match(
+                    rf"{OPTIONAL}\(.*\blambda\s+\w+\s*:\s*{re.escape(head)}", expr, re.DOTALL):
+                return True
+        return False
 
     def looks_converted(self, reg: Registration) -> bool:
         """The handler text calls the mechanism's convert_discard wrapper (``scheduling(h)``,

@@ -9,7 +9,7 @@ from .base import MOVED, Codemod, Example, Item, Plan, Source, register
 from .facts import MigrateFacts, handler_name
 from .locate import handler_node
 from .sites import Site, by_site, differences, entries, handler_from_table, site_of
-from .templates import Template
+from .templates import OPTIONAL, Template
 
 CALLABLE_KINDS = ("function", "method", "lambda", "partial", "class", "several", "external")
 
@@ -25,7 +25,12 @@ class RegistrationCodemod(Codemod):
     mechanism's named dispatch policy, a delivery sink or commit participant a `SinkRegistration`
     on its ADR-0120 D5 port; each is handed to the legacy API through an adapter
     (`as_interceptor`, `as_subscriber`, `as_sink`) from the kernel module's `adapters`. Imports
-    are added with LibCST's `AddImportsVisitor`.
+    are added with LibCST's `AddImportsVisitor`. A handler the scan cannot show to be callable (a
+    parameter or attribute that may be None, `h if c else None`, a call of a function that
+    returns None on a path, a value of unknown kind) is rewritten in the optional form,
+    `optional(h, lambda handler: <the template with handler=handler>)`, with `optional` from the
+    same `adapters`: None is handed to the legacy API as it is, anything else through its typed
+    registration.
 
     ## Why
     ADR-0120: "the semantic difference is hidden inside class names and hard-coded branches
@@ -45,11 +50,8 @@ class RegistrationCodemod(Codemod):
     ## What it leaves alone
     `needs_review` and low-confidence registrations; mechanisms whose pack has no `migrate:`
     section, or no template for the plane; settings-file registrations (see `argv`); decorator
-    registrations (there is no handler expression to wrap); handlers the scan cannot show to be
-    callable (a parameter or attribute that may be None, `h if c else None`, a call of a
-    function that returns None on a path: the typed registration validates it);
-    interceptors whose point is dynamic (no stage); a template name the module already binds to
-    something else. A call that registers one handler expression for every entry of a literal
+    registrations (there is no handler expression to wrap); interceptors whose point is dynamic
+    (no stage); a template name (or `optional`) the module already binds to something else. A call that registers one handler expression for every entry of a literal
     table (`for point in (A, B): bus.on(point, h)`) has it rewritten once, for all entries, and
     not at all when they would need different rewrites (an interceptor on several stages,
     entries of different planes) or one entry is not migrated, or when each entry's own handler
@@ -59,7 +61,9 @@ class RegistrationCodemod(Codemod):
     Unchanged: the adapters hand the dispatcher the handler object itself, so identity,
     `is_coro_func` and by-return-value classification are what they were; the handler
     expression is still evaluated once, in the same order. `order` is 0 everywhere, so
-    registration order still decides, as it does today.
+    registration order still decides, as it does today. The optional form's one difference: a
+    non-None value that is not callable now raises `PolicyError` at registration (the typed
+    registration validates it) instead of failing later, when it is dispatched.
 
     ## References
     ADR-0120 D1 (planes), D2 (InterceptorRegistration), D3, D5 (ports), Phase 1.
@@ -104,6 +108,22 @@ class RegistrationCodemod(Codemod):
             bus = EventBus()
             bus.on(Point.BEFORE, as_interceptor(InterceptorRegistration(name="app.guard", stage="BEFORE", handler=guard, order=0)))  # the guard runs first
             bus.subscribe(as_subscriber(Subscription(name="app.audit", policy="demo_bus", handler=audit)))
+            '''),
+        Example(
+            before='''
+            from demo.bus import EventBus
+
+
+            def wire(bus: EventBus, on_event=None):
+                bus.subscribe(on_event)  # None when the caller has no listener
+            ''',
+            after='''
+            from demo.bus import EventBus
+            from planeshift.kernels.adapters import Subscription, as_subscriber, optional
+
+
+            def wire(bus: EventBus, on_event=None):
+                bus.subscribe(optional(on_event, lambda handler: as_subscriber(Subscription(name="app.wire.on_event", policy="demo_bus", handler=handler))))  # None when the caller has no listener
             ''')]
 
     @classmethod
@@ -124,7 +144,9 @@ class RegistrationCodemod(Codemod):
                 if reason or shared:
                     plan.refuse(cls.id, reg, reason or shared)
                 else:
-                    plan.add(Item(reg.file, reg.line, reg.col, reg, (template, len(todo))))
+                    optional = any(maybe_not_callable(r) for r, _, _ in todo)
+                    plan.add(Item(reg.file, reg.line, reg.col, reg,
+                                  (template, len(todo), optional)))
         return plan
 
     def prepare(self, item: Item, source: Source) -> None:
@@ -135,16 +157,16 @@ class RegistrationCodemod(Codemod):
         sites: dict[Site, tuple[str, str]] = self.__dict__.setdefault("_sites", {})
         site = site_of(reg)
         if site not in sites:
-            template, count = item.data
-            sites[site] = self._rewrite(reg, template, count, source)
+            template, count, optional = item.data
+            sites[site] = self._rewrite(reg, template, count, optional, source)
         outcome, text = sites[site]
         if outcome == "refused":
             return self.refuse(item, text)
         self.facts.rewritten.add(reg.key)
         return self.done(item, text) if outcome == "done" else self.already(item)
 
-    def _rewrite(self, reg: Registration, template: Template, count: int, source: Source
-                 ) -> tuple[str, str]:
+    def _rewrite(self, reg: Registration, template: Template, count: int, optional: bool,
+                 source: Source) -> tuple[str, str]:
         """("done", action), ("already", ""), or ("refused", reason)."""
         assert self.facts is not None
         found = source.locator.at(reg.line, reg.col, reg.end_line or None, reg.end_col or None)
@@ -160,20 +182,35 @@ class RegistrationCodemod(Codemod):
             return "refused", _not_found(reg)
         if template.handler_in(handler, source.names) is not None:
             return "already", ""
-        taken = [n for n, m in template.imports if not source.names.free(n, f"{m}.{n}")]
+        imports = list(template.imports)
+        if optional:
+            adapters = template.adapters
+            if adapters is None:
+                return "refused", (f"the handler {reg.handler.expr} may be None at run time, and "
+                                   "the template's outermost call is no adapter beside which "
+                                   f"{OPTIONAL} could pass None through")
+            imports.append((OPTIONAL, adapters))
+        taken = [n for n, m in imports if not source.names.free(n, f"{m}.{n}")]
         if taken:
             return "refused", (f"{taken[0]!r} already names something else in this module; "
                                "importing the adapter's would shadow it")
         values = template_values(reg, self.facts)
         if "\n" in template.text:  # a template over several lines moves the lines below
             self.context.scratch[MOVED] = True
-        self.edit(handler, found.path(handler), lambda node: template.render(node, values))
-        for name, module in template.imports:
+        if optional:
+            parameter = template.parameter()
+            self.edit(handler, found.path(handler),
+                      lambda node: template.render_optional(node, values, parameter))
+        else:
+            self.edit(handler, found.path(handler), lambda node: template.render(node, values))
+        for name, module in imports:
             self.add_import(f"{module}.{name}")
         detail = f"stage {reg.point}" if reg.plane == "interceptor" else (
             f"policy {values['policy']}" if reg.plane.endswith("subscriber") else "D5 port")
         shared = f"; one rewrite for the {count} registrations of this call" if count > 1 else ""
-        return "done", f"{reg.plane} ({detail}){shared}"
+        through = (f"; through {OPTIONAL}, as the handler may be None at run time (None is "
+                   "handed on as before)") if optional else ""
+        return "done", f"{reg.plane} ({detail}){shared}{through}"
 
 
 def template_values(reg: Registration, facts: MigrateFacts) -> dict[str, str | int]:
@@ -230,17 +267,18 @@ def _refusal(reg: Registration, facts: MigrateFacts, template: Template | None) 
     if reg.via == "decorator":
         return "a decorator registration: its handler is the decorated function, not an " \
                "expression the template can wrap"
-    kind = reg.handler.kind
-    if kind not in CALLABLE_KINDS and not (kind == "instance" and reg.handler.qualname
-                                           and reg.handler.qualname.endswith(".__call__")):
-        return f"the handler {reg.handler.expr} is not known to be callable (kind {kind}; it " \
-               "may be None at run time), and a typed registration requires a callable"
-    if reg.handler.may_be_none:
-        return f"the handler {reg.handler.expr} may be None at run time (None is one of its " \
-               "values), and a typed registration requires a callable"
     if reg.plane == "interceptor" and not reg.point:
         return "an interceptor with a dynamic point has no stage to declare"
     return ""
+
+
+def maybe_not_callable(reg: Registration) -> bool:
+    """The scan cannot show *reg*'s handler to be callable: it may be None at run time, or its
+    kind is none the scan knows to be callable. Its rewrite is the optional form."""
+    kind = reg.handler.kind
+    callable_instance = kind == "instance" and bool(reg.handler.qualname) and \
+        reg.handler.qualname.endswith(".__call__")  # type: ignore[union-attr]
+    return reg.handler.may_be_none or not (kind in CALLABLE_KINDS or callable_instance)
 
 
 def _why(reg: Registration) -> str:

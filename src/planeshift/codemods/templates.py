@@ -6,6 +6,11 @@ original handler node (its text, comments and all) where ``{handler}`` was and l
 rest. An expression is recognised as rendered when its outermost call resolves, through the
 module's imports, to the template's outermost call; the handler is then found where
 ``{handler}`` sits.
+
+A handler that may be None is rendered in the optional form, ``optional(h, lambda handler:
+<the template with handler=handler>)``, with ``optional`` from the module of the template's
+outermost call (the kernels' ``adapters``); it is recognised the same way, its handler being the
+first argument and the template's handler the lambda's parameter.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from ..rules.migrate_reader import PLACEHOLDER
 from .names import ModuleNames
 
 MARK = "__ps_{}__"
+OPTIONAL = "optional"  # the adapter that passes None through: optional(value, register)
+_OPTIONAL_SHAPE = cst.parse_expression("optional(__ps_value__, lambda __ps_param__: __ps_body__)")
 
 
 def string_literal(value: str) -> str:
@@ -66,15 +73,77 @@ class Template:
                                       else cst.SimpleString(string_literal(value)))
         return self.tree.visit(_Fill(fill))  # type: ignore[return-value]
 
+    @property
+    def adapters(self) -> str | None:
+        """The module of the template's outermost call (an adapter), which holds ``optional``."""
+        outer = self.outer
+        return outer.rsplit(".", 1)[0] if outer and "." in outer else None
+
+    @property
+    def optional(self) -> str | None:
+        """The qualified name of the ``optional`` adapter beside the template's own."""
+        return f"{self.adapters}.{OPTIONAL}" if self.adapters else None
+
+    def parameter(self) -> str:
+        """A name for the optional form's lambda parameter that no name the template reads
+        (nor ``optional``) is."""
+        used = {*free_names(self.text), OPTIONAL}
+        name, n = "handler", 1
+        while name in used:
+            name, n = f"handler_{n}", n + 1
+        return name
+
+    def render_optional(self, handler: cst.BaseExpression, values: Mapping[str, str | int],
+                        parameter: str, optional: str = OPTIONAL) -> cst.BaseExpression:
+        """``optional(<handler>, lambda <parameter>: <the template around parameter>)``."""
+        body = self.render(cst.Name(parameter), values)
+        fill = {MARK.format("value"): handler, MARK.format("param"): cst.Name(parameter),
+                MARK.format("body"): body, OPTIONAL: cst.Name(optional)}
+        return _OPTIONAL_SHAPE.visit(_Fill(fill))  # type: ignore[return-value]
+
     def handler_in(self, expr: cst.BaseExpression, names: ModuleNames) -> cst.BaseExpression | None:
-        """The handler inside *expr* when *expr* is this template rendered, else None."""
+        """The handler inside *expr* when *expr* is this template rendered (or its optional
+        form: the value handed to ``optional``), else None."""
+        found = self._parts(expr, names)
+        return found[0] if found else None
+
+    def registered_in(self, expr: cst.BaseExpression, names: ModuleNames
+                      ) -> cst.BaseExpression | None:
+        """The node the typed registration receives as its handler when *expr* is this template
+        rendered (the handler itself) or its optional form (the lambda's parameter), else None."""
+        found = self._parts(expr, names)
+        return found[1] if found else None
+
+    def _parts(self, expr: cst.BaseExpression, names: ModuleNames
+               ) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
         outer = self.outer
         if outer is None or not isinstance(expr, cst.Call):
             return None
         func = _dotted(expr.func)
-        if func is None or names.resolve(func) != outer:
+        resolved = names.resolve(func) if func is not None else None
+        if resolved is None:
             return None
-        return _follow(self.tree, expr)
+        if resolved == outer:
+            handler = _follow(self.tree, expr)
+            return (handler, handler) if handler is not None else None
+        if resolved != self.optional:
+            return None
+        args = [a for a in expr.args if not a.star]
+        if len(args) != 2 or len(args) != len(expr.args) or any(a.keyword for a in args):
+            return None
+        value, register = args[0].value, args[1].value
+        if not isinstance(register, cst.Lambda):
+            return None
+        params = register.params
+        if len(params.params) != 1 or params.posonly_params or params.kwonly_params or \
+                not isinstance(params.star_arg, cst.MaybeSentinel) or params.star_kwarg:
+            return None
+        inner = self._parts(register.body, names)
+        name = params.params[0].name.value
+        if inner is None or inner[0] is not inner[1] or not (
+                isinstance(inner[1], cst.Name) and inner[1].value == name):
+            return None
+        return value, inner[1]
 
 
 class _Fill(cst.CSTTransformer):

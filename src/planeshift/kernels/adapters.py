@@ -9,6 +9,11 @@ as they were. Only two things ever wrap a handler, and both are opt-in at the de
 call site: a handler marked ``@returns_decisions(...)`` (its typed decisions are translated back
 into the legacy exceptions the marker names) and the DISCARD_UNAWAITED conversions ``awaiting``
 and ``scheduling`` (a behaviour change, chosen with ``planeshift migrate --convert-discard``).
+A handler the scan cannot show to be callable (a parameter defaulting to None, ``h if c else
+None``, a call that may return None, a value of unknown kind) is registered through ``optional``:
+``optional(h, lambda handler: as_subscriber(Subscription(..., handler=handler)))`` hands None to
+the legacy API as it is, and anything else through the typed registration (so a non-None value
+that is not callable raises PolicyError at registration, where it used to fail when dispatched).
 When a dispatcher later runs on its kernel, these functions change and the call sites do not.
 """
 
@@ -36,12 +41,15 @@ __all__ = [
     "as_subscriber",
     "awaiting",
     "legacy_result",
+    "optional",
     "returns_decisions",
     "scheduling",
 ]
 
 logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
+R = TypeVar("R")
 DECISIONS_ATTRIBUTE = "__planeshift_decisions__"
 _PORTS = (DeliverySink, CommitParticipant)
 _RUNNING: set[asyncio.Task[Any]] = set()  # scheduled awaitables, held until they finish
@@ -128,6 +136,16 @@ def as_sink(registration: SinkRegistration) -> Callable[..., Any]:
     if not isinstance(registration, SinkRegistration):
         raise TypeError(f"expected a SinkRegistration, got {type(registration).__name__}")
     return registration.handler
+
+
+def optional(value: T | None, register: Callable[[T], R]) -> R | None:
+    """*value* itself when it is None, else ``register(value)``: a handler that may be None at
+    run time keeps reaching the legacy API as None (exactly as before), and any other value is
+    handed on through its typed registration, whose validation it now meets at registration
+    time. *value* is evaluated once, by the caller, before the typed registration is built."""
+    if value is None:
+        return None
+    return register(value)
 
 
 def returns_decisions(*, stop: type[BaseException] | None = None,

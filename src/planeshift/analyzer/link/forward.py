@@ -67,7 +67,11 @@ def derive(cand: Match, matcher: Matcher) -> RegistrationForm | None:
         return None
     params = {p.name: p for p in func.params if p.kind not in ("self", "cls")}
     positional = [p for p in func.params if p.kind == "pos"]
-    handler_param = _param_source(cand.handler_arg.ref if cand.handler_arg else None, params, func)
+    handler_ref = cand.handler_arg.ref if cand.handler_arg else None
+    if handler_ref is not None:  # a migrated site hands on its parameter through an adapter
+        handler_ref = matcher.build.handlers.adapted(handler_ref, cand.module, cand.scope) \
+            or handler_ref
+    handler_param = _param_source(handler_ref, params, func)
     point_param: Param | None = None
     stars = [a for a in cand.site.args if a.star == "*"]
     if cand.spec.point is not None and cand.spec.point.rest and stars:

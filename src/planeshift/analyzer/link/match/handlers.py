@@ -3,7 +3,10 @@ to it can return an awaitable although it is declared sync (the DISCARD_UNAWAITE
 
 A registration `planeshift migrate` rewrote hands the dispatcher its handler through a kernels
 adapter, ``as_subscriber(Subscription(name=..., policy=..., handler=h))``, which returns ``h``
-itself: its facts are ``h``'s, so a migrated site reads as it did before the rewrite.
+itself: its facts are ``h``'s, so a migrated site reads as it did before the rewrite. A handler
+that may be None is rewritten in the optional form, ``optional(h, lambda handler:
+as_subscriber(Subscription(..., handler=handler)))``, which hands on None or ``h`` itself: its
+facts are ``h``'s too (kind, qualified name, None among its values, declared async).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ AWAITABLE_FACTORIES = {
 AWAITABLE_ANNOTATIONS = ("Awaitable", "Coroutine", "Future", "Task")
 NONE = ("const", "None")
 ADAPTERS = frozenset({"as_interceptor", "as_subscriber", "as_sink"})  # of a kernels `adapters`
+OPTIONAL = "optional"  # of a kernels `adapters`: optional(value, register)
 
 
 class HandlerResolver:
@@ -57,7 +61,17 @@ class HandlerResolver:
 
     def adapted(self, ref: Ref, module: str, scope: str) -> Ref | None:
         """``h`` of ``as_X(<typed registration>(..., handler=h))``, an adapter of a kernels
-        ``adapters`` module around a ``*Registration`` or ``Subscription``; else None."""
+        ``adapters`` module around a ``*Registration`` or ``Subscription``, or of its optional
+        form ``optional(h, lambda p: as_X(<typed registration>(..., handler=p)))``; else None."""
+        if ref[0] == "call" and len(ref[2]) == 2 and not ref[3] and ref[2][1][0] == "lambda":
+            _, body, params = ref[2][1]
+            inner = self.adapted(body, module, scope) if len(params) == 1 else None
+            if inner is None or not _reads(inner, ("name", params[0])) or not any(
+                    _adapter(v, OPTIONAL) for v in self.ev.eval(ref[1], module, scope)):
+                return None
+            # the parameter stands for the value (`handler=scheduling(p)` after --convert-discard
+            # reads as `scheduling(h)`, as it does in a typed registration without optional)
+            return _substitute(inner, ("name", params[0]), ref[2][0])
         if ref[0] != "call" or len(ref[2]) != 1 or ref[3] or ref[2][0][0] != "call":
             return None
         inner = ref[2][0]
@@ -163,14 +177,33 @@ class HandlerResolver:
         return self.function_returns_awaitable(qn, depth + 1)
 
 
+def _reads(ref: tuple, name: Ref) -> bool:
+    """*ref* (or a tuple of refs) reads *name*, outside any lambda of its own."""
+    if ref == name:
+        return True
+    if ref and ref[0] == "lambda":
+        return False
+    return any(isinstance(r, tuple) and _reads(r, name) for r in ref)
+
+
+def _substitute(ref: tuple, name: Ref, value: Ref) -> tuple:
+    """*ref* (or a tuple of refs) with *name* read as *value*, outside any lambda of its own."""
+    if ref == name:
+        return value
+    if ref and ref[0] == "lambda":
+        return ref  # its own parameters may shadow the name
+    return tuple(_substitute(r, name, value) if isinstance(r, tuple) else r for r in ref)
+
+
 def _dotted_tail(value: Value) -> str | None:
     """The last name of a class or function value (a project one, or an external name)."""
     return value[1].rsplit(".", 1)[-1] if value[0] in ("cls", "func", "ext") else None
 
 
-def _adapter(value: Value) -> bool:
+def _adapter(value: Value, names: frozenset[str] | str = ADAPTERS) -> bool:
     parts = value[1].rsplit(".", 2) if value[0] in ("func", "ext") else []
-    return len(parts) == 3 and parts[1] == "adapters" and parts[2] in ADAPTERS
+    return len(parts) == 3 and parts[1] == "adapters" and parts[2] in (
+        (names,) if isinstance(names, str) else names)
 
 
 def _mentions(ref: Ref, names: tuple[str, ...]) -> bool:
