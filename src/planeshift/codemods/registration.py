@@ -51,8 +51,9 @@ class RegistrationCodemod(Codemod):
     `needs_review` and low-confidence registrations; mechanisms whose pack has no `migrate:`
     section, or no template for the plane; settings-file registrations (see `argv`); decorator
     registrations (there is no handler expression to wrap); interceptors whose point is dynamic
-    (no stage); a template name (or `optional`) the module already binds to something else. A call that registers one handler expression for every entry of a literal
-    table (`for point in (A, B): bus.on(point, h)`) has it rewritten once, for all entries, and
+    (no stage); a template name (or `optional`) the module already binds to something else. A
+    call that registers one handler expression for every entry of a literal table
+    (`for point in (A, B): bus.on(point, h)`) has it rewritten once, for all entries, and
     not at all when they would need different rewrites (an interceptor on several stages,
     entries of different planes) or one entry is not migrated, or when each entry's own handler
     reaches the call through a loop variable. Each is listed as not migrated, with its reason.
