@@ -3,13 +3,16 @@ sites (position, span, scope, callee, arguments) for the same names, on lionagi'
 
 from __future__ import annotations
 
+import bisect
+import gc
+import re
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from planeshift.analyzer.extract.calls import call_sites
-from planeshift.analyzer.extract.file import extract_source
+from planeshift.analyzer.extract.calls import _lines, call_sites
+from planeshift.analyzer.extract.file import decode_source, extract_source
 from planeshift.analyzer.extract.sites import Vocabulary
 
 pytestmark = pytest.mark.corpus
@@ -37,3 +40,41 @@ def test_the_call_pass_agrees_with_the_symbol_pass(corpus_root: Path) -> None:
             assert sorted(call_sites(data, rel, words), key=_where) == expected, (rel, words)
             compared += len(expected)
     assert compared > 5000  # the comparison saw the tree's calls, not an empty sample
+
+
+def _lines_by_bisect(text: str, words: frozenset[str]) -> list[int]:
+    """The candidate lines as first written: every match's line by bisecting the line starts."""
+    names = "|".join(re.escape(w) for w in sorted(words))
+    pattern = re.compile(rf"(?<![\w])(?:{names})\s*\(|[\"'](?:{names})[\"']")
+    starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    return sorted({bisect.bisect_right(starts, m.start()) for m in pattern.finditer(text)})
+
+
+def test_the_candidate_lines_are_those_of_every_match(corpus_root: Path) -> None:
+    """The lookahead and the counted newlines find the lines a plain scan of the text finds, for
+    the names a file defines and the names it calls (all of them and a few)."""
+    compared = 0
+    for path in sorted(corpus_root.rglob("*.py")):
+        text = decode_source(path.read_bytes())
+        defined = set(re.findall(r"\bdef\s+(\w+)", text))
+        called = sorted(set(re.findall(r"(\w+)\s*\(", text)))
+        for words in (frozenset(defined), frozenset(called), frozenset(called[::5])):
+            if words:
+                assert _lines(text, words) == _lines_by_bisect(text, words), (path.name, words)
+                compared += 1
+    assert compared > 1000
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_the_call_pass_leaves_the_collector_as_it_found_it(collecting: bool) -> None:
+    """The pass parses with the cyclic collector off and restores it, a bad file included."""
+    was = gc.isenabled()
+    try:
+        gc.enable() if collecting else gc.disable()
+        good = call_sites(b"def f():\n    run(1)\n", "a.py", frozenset({"run"}))
+        assert [(s.line, s.scope) for s in good] == [(2, "f")]
+        assert gc.isenabled() is collecting
+        assert call_sites(b"def f():\n    run(1)\nx = (\n", "b.py", frozenset({"run"})) == ()
+        assert gc.isenabled() is collecting
+    finally:
+        gc.enable() if was else gc.disable()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import gc
 import re
 import warnings
 
@@ -23,10 +24,19 @@ from .sites import Positions, Vocabulary, call_site
 def _lines(text: str, words: frozenset[str]) -> list[int]:
     """The lines where a call of one of *words* may start its name (sorted, 1-based)."""
     names = "|".join(re.escape(w) for w in sorted(words))
-    # `name(` and `getattr(x, "name")(`: the two ways call_site names a call
-    pattern = re.compile(rf"(?<![\w])(?:{names})\s*\(|[\"'](?:{names})[\"']")
-    starts = [0, *(m.end() for m in re.finditer("\n", text))]
-    return sorted({bisect.bisect_right(starts, m.start()) for m in pattern.finditer(text)})
+    # `name(` and `getattr(x, "name")(`: the two ways call_site names a call; the lookahead on
+    # the characters a match can start with lets the engine skip most positions at once
+    firsts = {w[:1] for w in words} | {'"', "'"}
+    lead = "" if "" in firsts else "(?=[" + "".join(re.escape(c) for c in sorted(firsts)) + "])"
+    pattern = re.compile(rf"{lead}(?:(?<![\w])(?:{names})\s*\(|[\"'](?:{names})[\"'])")
+    lines: list[int] = []
+    line, seen = 1, 0
+    for m in pattern.finditer(text):  # a line is one more than the newlines before it
+        line += text.count("\n", seen, m.start())
+        seen = m.start()
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
 
 
 class _Calls:
@@ -102,6 +112,10 @@ def call_sites(data: bytes, path: str, words: frozenset[str]) -> tuple[Site, ...
     lines = _lines(text, words) if words else []
     if not lines:
         return ()
+    # A tree holds no reference cycles, and the cyclic collector would otherwise traverse the
+    # linker's whole heap again and again while the parse allocates (half of this pass's time).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SyntaxWarning)
@@ -110,4 +124,7 @@ def call_sites(data: bytes, path: str, words: frozenset[str]) -> tuple[Site, ...
         visitor.body(tree.body, "")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ()
+    finally:
+        if collecting:
+            gc.enable()
     return tuple(visitor.sites)
