@@ -15,6 +15,7 @@ from .analyzer.link.run import link
 from .analyzer.shapes import vocabulary
 from .analyzer.store.store import Store, cache_escapes, cache_folder
 from .config import Config, ConfigError
+from .heap import heap_frozen
 from .owners import Owners
 from .project import ProjectFacts, mechanism_summaries
 from .rules.checks import run_checks
@@ -65,9 +66,10 @@ def scan(config: Config, progress: Progress | None = None,
                                                  extracted.jobs,
                                                  [*extracted.warnings, *store.warnings])), config)
 
-    outcome = link(extracted, extraction, packs, vocab, store.last_link(), store.old_facts)
-    project = classified(outcome.linked, config, tuple(r.package for r in roots))
-    findings, registrations = run_checks(project)
+    with heap_frozen():  # the facts are read, not freed, while they are linked and checked
+        outcome = link(extracted, extraction, packs, vocab, store.last_link(), store.old_facts)
+        project = classified(outcome.linked, config, tuple(r.package for r in roots))
+        findings, registrations = run_checks(project)
     tree = [f for f in outcome.linked.summaries if not is_context(f.path)]
     skipped = [FileError(f.path, f.error) for f in tree if f.error is not None]
     result = ScanResult(

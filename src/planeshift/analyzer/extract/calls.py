@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import ast
 import bisect
-import gc
 import re
 import warnings
 
+from ...heap import collector_paused
 from .facts import Site
 from .file import decode_source
 from .sites import Positions, Vocabulary, call_site
@@ -112,19 +112,14 @@ def call_sites(data: bytes, path: str, words: frozenset[str]) -> tuple[Site, ...
     lines = _lines(text, words) if words else []
     if not lines:
         return ()
-    # A tree holds no reference cycles, and the cyclic collector would otherwise traverse the
-    # linker's whole heap again and again while the parse allocates (half of this pass's time).
-    collecting = gc.isenabled()
-    gc.disable()
+    # a tree holds no reference cycles, and the cyclic collector would otherwise traverse the
+    # linker's whole heap again and again while the parse allocates (half of this pass's time)
     try:
-        with warnings.catch_warnings():
+        with collector_paused(), warnings.catch_warnings():
             warnings.simplefilter("ignore", SyntaxWarning)
             tree = ast.parse(text, filename=path)
-        visitor = _Calls(words, Positions(text), lines)
-        visitor.body(tree.body, "")
+            visitor = _Calls(words, Positions(text), lines)
+            visitor.body(tree.body, "")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ()
-    finally:
-        if collecting:
-            gc.enable()
     return tuple(visitor.sites)

@@ -14,6 +14,7 @@ import tokenize
 import warnings
 from dataclasses import replace
 
+from ...heap import collector_paused
 from ...rules.checks import file_facts
 from .facts import FileFacts
 from .sites import Vocabulary
@@ -58,6 +59,12 @@ def extract_source(
     data: bytes, path: str, module: str, is_package: bool, vocab: Vocabulary
 ) -> FileFacts:
     """Facts for one Python file given its bytes; never raises for a bad file."""
+    with collector_paused():  # its tree and facts hold no cycles: reference counting frees them
+        return _extract(data, path, module, is_package, vocab)
+
+
+def _extract(data: bytes, path: str, module: str, is_package: bool, vocab: Vocabulary
+             ) -> FileFacts:
     try:
         text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
