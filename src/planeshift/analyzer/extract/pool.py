@@ -222,7 +222,10 @@ class Extraction:
 
 
 def _import_link_stack() -> None:
-    import networkx  # noqa: F401  (the inheritance graph of a full link; 0.2 s to import)
+    # the reference kernels, whose named profiles a dispatch path is matched against (30 ms)
+    from ...rules.profiles import pinned
+
+    pinned("scheduler")
 
 
 def extract_all(

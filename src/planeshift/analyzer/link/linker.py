@@ -2,7 +2,7 @@
 
 It matches every file's sites against the packs (through the index and the evaluator), derives
 forwarders (helpers and façades that register with their caller's arguments) over rounds,
-finds each mechanism's dispatcher classes (subclasses included, with a networkx inheritance
+finds each mechanism's dispatcher classes (subclasses included, through an inheritance
 graph) and dispatch policy, and assembles candidates, emissions and per-mechanism facts.
 
 ``full`` links from scratch; ``relink`` reuses the units of the last link that an edit cannot
