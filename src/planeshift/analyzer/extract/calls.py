@@ -14,6 +14,7 @@ import ast
 import bisect
 import re
 import warnings
+from collections.abc import Sequence
 
 from ...heap import collector_paused
 from .facts import Site
@@ -102,9 +103,42 @@ class _Calls:
                     self.sites.append(site)
 
 
-def call_sites(data: bytes, path: str, words: frozenset[str]) -> tuple[Site, ...]:
+def _statements_only(text: str, statements: Sequence[int], lines: list[int]) -> str | None:
+    """*text* with only the top-level statements that hold one of *lines* (each with the lines
+    between it and its neighbours: comments, or a parenthesised neighbour's bracket), every other
+    line emptied: each kept line keeps its number and its columns. None when that would not pay
+    or cannot be trusted (old Mac line ends, which the tokenizer and this split count apart)."""
+    if text.count("\r") != text.count("\r\n") or "barry_as_FLUFL" in text:
+        return None
+    blocks: list[list[int]] = []  # statements sharing a line (`a; b`) are one block
+    for start, end in zip(statements[0::2], statements[1::2]):
+        if blocks and start <= blocks[-1][1]:
+            blocks[-1][1] = max(blocks[-1][1], end)
+        else:
+            blocks.append([start, end])
+    src = text.split("\n")
+    keep: list[tuple[int, int]] = []  # 1-based line ranges, inclusive
+    for k, (start, end) in enumerate(blocks):
+        i = bisect.bisect_left(lines, start)
+        if i < len(lines) and lines[i] <= end:
+            first = blocks[k - 1][1] + 1 if k else 1
+            last = blocks[k + 1][0] - 1 if k + 1 < len(blocks) else len(src)
+            keep.append((first, last))
+    if not keep:
+        return None
+    if sum(last - first + 1 for first, last in keep) * 10 > len(src) * 9:
+        return None  # nearly the whole file: parse it as it is
+    out = [""] * len(src)
+    for first, last in keep:
+        out[first - 1 : last] = src[first - 1 : last]
+    return "\n".join(out)
+
+
+def call_sites(data: bytes, path: str, words: frozenset[str],
+               statements: Sequence[int] = ()) -> tuple[Site, ...]:
     """Every call of *words* in the file (a file that does not decode or parse has none: the
-    scan reported it already)."""
+    scan reported it already). *statements* (:attr:`FileFacts.statements` of these bytes) lets
+    the parse skip the top-level statements that cannot hold such a call."""
     try:
         text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError):
@@ -112,14 +146,24 @@ def call_sites(data: bytes, path: str, words: frozenset[str]) -> tuple[Site, ...
     lines = _lines(text, words) if words else []
     if not lines:
         return ()
+    part = _statements_only(text, statements, lines) if statements else None
     # a tree holds no reference cycles, and the cyclic collector would otherwise traverse the
     # linker's whole heap again and again while the parse allocates (half of this pass's time)
-    try:
-        with collector_paused(), warnings.catch_warnings():
-            warnings.simplefilter("ignore", SyntaxWarning)
-            tree = ast.parse(text, filename=path)
-            visitor = _Calls(words, Positions(text), lines)
-            visitor.body(tree.body, "")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return ()
+    with collector_paused(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        if part is not None:
+            try:
+                return _walk(part, path, words, lines)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                pass  # a neighbour's bracket left behind, say: the whole file then
+        try:
+            return _walk(text, path, words, lines)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return ()
+
+
+def _walk(text: str, path: str, words: frozenset[str], lines: list[int]) -> tuple[Site, ...]:
+    tree = ast.parse(text, filename=path)
+    visitor = _Calls(words, Positions(text), lines)
+    visitor.body(tree.body, "")
     return tuple(visitor.sites)

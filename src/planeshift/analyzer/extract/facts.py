@@ -135,3 +135,7 @@ class FileFacts:
     has_sites: bool = False  # the prefilter admitted this file to site collection
     error: str | None = None
     rule_facts: tuple[tuple[str, Any], ...] = ()  # (rule code, what the rule read of the file)
+    # each top-level statement's first and last line, flat (start, end, start, end, ...): a
+    # decorated definition starts at its first decorator; the helper call pass parses only the
+    # statements it needs (see ``calls.py``)
+    statements: tuple[int, ...] = ()

@@ -23,29 +23,42 @@ from .symbols import collect_symbols
 
 @functools.lru_cache(maxsize=8)
 def prefilter_for(vocab: Vocabulary) -> re.Pattern[str] | None:
-    """One regex that matches any text that could hold a site for *vocab*.
+    """One regex that matches any text that could hold a site for *vocab*: search it on the
+    text after a newline (``"\\n" + text``), which stands for the start of the text.
 
     Each alternative starts at a character that must precede the word (``.``, space, ``(``, ``@``
-    ...), which lets the regex engine skip most positions: five times cheaper than ``\b``.
+    ...), then looks ahead at the characters the words start with: the regex engine skips most
+    positions at once (a line's indentation, say), where trying every word there costs three
+    times as much.
     """
 
     def words(names: frozenset[str]) -> str:
         return "|".join(re.escape(w) for w in sorted(names))
 
-    lead = r"(?:^|[.\s(=@,\[{])"
-    parts: list[str] = []
+    def firsts(chars: set[str]) -> str:
+        return "" if "" in chars else "(?=[" + "".join(re.escape(c) for c in sorted(chars)) + "])"
+
+    lead, lead_parts, lead_first = r"[.\s(=@,\[{]", [], set()
+    dot_parts, dot_first = [], set()
     if vocab.calls:
         # a call, an import alias, a decorator, a bound-method reference (`register = bus.on`)
-        parts.append(rf"{lead}(?:{words(vocab.calls)})(?:[ \t]*\(|\s+as\s)")
-        parts.append(rf"\.(?:{words(vocab.calls)})[ \t]*(?:$|[,)\]#])")
+        lead_parts.append(rf"(?:{words(vocab.calls)})(?:[ \t]*\(|\s+as\s)")
+        lead_first |= {w[:1] for w in vocab.calls}
+        dot_parts.append(rf"(?:{words(vocab.calls)})[ \t]*(?:$|[,)\]#])")
+        dot_first |= {w[:1] for w in vocab.calls}
     if vocab.keywords:
-        parts.append(rf"{lead}(?:{words(vocab.keywords)})[ \t]*=")
-    if vocab.list_attrs:
-        parts.append(rf"\.[ \t]*(?:{words(vocab.list_attrs)})\b")
-    if vocab.item_attrs:
-        parts.append(rf"\.[ \t]*(?:{words(vocab.item_attrs)})[ \t]*\[")
-    if vocab.assign_attrs:
-        parts.append(rf"\.[ \t]*(?:{words(vocab.assign_attrs)})[ \t]*(?::[^=\n]*)?=(?!=)")
+        lead_parts.append(rf"(?:{words(vocab.keywords)})[ \t]*=")
+        lead_first |= {w[:1] for w in vocab.keywords}
+    for names, tail in ((vocab.list_attrs, r"\b"), (vocab.item_attrs, r"[ \t]*\["),
+                        (vocab.assign_attrs, r"[ \t]*(?::[^=\n]*)?=(?!=)")):
+        if names:
+            dot_parts.append(rf"[ \t]*(?:{words(names)}){tail}")
+            dot_first |= {w[:1] for w in names} | {" ", "\t"}
+    parts: list[str] = []
+    if lead_parts:
+        parts.append(rf"{lead}{firsts(lead_first)}(?:{'|'.join(lead_parts)})")
+    if dot_parts:
+        parts.append(rf"\.{firsts(dot_first)}(?:{'|'.join(dot_parts)})")
     return re.compile("|".join(parts), re.MULTILINE) if parts else None
 
 
@@ -82,7 +95,7 @@ def _extract(data: bytes, path: str, module: str, is_package: bool, vocab: Vocab
     except (RecursionError, MemoryError):
         return FileFacts(path=path, module=module, error="cannot parse: nesting too deep")
     pattern = prefilter_for(vocab)
-    wants_sites = pattern is not None and pattern.search(text) is not None
+    wants_sites = pattern is not None and pattern.search("\n" + text) is not None
     try:
         facts = collect_symbols(tree, path, module, is_package, vocab if wants_sites else None,
                                 text)

@@ -204,21 +204,28 @@ class Extraction:
         return extract_all([self._by_path[p] for p in paths], vocab, self.config,
                            self.caches(vocab)).facts
 
-    def calls(self, paths: Sequence[str], words: frozenset[str]) -> dict[str, tuple[Site, ...]]:
-        """The call sites of *words* in *paths* (the helper search): one parse each, shared with
-        a forked helper when there are enough files to be worth it."""
+    def calls(self, paths: Sequence[str], words: frozenset[str],
+              statements: Sequence[Sequence[int]] | None = None) -> dict[str, tuple[Site, ...]]:
+        """The call sites of *words* in *paths* (the helper search): one parse each (of only the
+        top-level statements that may hold one, given each file's *statements*), shared with a
+        forked helper when there are enough files to be worth it."""
         data = [self._by_path[p].data for p in paths]
+        spans = list(statements) if statements is not None else [()] * len(paths)
         if len(paths) < POOL_THRESHOLD or job_count(self.config) < 2 or not hasattr(os, "fork"):
-            return {p: call_sites(d, p, words) for p, d in zip(paths, data)}
+            return {p: call_sites(d, p, words, s) for p, d, s in zip(paths, data, spans)}
         blobs = forked_map(
-            lambda k: marshal.dumps([encode(s) for s in call_sites(data[k], paths[k], words)]),
+            lambda k: marshal.dumps([encode(s) for s in call_sites(data[k], paths[k], words,
+                                                                   spans[k])]),
             [len(d) for d in data])
         return {p: tuple(decode(Site, row) for row in marshal.loads(blob))
                 for p, blob in zip(paths, blobs)}
 
 
 def _import_link_stack() -> None:
-    import networkx  # noqa: F401  (the inheritance graph of a full link; 0.2 s to import)
+    # the reference kernels, whose named profiles a dispatch path is matched against (30 ms)
+    from ...rules.profiles import pinned
+
+    pinned("scheduler")
 
 
 def extract_all(

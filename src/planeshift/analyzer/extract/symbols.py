@@ -429,4 +429,15 @@ def collect_symbols(
         loaded_attrs=frozenset(collector.loaded_attrs),
         sites=tuple(collector.sites),
         has_sites=vocab is not None,
+        statements=statement_lines(tree),
     )
+
+
+def statement_lines(tree: ast.Module) -> tuple[int, ...]:
+    """Each top-level statement's first line (its first decorator's) and last, flat."""
+    out: list[int] = []
+    for stmt in tree.body:
+        decorators = getattr(stmt, "decorator_list", None)
+        start = min(stmt.lineno, decorators[0].lineno) if decorators else stmt.lineno
+        out += (start, stmt.end_lineno or stmt.lineno)
+    return tuple(out)

@@ -2,7 +2,7 @@
 
 It matches every file's sites against the packs (through the index and the evaluator), derives
 forwarders (helpers and façades that register with their caller's arguments) over rounds,
-finds each mechanism's dispatcher classes (subclasses included, with a networkx inheritance
+finds each mechanism's dispatcher classes (subclasses included, through an inheritance
 graph) and dispatch policy, and assembles candidates, emissions and per-mechanism facts.
 
 ``full`` links from scratch; ``relink`` reuses the units of the last link that an edit cannot
@@ -38,7 +38,8 @@ if TYPE_CHECKING:
     from ..store.snapshot import Snapshot
 
 Reextract = Callable[[Sequence[str], Vocabulary], list[FileFacts]]
-ReadCalls = Callable[[Sequence[str], frozenset[str]], dict[str, tuple[Site, ...]]]
+ReadCalls = Callable[[Sequence[str], frozenset[str], Sequence[Sequence[int]]],
+                     dict[str, tuple[Site, ...]]]
 NOTHING: tuple = ((), (), frozenset())  # the evaluation of a file with no site of the packs
 MAX_ROUNDS = 4  # façade over façade over façade is the deepest chain seen in practice
 
@@ -134,8 +135,10 @@ class Linker:
         return found
 
     def _read_helper_sites(self, files: list[FileFacts], words: set[str]) -> None:
-        paths = [f.path for f in files if calls_any(f, words)]
-        for path, sites in self.read_calls(paths, frozenset(words)).items():
+        calling = [f for f in files if calls_any(f, words)]
+        read = self.read_calls([f.path for f in calling], frozenset(words),
+                               [f.statements for f in calling])
+        for path, sites in read.items():
             if sites:
                 bucket = self.helper_sites.setdefault(path, {})
                 for site in sites:
