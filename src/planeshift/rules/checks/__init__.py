@@ -41,10 +41,12 @@ def file_facts(tree: ast.Module, text: str) -> tuple[tuple[str, Any], ...]:
     try:
         out: list[tuple[str, Any]] = [(NAMES, names_of(tree))]
         for rule in all_rules():
-            if rule.FACT_WORDS and any(word in text for word in rule.FACT_WORDS):
-                data = rule().file_facts(tree, text)
-                if data is not None:
-                    out.append((rule.code, data))
+            for word in rule.FACT_WORDS:  # (a loop: cheaper than any() over a generator)
+                if word in text:
+                    data = rule().file_facts(tree, text)
+                    if data is not None:
+                        out.append((rule.code, data))
+                    break
         return tuple(out)
     finally:
         forget()  # the shared pass holds the tree: let it go with the file

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from .base import Hazard, Invalid, Rule, register
 from .names import Names
-from .syntax import DEFS, Stmt, own_nodes, statements
+from .syntax import DEFS, Stmt, all_nodes, own_nodes, statements
 
 if TYPE_CHECKING:
     from ...project import ProjectFacts
@@ -188,9 +188,9 @@ def _dispatches(node: ast.stmt) -> bool:
     """A loop that calls what it iterates over (a handler list)."""
     if not isinstance(node, (ast.For, ast.AsyncFor)):
         return False
-    targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in targets
-               for stmt in node.body for n in ast.walk(stmt))
+    targets = {n.id for n in all_nodes(node.target) if isinstance(n, ast.Name)}
+    return any(type(n) is ast.Call and type(n.func) is ast.Name and n.func.id in targets
+               for stmt in node.body for n in all_nodes(stmt))
 
 
 def _gate_call(node: ast.stmt, methods: set[str]) -> str:

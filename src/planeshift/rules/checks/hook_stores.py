@@ -9,12 +9,13 @@ from collections.abc import Iterator
 
 from .syntax import (
     DEFS,
+    OWN_SKIP,
+    all_nodes,
     called,
     dotted,
     functions,
     header_nodes,
     lines_of,
-    own_nodes,
     self_path,
     statements,
     statements_on,
@@ -45,16 +46,17 @@ def failure_params(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     failing_method = bool(FAILURE.search(func.name))
     out = set()
     for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
-        callable_ = arg.annotation is not None and _callable(arg.annotation)
-        hooky = bool(HOOK_NAME.search(arg.arg)) or callable_
-        if hooky and (FAILURE.search(arg.arg) or failing_method):
+        if not (failing_method or FAILURE.search(arg.arg)):
+            continue  # (the cheap half of the test first: the annotation is walked for the few)
+        if HOOK_NAME.search(arg.arg) or (arg.annotation is not None
+                                         and _callable(arg.annotation)):
             out.add(arg.arg)
     return out - {"self", "cls"}
 
 
 def _callable(annotation: ast.expr) -> bool:
     """``Callable[...]`` somewhere in an annotation (a string annotation included)."""
-    for node in ast.walk(annotation):
+    for node in all_nodes(annotation):
         if (isinstance(node, ast.Name) and node.id == "Callable") or (
                 isinstance(node, ast.Attribute) and node.attr == "Callable") or (
                 isinstance(node, ast.Constant) and isinstance(node.value, str)
@@ -150,8 +152,8 @@ def _loads(defs: dict[str, ast.AST], qualname: str, memo: dict[str, frozenset[st
     if qualname not in memo:
         func = defs.get(qualname)
         memo[qualname] = frozenset(
-            n.attr for n in own_nodes(func) if isinstance(n, ast.Attribute)
-            and isinstance(n.ctx, ast.Load)) if func is not None else frozenset()
+            n.attr for n in all_nodes(func, OWN_SKIP) if type(n) is ast.Attribute
+            and type(n.ctx) is ast.Load) if func is not None else frozenset()
     return memo[qualname]
 
 

@@ -32,18 +32,20 @@ def names_of(tree: ast.Module) -> tuple[Any, ...]:
     classes: list[tuple[str, int, tuple[str, ...]]] = []
     for stmt in statements(tree):
         node = stmt.node
-        into = later if stmt.function else imports
-        if isinstance(node, ast.Import):
+        kind = type(node)
+        if kind is ast.Import:
+            into = later if stmt.function else imports
             for alias in node.names:
                 if alias.asname:
                     into.append((alias.asname, 0, alias.name, ""))
                 else:
                     head = alias.name.split(".")[0]
                     into.append((head, 0, head, ""))
-        elif isinstance(node, ast.ImportFrom):
+        elif kind is ast.ImportFrom:
+            into = later if stmt.function else imports
             into.extend((a.asname or a.name, node.level, node.module or "", a.name)
                         for a in node.names if a.name != "*")
-        elif isinstance(node, ast.ClassDef):
+        elif kind is ast.ClassDef:
             classes.append((qualname(stmt), node.lineno, tuple(dotted(b) or "" for b in node.bases)))
     top = set()
     for node in tree.body:

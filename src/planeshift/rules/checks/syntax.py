@@ -35,26 +35,43 @@ def statements(tree: ast.Module) -> list[Stmt]:
     if _memo and _memo[0][0] is tree:
         return _memo[0][1]
     out: list[Stmt] = []
-    # (statements left, qualname prefix, function, class, except clause), innermost last
-    stack: list[tuple[Iterator[ast.stmt], str, str, str, ast.ExceptHandler | None]] = [
-        (iter(tree.body), "", "", "", None)]
-    while stack:
-        body, prefix, function, cls, handler = stack[-1]
-        node = next(body, None)
-        if node is None:
-            stack.pop()
-            continue
-        out.append(Stmt(node, function, cls, handler))
-        if isinstance(node, DEFS):
-            name = prefix + node.name
-            stack.append((iter(node.body), name + ".", name, cls, None))
-        elif isinstance(node, ast.ClassDef):
-            name = prefix + node.name
-            stack.append((iter(node.body), name + ".", function, name, None))
-        elif isinstance(node, _COMPOUND):
-            stack.extend(reversed(_children(node, prefix, function, cls, handler)))
+    _walk(tree.body, "", "", "", None, out)
     _memo[:] = [(tree, out)]
     return out
+
+
+def _walk(body: list[ast.stmt], prefix: str, function: str, cls: str,
+          handler: ast.ExceptHandler | None, out: list[Stmt]) -> None:
+    """Append the statements of *body* and of its nested bodies to *out*, depth first: a
+    compound statement's body, ``else``, ``except`` clauses and ``finally`` (a ``match``'s cases),
+    a def's or class's body under its qualname (one frame per level of indentation)."""
+    append, new = out.append, tuple.__new__  # (Stmt's own __new__ is a Python function)
+    for node in body:
+        append(new(Stmt, (node, function, cls, handler)))
+        kind = type(node)
+        if kind in _DEF_TYPES:
+            name = prefix + node.name
+            _walk(node.body, name + ".", name, cls, None, out)
+        elif kind is ast.ClassDef:
+            name = prefix + node.name
+            _walk(node.body, name + ".", function, name, None, out)
+        elif kind in _COMPOUND_TYPES:
+            if kind is ast.Match:
+                for case in node.cases:
+                    if case.body:
+                        _walk(case.body, prefix, function, cls, handler, out)
+                continue
+            if node.body:
+                _walk(node.body, prefix, function, cls, handler, out)
+            orelse = getattr(node, "orelse", None)
+            if orelse:
+                _walk(orelse, prefix, function, cls, handler, out)
+            if kind is ast.Try or kind is ast.TryStar:
+                for clause in node.handlers:
+                    if clause.body:
+                        _walk(clause.body, prefix, function, cls, clause, out)
+                if node.finalbody:
+                    _walk(node.finalbody, prefix, function, cls, handler, out)
 
 
 def forget() -> None:
@@ -64,21 +81,8 @@ def forget() -> None:
 
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
              ast.TryStar, ast.Match)
-
-
-def _children(node: ast.stmt, prefix: str, function: str, cls: str,
-              handler: ast.ExceptHandler | None) -> list:
-    """The nested bodies of a compound statement, in source order."""
-    out = [(iter(body), prefix, function, cls, handler)
-           for body in (getattr(node, "body", None), getattr(node, "orelse", None)) if body]
-    if isinstance(node, ast.Match):
-        out = [(iter(case.body), prefix, function, cls, handler) for case in node.cases]
-    for clause in getattr(node, "handlers", None) or []:
-        out.append((iter(clause.body), prefix, function, cls, clause))
-    final = getattr(node, "finalbody", None)
-    if final:
-        out.append((iter(final), prefix, function, cls, handler))
-    return out
+_DEF_TYPES = frozenset(DEFS)
+_COMPOUND_TYPES = frozenset(_COMPOUND)
 
 
 def functions(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
@@ -102,6 +106,30 @@ def own_nodes(func: ast.AST) -> Iterator[ast.AST]:
         yield node
         if not isinstance(node, (*DEFS, ast.ClassDef, ast.Lambda)):
             stack.extend(ast.iter_child_nodes(node))
+
+
+def all_nodes(root: ast.AST, skip: frozenset[type] = frozenset()) -> Iterator[ast.AST]:
+    """*root* and every node under it, in no particular order (``ast.walk``'s nodes, faster):
+    the nodes of a type in *skip* are given but not entered. For a test over every node
+    (``any``, a set), where the order does not matter."""
+    stack = [root]
+    pop, push, AST = stack.pop, stack.append, ast.AST
+    while stack:
+        node = pop()
+        yield node
+        if skip and type(node) in skip and node is not root:
+            continue
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, AST):
+                push(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
+
+
+OWN_SKIP = frozenset((*DEFS, ast.ClassDef, ast.Lambda))  # own_nodes does not enter these
 
 
 def dotted(expr: ast.AST | None) -> str | None:
@@ -179,9 +207,15 @@ def statements_on(tree: ast.Module, lines: list[int]) -> Iterator[Stmt]:
     (sorted): the few places a pattern found, without looking at the others."""
     if not lines:
         return
+    n, first, last_line, bisect_left = len(lines), lines[0], lines[-1], bisect.bisect_left
     for stmt in statements(tree):
         node = stmt.node
-        i = bisect.bisect_left(lines, node.lineno)
-        if i < len(lines) and lines[i] <= (getattr(node, "end_lineno", 0) or node.lineno) and (
-                lines[i] <= header_end(node)):
+        start = node.lineno
+        if start > last_line:
+            continue
+        end = node.end_lineno or start
+        if end < first:
+            continue
+        i = bisect_left(lines, start)
+        if i < n and lines[i] <= end and lines[i] <= header_end(node):
             yield stmt

@@ -96,12 +96,13 @@ class TerminalSecondSource(Rule):
         ``if not x`` / ``if x is None`` / ``if x is False``) inside a function."""
         ranges: list[tuple[int, int, str]] = []
         for stmt in statements(tree):
-            node = stmt.node
             if not stmt.function:
                 continue
-            if isinstance(node, ast.Try | ast.TryStar):
+            node = stmt.node
+            kind = type(node)
+            if kind is ast.Try or kind is ast.TryStar:
                 ranges.extend((h.lineno, h.end_lineno or h.lineno, "except") for h in node.handlers)
-            elif isinstance(node, ast.If) and _failure_test(node.test):
+            elif kind is ast.If and _failure_test(node.test):
                 ranges.append((node.body[0].lineno, node.body[-1].end_lineno or node.lineno,
                                ast.unparse(node.test)[:40]))
         return tuple(ranges) or None
