@@ -163,15 +163,21 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
             finally:
                 self.context = replace(self.context, wrapper=None)
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+    def file_items(self) -> Sequence[Item]:
+        """This file's items: planned from the scan by the driver, or (run alone: libcst.tool,
+        tests) by a scan of its own; SkipFile when there are none."""
         if self.facts is None or self.items is None:
             from .standalone import standalone_items
 
             self.facts, self.items = standalone_items(self, self.context)
         if not self.items:
             raise SkipFile("nothing to migrate in this file")
+        return self.items
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        items = self.file_items()
         source = self._source(tree)
-        for item in self.items:
+        for item in items:
             try:
                 self.prepare(item, source)
             except SkipFile:

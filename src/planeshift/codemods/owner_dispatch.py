@@ -8,7 +8,6 @@ from typing import Any, ClassVar
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod import SkipFile
 from libcst.codemod.visitors import RemoveImportsVisitor
 
 from .base import Codemod, Example, Item, Plan, register
@@ -113,13 +112,7 @@ class OwnerDispatch(Codemod):
         return plan
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        if self.facts is None or self.items is None:
-            from .standalone import standalone_items
-
-            self.facts, self.items = standalone_items(self, self.context)
-        if not self.items:
-            raise SkipFile("nothing to migrate in this file")
-        for item in self.items:
+        for item in self.file_items():
             try:
                 tree = OwnerRewrite(self, tree, item.data).run()
             except Exception as exc:  # noqa: BLE001 - a bug: an error entry, the others go on

@@ -9,7 +9,6 @@ from typing import ClassVar, cast
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod import SkipFile
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from ..types import Registration
@@ -94,13 +93,7 @@ class OwnerTable(Codemod):
         return plan
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        if self.facts is None or self.items is None:
-            from .standalone import standalone_items
-
-            self.facts, self.items = standalone_items(self, self.context)
-        if not self.items:
-            raise SkipFile("nothing to migrate in this file")
-        for item in self.items:
+        for item in self.file_items():
             owner, texts, regs = item.data
             try:
                 tree = TableRewrite(self, tree, owner, texts, regs).run()
