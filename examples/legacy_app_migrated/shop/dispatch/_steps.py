@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+from collections.abc import Awaitable
 from typing import Any
 
 from ._calls import ThreadState, close_unawaited, is_returned_awaitable, run_in_thread
@@ -168,20 +169,28 @@ class PhaseSteps:
 
     async def invoke(self, slot: Slot) -> None:
         """Invocation stage of the async entry."""
+        await self.invoking(slot, self._call_handler(slot))
+
+    async def _call_handler(self, slot: Slot) -> None:
         reg = slot.reg
+        if not self.match(slot):
+            return
+        if self.by_declaration and reg.declared_async:
+            slot.settle(S.RETURNED, await reg.handler(self.signal))
+            return
+        if self.by_declaration and self.phase.sync_handlers is SyncHandlerMode.OFFLOAD:
+            slot.thread = ThreadState()
+            value = await run_in_thread(reg.handler, slot.thread, self.signal)
+        else:
+            value = reg.handler(self.signal)
+        if self.dispose(slot, value):
+            slot.settle(S.RETURNED, await value)
+
+    async def invoking(self, slot: Slot, invocation: Awaitable[None]) -> None:
+        """Await one slot's *invocation*; its failure or cancellation is settled as the
+        invocation stage's policy says (raised on, recorded, or collected)."""
         try:
-            if not self.match(slot):
-                return
-            if self.by_declaration and reg.declared_async:
-                slot.settle(S.RETURNED, await reg.handler(self.signal))
-                return
-            if self.by_declaration and self.phase.sync_handlers is SyncHandlerMode.OFFLOAD:
-                slot.thread = ThreadState()
-                value = await run_in_thread(reg.handler, slot.thread, self.signal)
-            else:
-                value = reg.handler(self.signal)
-            if self.dispose(slot, value):
-                slot.settle(S.RETURNED, await value)
+            await invocation
         except asyncio.CancelledError as exc:
             if emitter_cancelling() and not self.drains_outside_cancel:
                 raise

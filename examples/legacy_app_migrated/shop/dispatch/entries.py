@@ -37,7 +37,7 @@ from ._calls import (
 )
 from ._hooks import OwnerHooks
 from ._runner import Slot, run_concurrent, run_sequential
-from ._steps import PhaseSteps, emitter_cancelling, settled
+from ._steps import PhaseSteps
 from ._surface import finish_stage
 from ._vocab import (
     CompletionTiming,
@@ -114,19 +114,11 @@ class _EntrySteps(PhaseSteps):
         return await value
 
     async def invoke(self, slot: Slot) -> None:
-        try:
-            slot.settle(OutcomeStatus.RETURNED, await self.step(slot.entry, self.call_for(slot)))
-        except asyncio.CancelledError as exc:
-            if emitter_cancelling() and not self.drains_outside_cancel:
-                raise
-            self._cancelled(slot, exc, self.phase.invocation)
-        except Exception as exc:  # noqa: BLE001 - the step's failure is the entry's, as the policy says
-            await settled(self._failed(slot, exc, self.phase.invocation))
-        except BaseException as exc:
-            caught, pending = self._collected(slot, exc, self.phase.invocation)
-            if not caught:
-                raise
-            await settled(pending)
+        # the step's failure is the entry's, settled as the policy says
+        await self.invoking(slot, self._run_step(slot))
+
+    async def _run_step(self, slot: Slot) -> None:
+        slot.settle(OutcomeStatus.RETURNED, await self.step(slot.entry, self.call_for(slot)))
 
 
 async def fan_out(
