@@ -65,7 +65,7 @@ _OPTIONS = (
     click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
                  help="Where the caches live [default: PATH/.planeshift_cache]."),
     click.option("--jobs", type=click.IntRange(min=0), metavar="N",
-                 help="Worker processes; 0 means one per core [default: 0]."),
+                 help="Processes (this one and forked helpers); 0 means one per core [default: 0]."),
     click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False),
                  help="Read [tool.planeshift] from this pyproject.toml instead of discovering one."),
     click.option("--context", multiple=True, type=click.Path(path_type=Path, file_okay=False),

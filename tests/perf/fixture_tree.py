@@ -1,5 +1,5 @@
 """The fixture tree the cache and incremental tests scan: ~40 modules registering handlers on
-the demo bus (big enough that a cold scan crosses the process-pool threshold), and the one way
+the demo bus (big enough that a cold scan forks helpers), and the one way
 they run a scan and compare reports."""
 
 from __future__ import annotations

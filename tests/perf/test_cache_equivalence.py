@@ -1,7 +1,7 @@
-"""The caches and the process pool change how fast a scan is, never what it reports.
+"""The caches and the forked helpers change how fast a scan is, never what it reports.
 
 One fixture tree of ~40 modules registering handlers on the demo bus (big enough that a cold
-scan crosses the process-pool threshold), scanned every way the cache and pool allow; the JSON
+scan forks helpers), scanned every way the cache and the helpers allow; the JSON
 reports, less their ``stats``, must be identical.
 """
 
@@ -17,7 +17,7 @@ import pytest
 from analyzer.helpers import write_tree
 
 from perf.fixture_tree import BROKEN, N_MODULES, fixture_files, report, run
-from planeshift.analyzer.extract.pool import POOL_THRESHOLD
+from planeshift.analyzer.extract.pool import FORK_THRESHOLD
 from planeshift.analyzer.store.caches import code_tag
 from planeshift.analyzer.store.sources import StatIndex
 
@@ -37,11 +37,11 @@ def baseline(tree: Path) -> dict[str, Any]:
     assert data["summary"]["registrations"] >= N_MODULES
     assert data["findings"], "expected hazards (discard-unawaited callbacks, denials) to compare"
     assert {e["file"] for e in data["errors"]} == set(BROKEN)
-    assert data["summary"]["files_scanned"] >= POOL_THRESHOLD + 10
+    assert data["summary"]["files_scanned"] >= FORK_THRESHOLD + 10
     return data
 
 
-def test_process_pool_gives_the_same_report_as_one_process(tree: Path, baseline: dict) -> None:
+def test_forked_helpers_give_the_same_report_as_one_process(tree: Path, baseline: dict) -> None:
     result = run(tree, jobs=2)
     assert result.stats["jobs"] == 2
     assert report(result) == baseline

@@ -1,47 +1,143 @@
-"""A few changed files are extracted on two cores by one forked helper: the blobs are the ones a
-single process makes, and a helper that fails costs time, never a result."""
+"""Files are extracted by this process and forked helpers sharing one queue: the blobs are the
+ones a single process makes, every result reaches the parent once, and a helper that fails costs
+time, never a result."""
 
 from __future__ import annotations
 
 import os
+import signal
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 from analyzer.helpers import DEMO_PACK
 
 from perf.fixture_tree import fixture_files
+from planeshift import workers
+from planeshift.analyzer.discover import SourceFile
 from planeshift.analyzer.extract import pool
 from planeshift.analyzer.shapes import vocabulary
+from planeshift.analyzer.store.caches import FactCache, entry_key
+from planeshift.analyzer.store.sources import Source
 from planeshift.api import load_packs
 from planeshift.config import Config
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
 
-@pytest.fixture
-def items() -> list[tuple]:
-    vocab = vocabulary(load_packs(Config(root=Path("."), packs=(DEMO_PACK,), builtin_packs=())))
-    files = fixture_files()
-    chosen = ["demo/bus.py", "app/mod_0.py", "app/mod_1.py", "app/mod_2.py", "app/mod_3.py"]
-    return [(textwrap.dedent(files[rel]).encode(), rel, rel[:-3].replace("/", "."), False, vocab)
-            for rel in chosen]
+def _square(k: int) -> bytes:
+    return str(k * k).encode()
 
 
-def test_forked_blobs_equal_one_process(items: list[tuple]) -> None:
-    assert pool._extract_forked(items, ["k"] * len(items), None) == [
-        pool._work_encoded(item) for item in items]
+@pytest.mark.parametrize("jobs", [2, 3])
+@pytest.mark.parametrize("n", [2, 9, 3000])  # 3000: more items than the queue has records
+def test_shared_map_equals_a_loop_and_reports_each_item_once(jobs: int, n: int) -> None:
+    seen: list[int] = []
+    out = workers.shared_map(_square, [k % 7 for k in range(n)], jobs,
+                             done=lambda k, blob: seen.append(k))
+    assert out == [_square(k) for k in range(n)]
+    assert sorted(seen) == list(range(n))
 
 
-def test_a_failing_helper_is_replaced_by_the_parent(items: list[tuple],
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_work_is_shared_and_largest_first() -> None:
     parent = os.getpid()
-    real = pool._work_encoded
+    taken: list[int] = []
 
-    def only_in_the_parent(item: tuple) -> bytes:
+    def where(k: int) -> bytes:
+        time.sleep(0.005)  # long enough for the helper to start taking items
+        if os.getpid() == parent:
+            taken.append(k)
+            return b"parent"
+        return b"helper"
+
+    sizes = [(k * 7) % 40 for k in range(40)]
+    out = workers.shared_map(where, sizes, 2)
+    assert set(out) == {b"parent", b"helper"}  # both processes took items
+    assert [sizes[k] for k in taken] == sorted((sizes[k] for k in taken), reverse=True)
+
+
+def test_a_helper_that_raises_is_replaced_by_the_parent() -> None:
+    parent = os.getpid()
+
+    def only_in_the_parent(k: int) -> bytes:
         if os.getpid() != parent:
             raise RuntimeError("the helper dies")
-        return real(item)
+        return _square(k)
 
-    monkeypatch.setattr(pool, "_work_encoded", only_in_the_parent)
-    assert pool._extract_forked(items, ["k"] * len(items), None) == [real(i) for i in items]
+    assert workers.shared_map(only_in_the_parent, [1] * 30, 2) == [_square(k) for k in range(30)]
+
+
+def test_a_helper_killed_mid_way_loses_nothing() -> None:
+    parent = os.getpid()
+
+    def killed_after_a_few(k: int) -> bytes:
+        if os.getpid() != parent and k >= 5:
+            os.kill(os.getpid(), signal.SIGKILL)  # no clean-up, a frame possibly cut short
+        return _square(k) * 1000
+
+    out = workers.shared_map(killed_after_a_few, [1] * 50, 3)
+    assert out == [_square(k) * 1000 for k in range(50)]
+
+
+def test_a_helpers_note_reaches_the_parent() -> None:
+    notes: list[bytes] = []
+    workers.shared_map(_square, [1] * 20, 2, note=lambda: b"cache disabled",
+                       noted=notes.append)
+    assert notes == [b"cache disabled"]
+
+
+def test_one_process_when_there_is_one_job_or_one_item() -> None:
+    parent = os.getpid()
+
+    def pid(k: int) -> bytes:
+        return str(os.getpid()).encode()
+
+    assert set(workers.shared_map(pid, [1] * 5, 1)) == {str(parent).encode()}
+    assert workers.shared_map(pid, [1], 4) == [str(parent).encode()]
+
+
+# -- the extraction on top of it ----------------------------------------------------------------
+
+@pytest.fixture
+def sources(tmp_path: Path) -> list[Source]:
+    files = fixture_files()
+    out = []
+    for rel, text in sorted(files.items()):
+        if not rel.endswith(".py"):
+            continue
+        data = textwrap.dedent(text).encode()
+        module = rel[:-3].replace("/", ".")
+        file = SourceFile(tmp_path / rel, rel, module, False)
+        out.append(Source(file, data, entry_key(data, rel, module, False)))
+    return out
+
+
+def _vocab():
+    return vocabulary(load_packs(Config(root=Path("."), packs=(DEMO_PACK,), builtin_packs=())))
+
+
+def test_forked_blobs_equal_one_process(sources: list[Source]) -> None:
+    vocab = _vocab()
+    one = pool.extract_all(sources, vocab, Config(root=Path("."), jobs=1), None)
+    two = pool.extract_all(sources, vocab, Config(root=Path("."), jobs=2), None)
+    assert (one.jobs, two.jobs) == (1, 2)
+    assert two.blobs == one.blobs
+    assert two.facts == one.facts
+
+
+def test_a_cache_warning_met_by_a_helper_is_reported(sources: list[Source], tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    parent = os.getpid()
+    real = FactCache.put_bytes
+
+    def fails_in_the_helper(self: FactCache, key: str, blob: bytes) -> None:
+        if os.getpid() != parent:
+            self.warning = "cache disabled, cannot write: helper"
+            return
+        real(self, key, blob)
+
+    monkeypatch.setattr(FactCache, "put_bytes", fails_in_the_helper)
+    out = pool.extract_all(sources, _vocab(), Config(root=Path("."), jobs=2),
+                           FactCache(tmp_path, "x"))
+    assert out.warnings == ["cache disabled, cannot write: helper"]

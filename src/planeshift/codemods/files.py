@@ -1,25 +1,24 @@
 """One file through its codemods (read, parse once, transform, add imports, render, compile), and
-many files at once on forked workers.
+many files at once, shared with forked helpers.
 
 A file's codemods run in order on one tree; the imports they asked for are added after the last,
 so each finds the scan's lines where the scan saw them. The result is checked (it must parse and
-``compile()``) here, in the worker; writing is the caller's. Workers are forked, so they inherit
-the scan's facts and the plans instead of receiving them pickled; only each file's new text and
-outcomes travel back.
+``compile()``) here, in whichever process migrates the file; writing is the caller's. Helpers
+are forked, so they inherit the scan's facts and the plans instead of receiving them pickled;
+only each file's new text and outcomes travel back.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
+import pickle
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.codemod import CodemodContext, SkipFile
 
 from ..analyzer.store.caches import entry_key
+from ..workers import shared_map
 from .base import OUTCOMES, TEXT, Codemod, Item
 from .facts import MigrateFacts
 from .imports import apply_imports
@@ -29,7 +28,7 @@ from .writer import SourceFile, WriteError, check_python, read_source
 
 Step = tuple[type[Codemod], list[Item]]
 Outcome = Migrated | NotMigrated | None
-POOL_THRESHOLD = 4  # fewer files than this are migrated in-process
+FORK_THRESHOLD = 4  # fewer files than this are migrated in-process
 
 
 @dataclass
@@ -88,37 +87,21 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
 
 def run_files(work: dict[str, list[Step]], facts: MigrateFacts, jobs: int,
               progress: Callable[[int], None] | None = None) -> dict[str, FileRun]:
-    """Every file of *work* through its steps, on up to *jobs* forked workers."""
-    names = sorted(work, key=lambda rel: -_size(facts, rel))  # largest first: shorter tail
-    if jobs <= 1 or len(names) < POOL_THRESHOLD or not hasattr(os, "fork"):
-        out = {}
-        for rel in names:
-            out[rel] = migrate_file(rel, work[rel], facts)
-            if progress is not None:
-                progress(1)
-        return out
-    global _JOB
-    _JOB = (work, facts)  # inherited by the forked workers
-    try:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            out = {}
-            for result in pool.map(_worker, names):
-                out[result.rel] = result
-                if progress is not None:
-                    progress(1)
-            return out
-    finally:
-        _JOB = None
+    """Every file of *work* through its steps, shared with up to *jobs* - 1 forked helpers
+    (:func:`planeshift.workers.shared_map`), largest file first."""
+    names = list(work)
+    if jobs <= 1 or len(names) < FORK_THRESHOLD:
+        jobs = 1
 
+    def one(k: int) -> bytes:
+        return pickle.dumps(migrate_file(names[k], work[names[k]], facts))
 
-_JOB: tuple[dict[str, list[Step]], MigrateFacts] | None = None
+    def done(k: int, blob: bytes) -> None:
+        if progress is not None:
+            progress(1)
 
-
-def _worker(rel: str) -> FileRun:
-    assert _JOB is not None
-    work, facts = _JOB
-    return migrate_file(rel, work[rel], facts)
+    blobs = shared_map(one, [_size(facts, rel) for rel in names], jobs, done)
+    return {rel: pickle.loads(blob) for rel, blob in zip(names, blobs)}
 
 
 def _transform(codemod: type[Codemod], items: list[Item], tree: cst.Module,

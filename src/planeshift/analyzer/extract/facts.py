@@ -2,7 +2,7 @@
 
 Expressions are kept as *refs*: small nested tuples that the linker evaluates project-wide
 (see ``refs.py`` for the grammar). Nothing here holds a CST or AST node, so facts travel through
-the process pool and the marshal cache (``store/codec.py``) unchanged.
+the forked helpers and the marshal cache (``store/codec.py``) unchanged.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Turn one file into plain facts: decode, one ``ast`` pass for symbols, sites where the prefilter
 admits the file.
 
-This module knows nothing of other files; it is what the process pool and the cache run.
+This module knows nothing of other files; it is what the forked helpers (``planeshift.workers``) and the cache run.
 """
 
 from __future__ import annotations

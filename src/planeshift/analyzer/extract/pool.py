@@ -1,8 +1,8 @@
-"""Extract every file's facts: the cache first, then a process pool over the misses.
+"""Extract every file's facts: the cache first, then the misses on every core.
 
-Workers receive bytes and return plain facts; nothing else crosses the process boundary. A few
-misses (an edit) are shared with one forked helper instead, since starting a pool costs more
-than it saves; a single miss runs in-process.
+The misses are shared between this process and forked helpers (:func:`planeshift.workers.
+shared_map`): each extracts a file, writes its cache entry and hands back the entry's bytes,
+which is all that crosses a process boundary. A single miss runs in-process.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ...config import Config
+from ...heap import collector_paused
+from ...workers import shared_map
 from ..store.caches import FactCache
 from ..store.codec import decode, digest, dumps, encode, loads
 from ..store.sources import Source
@@ -21,7 +23,7 @@ from .facts import FileFacts, Site
 from .file import extract_source, prefilter_for
 from .sites import Vocabulary
 
-POOL_THRESHOLD = 8  # fewer misses than this are extracted in-process (a fork costs ~50 ms)
+FORK_THRESHOLD = 8  # fewer files than this: their facts are decoded after, not while, extracting
 
 
 @dataclass
@@ -124,52 +126,10 @@ def _extract_stored(item: tuple, key: str, cache: FactCache | None) -> bytes:
     return blob
 
 
-def _work_cached(job: tuple[tuple, FactCache | None, str]) -> tuple[bytes, str | None]:
-    """In a pool worker: extract and store here, in parallel, not in the parent."""
-    item, cache, key = job
-    return _extract_stored(item, key, cache), cache.warning if cache is not None else None
-
-
-def _extract_forked(items: list[tuple], keys: list[str], cache: FactCache | None) -> list[bytes]:
-    """Extract a few files on two cores (see :func:`forked_map`)."""
-    prefilter_for(items[0][4])  # compiled once, before the fork, for both processes
-    return forked_map(lambda k: _extract_stored(items[k], keys[k], cache),
-                      [len(item[0]) for item in items])
-
-
-def forked_map(work: Callable[[int], bytes], sizes: Sequence[int]) -> list[bytes]:
-    """``[work(k) for k in range(len(sizes))]`` on two cores: a forked child takes every other
-    item (largest first, so the halves weigh alike) and sends its bytes back through a pipe; the
-    parent does the rest. A fork costs a millisecond or two where starting a process pool costs
-    ~50 ms. If the child fails for any reason, the parent does its items too: the result never
-    depends on it."""
-    order = sorted(range(len(sizes)), key=lambda k: -sizes[k])
-    theirs, mine = order[1::2], order[0::2]
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: work, send the bytes, leave at once
-        status = 1
-        try:
-            os.close(read_end)
-            produced = [work(k) for k in theirs]
-            with os.fdopen(write_end, "wb") as out:
-                out.write(marshal.dumps(produced))
-            status = 0
-        finally:
-            os._exit(status)  # no atexit handlers, no buffered output of the parent's
-    os.close(write_end)
-    done = {k: work(k) for k in mine}
-    with os.fdopen(read_end, "rb") as inp:
-        data = inp.read()
-    _, status = os.waitpid(pid, 0)
-    try:
-        received = marshal.loads(data) if status == 0 else None
-    except (ValueError, EOFError, TypeError):
-        received = None
-    if not isinstance(received, list) or len(received) != len(theirs):
-        received = [work(k) for k in theirs]  # the child failed: do its share here
-    done.update(zip(theirs, received))
-    return [done[k] for k in range(len(sizes))]
+def _warn(cache: FactCache | None, warning: str) -> None:
+    """A helper's cache warning, kept in the parent's cache (the first one met)."""
+    if cache is not None and cache.warning is None:
+        cache.warning = warning
 
 
 def job_count(config: Config) -> int:
@@ -197,7 +157,7 @@ class Extraction:
         """Facts for every file: cached, extracted in parallel, or (content keys in *known*,
         with their facts digests) left in the cache until the link reaches them."""
         return extract_all(self.sources, vocab, self.config, self.caches(vocab), progress,
-                           warm_up=_import_link_stack, known=known)
+                           known=known)
 
     def again(self, paths: Sequence[str], vocab: Vocabulary) -> list[FileFacts]:
         """The facts of *paths* under a wider vocabulary: their sites of derived APIs too."""
@@ -207,25 +167,18 @@ class Extraction:
     def calls(self, paths: Sequence[str], words: frozenset[str],
               statements: Sequence[Sequence[int]] | None = None) -> dict[str, tuple[Site, ...]]:
         """The call sites of *words* in *paths* (the helper search): one parse each (of only the
-        top-level statements that may hold one, given each file's *statements*), shared with a
-        forked helper when there are enough files to be worth it."""
+        top-level statements that may hold one, given each file's *statements*), shared with
+        forked helpers when there are enough files to be worth it."""
         data = [self._by_path[p].data for p in paths]
         spans = list(statements) if statements is not None else [()] * len(paths)
-        if len(paths) < POOL_THRESHOLD or job_count(self.config) < 2 or not hasattr(os, "fork"):
+        if len(paths) < FORK_THRESHOLD or job_count(self.config) < 2:
             return {p: call_sites(d, p, words, s) for p, d, s in zip(paths, data, spans)}
-        blobs = forked_map(
+        blobs = shared_map(
             lambda k: marshal.dumps([encode(s) for s in call_sites(data[k], paths[k], words,
                                                                    spans[k])]),
-            [len(d) for d in data])
+            [len(d) for d in data], job_count(self.config))
         return {p: tuple(decode(Site, row) for row in marshal.loads(blob))
                 for p, blob in zip(paths, blobs)}
-
-
-def _import_link_stack() -> None:
-    # the reference kernels, whose named profiles a dispatch path is matched against (30 ms)
-    from ...rules.profiles import pinned
-
-    pinned("scheduler")
 
 
 def extract_all(
@@ -234,10 +187,9 @@ def extract_all(
     config: Config,
     cache: FactCache | None,
     progress: Callable[[int, int], None] | None = None,
-    warm_up: Callable[[], None] | None = None,
     known: dict[str, str] | None = None,
 ) -> Extracted:
-    """Facts for every source: cached, extracted in a process pool, or (for content keys in
+    """Facts for every source: cached, extracted on every core, or (for content keys in
     *known*, with their facts digests) left in the cache until needed."""
     known = known if cache is not None and known else {}
     blobs: dict[int, bytes] = {}
@@ -258,45 +210,30 @@ def extract_all(
     if progress:
         progress(done, total)
     items = [_item(sources[i], vocab) for i in misses]
-    out.jobs = min(job_count(config), len(misses))
+    out.jobs = min(job_count(config), len(misses)) if hasattr(os, "fork") and misses else 1
     decoded: dict[int, FileFacts] = {}
-    if out.jobs > 1 and len(misses) < POOL_THRESHOLD and hasattr(os, "fork"):
-        out.jobs = 2  # a few files (an edit): one forked helper, no pool to start
-        keys = [sources[i].key for i in misses]
-        for i, blob in zip(misses, _extract_forked(items, keys, cache)):
-            blobs[i] = blob
-        done += len(misses)
+    many = out.jobs > 1 and len(misses) >= FORK_THRESHOLD
+
+    def work(k: int) -> bytes:
+        return _extract_stored(items[k], sources[misses[k]].key, cache)
+
+    def finished(k: int, blob: bytes) -> None:
+        nonlocal done
+        i = misses[k]
+        blobs[i] = blob
+        if many:
+            decoded[i] = loads(blob)  # while the helpers are still extracting
+        done += 1
         if progress:
             progress(done, total)
-    elif out.jobs > 1 and len(misses) >= POOL_THRESHOLD:
-        # largest files first, in small chunks: the last worker to finish is not the one that
-        # happened to draw the three biggest modules
-        order = sorted(range(len(misses)), key=lambda k: -len(items[k][0]))
-        import multiprocessing  # here: 20 ms of imports a scan answered from the cache skips
-        from concurrent.futures import ProcessPoolExecutor
 
-        context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-        with ProcessPoolExecutor(max_workers=out.jobs, mp_context=context) as pool:
-            jobs = [(items[k], cache, sources[misses[k]].key) for k in order]
-            produced = pool.map(_work_cached, jobs, chunksize=2)
-            if warm_up is not None:
-                warm_up()  # the parent is idle until the first result: import what linking needs
-            for k, (blob, warning) in zip(order, produced):
-                i = misses[k]
-                blobs[i] = blob
-                if warning and cache is not None:
-                    cache.warning = warning
-                decoded[i] = loads(blob)  # overlaps with the workers still parsing
-                done += 1
-                if progress:
-                    progress(done, total)
-    else:
-        out.jobs = 1
-        for i, item in zip(misses, items):
-            blobs[i] = _extract_stored(item, sources[i].key, cache)
-            done += 1
-            if progress:
-                progress(done, total)
+    if out.jobs > 1:
+        prefilter_for(vocab)  # compiled once, before the fork, for every process
+    # the facts of the files made and read here hold no reference cycles
+    with collector_paused():
+        shared_map(work, [len(item[0]) for item in items], out.jobs, finished,
+                   note=lambda: (cache.warning or "").encode() if cache is not None else None,
+                   noted=lambda warning: _warn(cache, warning.decode()))
     if cache is not None and cache.warning:
         out.warnings.append(cache.warning)
     out.blobs = [blobs.get(i) for i in range(len(sources))]

@@ -24,6 +24,8 @@ so the linker never knows which parser saw a file.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import Any
 
 Ref = tuple
 MAX_DEPTH = 12
@@ -36,45 +38,58 @@ def from_ast(node: ast.AST | None, depth: int = 0) -> Ref:
         return ("const", "None")
     if depth > MAX_DEPTH:
         return OTHER
-    d = depth + 1
-    match node:
-        case ast.Name(id=name):
-            return ("name", name)
-        case ast.Attribute(value=value, attr=attr):
-            return ("attr", from_ast(value, d), attr)
-        case ast.Call(func=func, args=args, keywords=keywords):
-            pos = tuple(
-                ("star", from_ast(a.value, d)) if isinstance(a, ast.Starred) else from_ast(a, d)
-                for a in args
-            )
-            kws = tuple((k.arg, from_ast(k.value, d)) for k in keywords)
-            return ("call", from_ast(func, d), pos, kws)
-        case ast.Constant(value=str() as value):
-            return ("str", value)
-        case ast.Constant(value=value):
-            return ("const", repr(value))
-        case ast.Lambda(args=args, body=body):
-            return ("lambda", from_ast(body, d), tuple(a.arg for a in _all_args(args)))
-        case ast.Subscript(value=value, slice=index):
-            return ("sub", from_ast(value, d), from_ast(index, d))
-        case ast.Await(value=value):
-            return ("await", from_ast(value, d))
-        case ast.List(elts=elts) | ast.Tuple(elts=elts) | ast.Set(elts=elts):
-            kind = type(node).__name__.lower()
-            return ("seq", kind, tuple(from_ast(e, d) for e in elts))
-        case ast.Dict(keys=keys, values=values):
-            return ("dict", tuple((from_ast(k, d), from_ast(v, d)) for k, v in zip(keys, values)))
-        case ast.BoolOp(values=values):
-            return ("either", tuple(from_ast(v, d) for v in values))
-        case ast.IfExp(body=body, orelse=orelse):
-            return ("either", (from_ast(body, d), from_ast(orelse, d)))
-        case ast.BinOp(op=ast.BitOr(), left=left, right=right):
-            return ("either", (from_ast(left, d), from_ast(right, d)))
-        case ast.NamedExpr(value=value):
-            return from_ast(value, d)
-        case ast.Starred(value=value):
-            return ("star", from_ast(value, d))
-    return ("other", type(node).__name__)
+    convert = _CONVERT.get(node.__class__)
+    if convert is None:
+        return ("other", node.__class__.__name__)
+    return convert(node, depth + 1)
+
+
+# One converter per node class, looked up by exact class: the pass converts every assignment,
+# call and return of a project, and a table lookup costs a fraction of a chain of class patterns.
+def _call(node: ast.Call, d: int) -> Ref:
+    pos = tuple(
+        ("star", from_ast(a.value, d)) if a.__class__ is ast.Starred else from_ast(a, d)
+        for a in node.args
+    )
+    kws = tuple((k.arg, from_ast(k.value, d)) for k in node.keywords)
+    return ("call", from_ast(node.func, d), pos, kws)
+
+
+def _constant(node: ast.Constant, d: int) -> Ref:
+    value = node.value
+    return ("str", value) if isinstance(value, str) else ("const", repr(value))
+
+
+def _binop(node: ast.BinOp, d: int) -> Ref:
+    if node.op.__class__ is ast.BitOr:
+        return ("either", (from_ast(node.left, d), from_ast(node.right, d)))
+    return ("other", "BinOp")
+
+
+def _seq(kind: str) -> Callable[[Any, int], Ref]:
+    return lambda node, d: ("seq", kind, tuple(from_ast(e, d) for e in node.elts))
+
+
+_CONVERT: dict[type, Callable[[Any, int], Ref]] = {
+    ast.Name: lambda node, d: ("name", node.id),
+    ast.Attribute: lambda node, d: ("attr", from_ast(node.value, d), node.attr),
+    ast.Call: _call,
+    ast.Constant: _constant,
+    ast.Lambda: lambda node, d: ("lambda", from_ast(node.body, d),
+                                 tuple(a.arg for a in _all_args(node.args))),
+    ast.Subscript: lambda node, d: ("sub", from_ast(node.value, d), from_ast(node.slice, d)),
+    ast.Await: lambda node, d: ("await", from_ast(node.value, d)),
+    ast.List: _seq("list"),
+    ast.Tuple: _seq("tuple"),
+    ast.Set: _seq("set"),
+    ast.Dict: lambda node, d: ("dict", tuple((from_ast(k, d), from_ast(v, d))
+                                             for k, v in zip(node.keys, node.values))),
+    ast.BoolOp: lambda node, d: ("either", tuple(from_ast(v, d) for v in node.values)),
+    ast.IfExp: lambda node, d: ("either", (from_ast(node.body, d), from_ast(node.orelse, d))),
+    ast.BinOp: _binop,
+    ast.NamedExpr: lambda node, d: from_ast(node.value, d),
+    ast.Starred: lambda node, d: ("star", from_ast(node.value, d)),
+}
 
 
 def annotation_from_ast(node: ast.AST | None) -> Ref | None:

@@ -28,25 +28,37 @@ class FastVisitor:
         cls._dispatch = table
 
     def visit(self, node: ast.AST) -> None:
-        cls = node.__class__
-        try:
-            method = self._dispatch[cls]
-        except KeyError:
+        method = self._dispatch.get(node.__class__, _GENERIC)
+        if method is _GENERIC:
             self.generic_visit(node)
-            return
-        if method is not None:
+        elif method is not None:
             method(self, node)  # type: ignore[operator]
 
     def generic_visit(self, node: ast.AST) -> None:
-        visit = self.visit
+        # visit() inlined: most children are leaves, and a call per leaf is most of the walk
+        dispatch = self._dispatch
         for name in node._fields:
             value = getattr(node, name, None)
             if value.__class__ is list:
                 for item in value:
-                    if isinstance(item, ast.AST):
-                        visit(item)
-            elif isinstance(value, ast.AST):
-                visit(value)
+                    method = dispatch.get(item.__class__, _GENERIC)
+                    if method is None:
+                        continue
+                    if method is not _GENERIC:
+                        method(self, item)  # type: ignore[operator]
+                    elif isinstance(item, ast.AST):
+                        self.generic_visit(item)
+            else:
+                method = dispatch.get(value.__class__, _GENERIC)
+                if method is None:
+                    continue
+                if method is not _GENERIC:
+                    method(self, value)  # type: ignore[operator]
+                elif isinstance(value, ast.AST):
+                    self.generic_visit(value)
+
+
+_GENERIC = object()  # a class with no method of its own: visit its children
 
 
 def _leaf_types() -> list[type]:
