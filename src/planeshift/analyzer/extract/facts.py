@@ -7,6 +7,8 @@ the forked helpers and the marshal cache (``store/codec.py``) unchanged.
 
 from __future__ import annotations
 
+import marshal
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,7 +137,25 @@ class FileFacts:
     has_sites: bool = False  # the prefilter admitted this file to site collection
     error: str | None = None
     rule_facts: tuple[tuple[str, Any], ...] = ()  # (rule code, what the rule read of the file)
-    # each top-level statement's first and last line, flat (start, end, start, end, ...): a
-    # decorated definition starts at its first decorator; the helper call pass parses only the
-    # statements it needs (see ``calls.py``)
-    statements: tuple[int, ...] = ()
+    # every call of a name or an attribute (``f(...)``, ``x.f(...)``) as CallRow tuples, in
+    # marshal's version-2 bytes (a function of the value, for the facts' digest): the helper
+    # search reads them, in the few files that call a helper's name (see :func:`call_rows`)
+    calls: bytes = b""
+
+
+# (callee ref, scope, line, col, end line, end col, the bare names handed to it: the arguments
+# that are a name, a *name or a **name, positional or keyword). The scope is the symbol pass's:
+# a decorator's own call is a decorator, not a call; defaults, decorators and bases belong to the
+# enclosing scope.
+CallRow = tuple[Ref, str, int, int, int, int, tuple[str, ...]]
+
+
+def call_rows(facts: FileFacts) -> tuple[CallRow, ...]:
+    """The file's calls (decoded each time: a scan reads them from a few files, once or twice)."""
+    return marshal.loads(facts.calls) if facts.calls else ()
+
+
+def call_word(row: CallRow) -> str:
+    """The name a call spells: ``f`` for ``f(...)`` and ``x.f(...)``."""
+    func = row[0]
+    return func[2] if func[0] == "attr" else func[1]

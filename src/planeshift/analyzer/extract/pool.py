@@ -7,7 +7,6 @@ which is all that crosses a process boundary. A single miss runs in-process.
 
 from __future__ import annotations
 
-import marshal
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,10 +15,9 @@ from ...config import Config
 from ...heap import collector_paused
 from ...workers import shared_map
 from ..store.caches import FactCache
-from ..store.codec import decode, digest, dumps, encode, loads
+from ..store.codec import digest, dumps, loads
 from ..store.sources import Source
-from .calls import call_sites
-from .facts import FileFacts, Site
+from .facts import FileFacts
 from .file import extract_source, prefilter_for
 from .sites import Vocabulary
 
@@ -163,22 +161,6 @@ class Extraction:
         """The facts of *paths* under a wider vocabulary: their sites of derived APIs too."""
         return extract_all([self._by_path[p] for p in paths], vocab, self.config,
                            self.caches(vocab)).facts
-
-    def calls(self, paths: Sequence[str], words: frozenset[str],
-              statements: Sequence[Sequence[int]] | None = None) -> dict[str, tuple[Site, ...]]:
-        """The call sites of *words* in *paths* (the helper search): one parse each (of only the
-        top-level statements that may hold one, given each file's *statements*), shared with
-        forked helpers when there are enough files to be worth it."""
-        data = [self._by_path[p].data for p in paths]
-        spans = list(statements) if statements is not None else [()] * len(paths)
-        if len(paths) < FORK_THRESHOLD or job_count(self.config) < 2:
-            return {p: call_sites(d, p, words, s) for p, d, s in zip(paths, data, spans)}
-        blobs = shared_map(
-            lambda k: marshal.dumps([encode(s) for s in call_sites(data[k], paths[k], words,
-                                                                   spans[k])]),
-            [len(d) for d in data], job_count(self.config))
-        return {p: tuple(decode(Site, row) for row in marshal.loads(blob))
-                for p, blob in zip(paths, blobs)}
 
 
 def extract_all(

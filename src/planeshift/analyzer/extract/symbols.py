@@ -7,10 +7,11 @@ the vocabulary prefilter admits, the same walk also records candidate sites (``s
 from __future__ import annotations
 
 import ast
+import marshal
 from dataclasses import dataclass, field, replace
 
 from .declarations import decorator_name, lazy_entries, params_of, resolve_relative
-from .facts import Binding, Class, FileFacts, Function, Site
+from .facts import Binding, CallRow, Class, FileFacts, Function, Site
 from .loops import dispatch_facts
 from .refs import Ref, annotation_from_ast, from_ast
 from .sites import (
@@ -50,9 +51,8 @@ class _Scope:
 class SymbolCollector(FastVisitor):
     """Collects the module's bindings, classes and functions into plain facts."""
 
-    def __init__(
-        self, module: str, is_package: bool, vocab: Vocabulary | None = None, src: Positions | None = None
-    ) -> None:
+    def __init__(self, module: str, is_package: bool, vocab: Vocabulary | None,
+                 src: Positions) -> None:
         self.module = module
         self.is_package = is_package
         self.vocab = vocab
@@ -73,6 +73,7 @@ class SymbolCollector(FastVisitor):
         self.loaded_attrs: set[str] = set()
         self.frames: list[_Frame] = []  # one per enclosing function, innermost last
         self.loops: list[tuple[Ref, Ref]] = []  # the `for` loops around the node being visited
+        self.calls: list[CallRow] = []
 
     # -- scopes -------------------------------------------------------------------------------
     @property
@@ -351,6 +352,10 @@ class SymbolCollector(FastVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         if self.vocab is not None:
             self._add(call_site(node, self.scope.qualname, self.vocab, self.src, self.aliases))
+        func = node.func
+        if func.__class__ is ast.Name or func.__class__ is ast.Attribute:
+            self.calls.append((from_ast(func), self.scope.qualname, *self.src.span(node),
+                               handed_names(node)))
         if (
             self.frames
             and isinstance(node.func, ast.Name)
@@ -403,8 +408,9 @@ def collect_symbols(
     vocab: Vocabulary | None = None,
     text: str = "",
 ) -> FileFacts:
-    """Run the symbol pass over a parsed module; with *vocab*, also record candidate sites."""
-    collector = SymbolCollector(module, is_package, vocab, Positions(text) if vocab else None)
+    """Run the symbol pass over a parsed module (*text* is its source, for exact positions);
+    with *vocab*, also record candidate sites."""
+    collector = SymbolCollector(module, is_package, vocab, Positions(text))
     for stmt in tree.body:
         collector.visit(stmt)
     # dispatch paths start at functions calling what they iterate and at the packs' words
@@ -429,15 +435,17 @@ def collect_symbols(
         loaded_attrs=frozenset(collector.loaded_attrs),
         sites=tuple(collector.sites),
         has_sites=vocab is not None,
-        statements=statement_lines(tree),
+        calls=marshal.dumps(tuple(collector.calls), 2),
     )
 
 
-def statement_lines(tree: ast.Module) -> tuple[int, ...]:
-    """Each top-level statement's first line (its first decorator's) and last, flat."""
-    out: list[int] = []
-    for stmt in tree.body:
-        decorators = getattr(stmt, "decorator_list", None)
-        start = min(stmt.lineno, decorators[0].lineno) if decorators else stmt.lineno
-        out += (start, stmt.end_lineno or stmt.lineno)
+def handed_names(call: ast.Call) -> tuple[str, ...]:
+    """The arguments of *call* that are a bare name (``f(x)``, ``f(*x)``, ``f(k=x)``, ``f(**x)``)."""
+    out: list[str] = []
+    for arg in call.args:
+        if arg.__class__ is ast.Starred:
+            arg = arg.value  # type: ignore[attr-defined]
+        if arg.__class__ is ast.Name:
+            out.append(arg.id)  # type: ignore[attr-defined]
+    out += [k.value.id for k in call.keywords if k.value.__class__ is ast.Name]  # type: ignore[attr-defined]
     return tuple(out)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from ...types import Activation
-from ..extract.facts import FileFacts, Site
+from ..extract.facts import FileFacts, call_rows, call_word
 from .candidate import Call
 from .evaluate.engine import Evaluator
 from .match.identity import Identity
@@ -32,20 +32,15 @@ def helper_word(qualname: str) -> str:
     return qualname.rsplit(".", 1)[-1]
 
 
-def site_word(site: Site) -> str | None:
-    """The name a call site spells (``x.f(...)`` and ``f(...)``: ``f``)."""
-    func = site.func
-    if func[0] == "attr":
-        return func[2]
-    if func[0] == "name":
-        return func[1]
-    return None
-
-
 def calls_any(facts: FileFacts, words: Iterable[str]) -> bool:
     """Does the file call one of *words* (as ``f(...)`` or ``x.f(...)``)?"""
     return bool(facts.error is None and facts.module
                 and not (facts.called_funcs | facts.called_attrs).isdisjoint(words))
+
+
+def spells_a_call(facts: FileFacts, words: set[str]) -> bool:
+    """Does one of the file's calls spell one of *words*?"""
+    return calls_any(facts, words) and any(call_word(row) in words for row in call_rows(facts))
 
 
 class Activations:
@@ -66,36 +61,36 @@ class Activations:
                 out[name] = helper
         return out
 
-    def calls(self, facts: FileFacts, sites: Iterable[Site],
-              helpers: frozenset[str]) -> Iterator[Call]:
-        """The calls of *helpers* among *sites* (the file's sites and its helper call sites)."""
-        if not helpers:
+    def calls(self, facts: FileFacts, helpers: frozenset[str]) -> Iterator[Call]:
+        """The file's calls of *helpers*."""
+        if not helpers or facts.error is not None or not facts.module:
             return
         methods = self.unique_methods(helpers)
         words = {helper_word(h) for h in helpers}
-        for site in sites:
-            if site.kind != "call" or site_word(site) not in words:
+        for row in call_rows(facts):
+            if call_word(row) not in words:
                 continue
-            values = self.ev.eval(site.func, facts.module, site.scope)
+            func, scope, line, col, end_line, end_col, handed = row
+            values = self.ev.eval(func, facts.module, scope)
             found = sorted(self.identity.callee_ids(values) & helpers)
             resolved = True
-            if not found and site.func[0] == "attr" and site.func[2] in methods and _untyped(
-                    self.ev.eval(site.func[1], facts.module, site.scope)):
+            if not found and func[0] == "attr" and func[2] in methods and _untyped(
+                    self.ev.eval(func[1], facts.module, scope)):
                 # `session.observer.bind_db_persistence(...)` on an untyped `session`: the one
                 # helper method of that name, said to be matched by its name alone
-                found, resolved = [methods[site.func[2]]], False
+                found, resolved = [methods[func[2]]], False
             for helper in found:
-                scope = f"{facts.module}.{site.scope}" if site.scope else ""
-                yield Call(helper, facts.path, site.line, site.col, site.end_line, site.end_col,
-                           scope, self._forwards(facts, site), resolved)
+                where = f"{facts.module}.{scope}" if scope else ""
+                yield Call(helper, facts.path, line, col, end_line, end_col, where,
+                           self._forwards(facts, scope, handed), resolved)
 
-    def _forwards(self, facts: FileFacts, site: Site) -> bool:
+    def _forwards(self, facts: FileFacts, scope: str, handed: tuple[str, ...]) -> bool:
         """Does the call hand on a parameter of the function it is in?"""
-        func = self.ev.index.functions.get(f"{facts.module}.{site.scope}") if site.scope else None
+        func = self.ev.index.functions.get(f"{facts.module}.{scope}") if scope else None
         if func is None:
             return False
         params = {p.name for p in func.params if p.kind not in ("self", "cls")}
-        return any(a.ref[0] == "name" and a.ref[1] in params for a in site.args)
+        return not params.isdisjoint(handed)
 
 
 def wrappers(calls: Iterable[Call], evaluator: Evaluator) -> set[str]:

@@ -20,10 +20,10 @@ from ...project import MechanismFacts
 from ...rules.forms import Mechanism, Pack, RegistrationForm
 from ...rules.policy import policy_fields
 from ...types import Emission
-from ..extract.facts import FileFacts, Site
+from ..extract.facts import FileFacts
 from ..extract.sites import Vocabulary
 from ..extract.summary import FileSummary, list_aliases, summarize
-from .activations import Activations, calls_any, closure, helper_word, is_helper
+from .activations import Activations, calls_any, closure, helper_word, is_helper, spells_a_call
 from .assemble import candidates_of, dormant_points, forwarder_apis, with_activations
 from .candidate import Call, Candidate
 from .dispatchers import DispatcherFinder, Dispatchers
@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     from ..store.snapshot import Snapshot
 
 Reextract = Callable[[Sequence[str], Vocabulary], list[FileFacts]]
-ReadCalls = Callable[[Sequence[str], frozenset[str], Sequence[Sequence[int]]],
-                     dict[str, tuple[Site, ...]]]
 NOTHING: tuple = ((), (), frozenset())  # the evaluation of a file with no site of the packs
 MAX_ROUNDS = 4  # façade over façade over façade is the deepest chain seen in practice
 
@@ -82,18 +80,14 @@ class Linked:
 
 
 class Linker:
-    """Links a project over *index*; *reextract* collects the sites of derived API names,
-    *read_calls* the call sites of helpers."""
+    """Links a project over *index*; *reextract* collects the sites of derived API names."""
 
     def __init__(self, packs: tuple[Pack, ...], vocab: Vocabulary, index: ProjectIndex,
-                 reextract: Reextract, read_calls: ReadCalls) -> None:
+                 reextract: Reextract) -> None:
         self.packs = packs
         self.vocab = vocab
         self.index = index
         self.reextract = reextract
-        self.read_calls = read_calls
-        # path -> (line, col) -> a call site of a helper searched (read for this link only)
-        self.helper_sites: dict[str, dict[tuple[int, int], Site]] = {}
         self.mechanisms = [m for p in packs for m in p.mechanisms]
         known = {n for m in self.mechanisms for n in (*m.dispatchers, *m.aliases)}
         self.evaluator = Evaluator(index, known_classes=known)
@@ -118,39 +112,23 @@ class Linker:
         roots = {cand.helper for path, ev in evaluated.items()
                  for cand in self._candidates(current[path], ev) if cand.helper}
         self.helpers = closure(roots, {}, self.evaluator,
-                               lambda new: self._search(current, evaluated, new))
-        paths = sorted(set(evaluated) | set(self.helper_sites))
+                               lambda new: self._search(current, new))
+        words = {helper_word(h) for h in self.helpers}
+        calling = {p for p, f in current.items() if spells_a_call(f, words)}
+        paths = sorted(set(evaluated) | calling)
         units = {p: self.unit(current[p], evaluated.get(p, NOTHING)) for p in paths}
         return self.assemble(units, found, summaries)
 
-    def _search(self, files: dict[str, FileFacts], evaluated: dict,
+    def _search(self, files: dict[str, FileFacts],
                 helpers: frozenset[str]) -> dict[str, list[Call]]:
-        """The calls of *helpers*: the files that call their names are read for those calls
-        (not for their whole facts again: the vocabulary of the packs stays as it is)."""
-        self._read_helper_sites(list(files.values()), {helper_word(h) for h in helpers})
+        """The calls of *helpers*, read from the files that call their names."""
+        words = {helper_word(h) for h in helpers}
         found: dict[str, list[Call]] = {}
-        for path in sorted(set(evaluated) | set(self.helper_sites)):
-            for call in self.activator.calls(files[path], self._sites(files[path]), helpers):
-                found.setdefault(call.helper, []).append(call)
+        for path in sorted(files):
+            if calls_any(files[path], words):
+                for call in self.activator.calls(files[path], helpers):
+                    found.setdefault(call.helper, []).append(call)
         return found
-
-    def _read_helper_sites(self, files: list[FileFacts], words: set[str]) -> None:
-        calling = [f for f in files if calls_any(f, words)]
-        read = self.read_calls([f.path for f in calling], frozenset(words),
-                               [f.statements for f in calling])
-        for path, sites in read.items():
-            if sites:
-                bucket = self.helper_sites.setdefault(path, {})
-                for site in sites:
-                    bucket.setdefault((site.line, site.col), site)
-
-    def _sites(self, facts: FileFacts) -> list[Site]:
-        """The file's sites and its helper call sites (a call that is both, once)."""
-        extra = self.helper_sites.get(facts.path)
-        if not extra:
-            return list(facts.sites)
-        known = {(s.line, s.col) for s in facts.sites if s.kind == "call"}
-        return [*facts.sites, *(s for k, s in sorted(extra.items()) if k not in known)]
 
     def relink(self, snap: Snapshot, changes: Changes,
                current: Callable[[str], FileFacts]) -> Linked:
@@ -205,13 +183,12 @@ class Linker:
         facts = current(path)
         if needs_reextract(facts, *snap.words):
             facts = self.reextract([path], self.vocab)[0]
-        self.helper_sites.pop(path, None)
-        self._read_helper_sites([facts], {helper_word(h) for h in self.helpers})
         before = snap.units[path].forms if path in snap.units else set()
         evaluated = self.evaluate(facts) if facts.sites or facts.config_hooks else NOTHING
         if {f for f in evaluated[1] if f is not None} != before:
             raise FullLink(f"a forwarder in {path} appeared, changed or went")
-        if evaluated is NOTHING and path not in self.helper_sites:
+        if evaluated is NOTHING and not spells_a_call(facts, {helper_word(h)
+                                                              for h in self.helpers}):
             units.pop(path, None)
         else:
             units[path] = self.unit(facts, evaluated)
@@ -306,7 +283,7 @@ class Linker:
         deps.push()
         try:
             emissions = list(self.matcher.emissions(facts))
-            calls = list(self.activator.calls(facts, self._sites(facts), self.helpers))
+            calls = list(self.activator.calls(facts, self.helpers))
             entries = list(zip(self._candidates(facts, evaluated), forms))
         finally:
             reads |= deps.pop()

@@ -35,8 +35,7 @@ def link(extracted: Extracted, extraction: Extraction, packs: tuple[Pack, ...],
                                "incremental", "")
         except FullLink as why:
             reason = str(why)
-    linker = Linker(packs, vocab, ProjectIndex(extracted.facts), extraction.again,
-                    extraction.calls)
+    linker = Linker(packs, vocab, ProjectIndex(extracted.facts), extraction.again)
     linked = linker.full(extracted.facts)
     return LinkOutcome(linked, "facts" if extracted.cache_hits else "cold", reason)
 
@@ -52,5 +51,5 @@ def _relink(extracted: Extracted, extraction: Extraction, packs: tuple[Pack, ...
     changes = Changes.since(last, extracted.sources, extracted.digests(), current, old_facts)
     # a lazy index: a module's facts are decoded only when a lookup first reaches it
     index = ProjectIndex(loader=lambda m: current(changes.owners[m]), module_names=changes.owners)
-    return Linker(packs, vocab, index, extraction.again, extraction.calls).relink(
+    return Linker(packs, vocab, index, extraction.again).relink(
         last, changes, current)
