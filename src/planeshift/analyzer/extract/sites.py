@@ -39,9 +39,20 @@ class Positions:
     """A file's text by ast position: character columns and exact segments."""
 
     def __init__(self, text: str) -> None:
-        self.lines = text.encode("utf-8").splitlines(keepends=True)
+        self.text = text
+        self.ascii = text.isascii()  # (most files) a byte column is a character column
+        self._lines: list[bytes] | None = None
+
+    @property
+    def lines(self) -> list[bytes]:
+        """The text's lines as UTF-8 bytes (split when a segment or a column first needs them)."""
+        if self._lines is None:
+            self._lines = self.text.encode("utf-8").splitlines(keepends=True)
+        return self._lines
 
     def col(self, line: int, byte_col: int) -> int:
+        if self.ascii:
+            return byte_col
         raw = self.lines[line - 1] if 0 < line <= len(self.lines) else b""
         return len(raw[:byte_col].decode("utf-8", "replace")) if not raw.isascii() else byte_col
 
