@@ -22,7 +22,7 @@ from .rules.checks import run_checks
 from .rules.classify import classify
 from .rules.forms import Pack, PackError
 from .rules.packs import builtin_pack_names, builtin_pack_path, load_pack
-from .types import ContextUse, FileError, ScanResult
+from .types import ContextUse, FileError, Registration, ScanResult
 
 if TYPE_CHECKING:
     from .characterize.model import Characterization
@@ -84,6 +84,7 @@ def scan(config: Config, progress: Progress | None = None,
         files_with_sites=sum(1 for f in tree if f.has_sites),
         packs=tuple(p.name for p in packs),
         context=context_uses(config, packs, roots, missing, library),
+        library=library_activated(outcome.linked),
     )
     if not any(s.problem for s in sources):  # a file changed mid-scan: keep nothing of it
         store.keep(result, outcome.linked, extracted, outcome.layer)
@@ -131,6 +132,20 @@ def classified(linked: Linked, config: Config, context: tuple[str, ...] = ()) ->
         mechanisms=tuple(linked.mechanisms),
         files=tuple(linked.summaries),
     )
+
+
+def library_activated(linked: Linked) -> tuple[Registration, ...]:
+    """The registrations made inside a context library (a helper of lionagi's, say) that the
+    tree's own calls activate: each classified as in the library, with only the tree's calls as
+    its activations, its file relative to the folder holding the package."""
+    models = {m.id: m.model for m in linked.mechanisms}
+    out = []
+    for cand in linked.candidates:
+        calls = tuple(a for a in cand.activations if not is_context(a.file))
+        if is_context(cand.file) and calls:
+            reg = classify(replace(cand, activations=calls), models[cand.mechanism])
+            out.append(replace(reg, file=reg.file[len(PREFIX):]))
+    return tuple(sorted(out, key=lambda r: r.sort_key))
 
 
 def context_uses(config: Config, packs: tuple[Pack, ...], roots: list[ContextRoot],

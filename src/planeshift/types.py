@@ -334,4 +334,7 @@ class ScanResult:
     files_with_sites: int = 0  # files the vocabulary prefilter admitted to site collection
     packs: tuple[str, ...] = ()
     context: tuple[ContextUse, ...] = ()  # library source read beside the tree
+    # registrations made inside a context library that the tree's own calls activate, each with
+    # only those calls, its file relative to the folder holding the package ("lionagi/...")
+    library: tuple[Registration, ...] = ()
     stats: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)

@@ -49,6 +49,26 @@ def standalone() -> HookBus:
     bus.on(HookPoint.TOOL_POST, audit)
     return bus
 ''',
+    # helpers of lionagi's whose own registrations happen where the app calls them (directly,
+    # by the method's name on an untyped receiver, and through a wrapper of the app's)
+    "myapp/boot.py": '''
+from lionagi.state.lifecycle.notify_settings import register_settings_terminal_callback
+from lionagi.studio.scheduler.signals import SchedulerSignalBus, register_default_handlers
+
+
+def boot(session, db) -> None:
+    register_settings_terminal_callback()
+    session.observer.bind_db_persistence(db)
+    register_default_handlers(SchedulerSignalBus())
+
+
+def wire(bus):
+    register_default_handlers(bus)
+
+
+def start():
+    wire(SchedulerSignalBus())
+''',
     "myapp/messages.py": '''
 from lionagi.protocols.messages import MessageManager
 

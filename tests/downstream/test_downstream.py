@@ -57,7 +57,7 @@ def test_lionagi_is_read_from_the_apps_venv(with_venv: ScanResult) -> None:
     (use,) = with_venv.context
     assert (use.package, use.version, use.origin) == ("lionagi", "0.36.0", ".venv")
     assert use.files > 600 and "hookbus" in use.mechanisms
-    assert with_venv.files_scanned == 3  # the library is read, not scanned
+    assert with_venv.files_scanned == 4  # the library is read, not scanned
 
 
 def test_the_app_is_judged_as_with_lionagi_in_the_tree(with_venv: ScanResult,
@@ -82,3 +82,37 @@ def test_without_context_only_declared_dormant_points_are_dormant(trees: dict[st
     assert (use.root, use.origin) == (None, "not read (--no-context)")
     dormant = [(f.file, f.line) for f in blind.findings if f.rule == "PS103"]
     assert dormant == [("myapp/hooks.py", 32)]  # ARTIFACT_CREATED, declared dormant by the pack
+
+
+def _activated(regs, app: str = "myapp/") -> list[tuple]:
+    return sorted((r.file, r.line, r.col, r.mechanism, r.plane, r.handler.qualname,
+                   tuple((a.file, a.line, a.col, a.helper, a.resolved) for a in r.activations
+                         if a.file.startswith(app)))
+                  for r in regs if any(a.file.startswith(app) for a in r.activations))
+
+
+def test_the_library_registrations_the_app_activates(with_venv: ScanResult,
+                                                     trees: dict[str, Path]) -> None:
+    """Made in lionagi's helpers, reported with the app's calls of them: the same registrations
+    and calls as a scan with lionagi in the tree lists under lionagi's registrations."""
+    inline = scan(Config(root=trees["inline"], use_cache=False, jobs=2))
+    library = _activated(with_venv.library)
+    assert library == _activated(inline.registrations)
+    assert [(file, mech, plane, [(line, helper.rsplit(".", 1)[-1], resolved)
+                                 for _, line, _, helper, resolved in calls])
+            for file, _, _, mech, plane, _, calls in library] == [
+        ("lionagi/session/observer.py", "session_observer", "delivery_sink",
+         [(7, "bind_db_persistence", False)]),  # by the method's name: `session` has no type
+        ("lionagi/state/lifecycle/notify_settings.py", "terminal_callbacks", "delivery_sink",
+         [(6, "register_settings_terminal_callback", True)]),
+        ("lionagi/studio/scheduler/signals.py", "scheduler_signals", "subscriber",
+         [(8, "register_default_handlers", True), (12, "register_default_handlers", True),
+          (16, "wire", True)]),
+    ]
+    assert all(not r.file.startswith("<") for r in with_venv.library)
+    assert not any(r.file.startswith("lionagi/") for r in with_venv.registrations)
+
+
+def test_without_context_no_library_registration_is_known(trees: dict[str, Path]) -> None:
+    blind = scan(Config(root=trees["app"], use_cache=False, jobs=1, use_context=False))
+    assert blind.library == ()

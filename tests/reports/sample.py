@@ -36,6 +36,8 @@ GUARD = Handler("guard", "app.hooks.guard", True, True, "function")
 LOG = Handler("self._log", "app.session.Session._log", False, False, "method")
 LAMBDA = Handler("lambda m: send(m) | 1", None, False, True, "lambda")
 UNKNOWN = Handler("handlers[name]", None, None, None, "unknown")
+PERSIST = Handler("_persist", "lionagi.session.observer.SessionObserver.bind_db_persistence._persist",
+                  False, True, "function")
 
 
 def sample_result() -> ScanResult:
@@ -90,10 +92,21 @@ def sample_result() -> ScanResult:
                 "ARTIFACT_CREATED is never emitted", "hookbus"),
     )
     errors = (FileError("app/broken.py", "syntax error (line 3): invalid syntax"),)
+    # made in a helper of the library (read as context), where the app calls the helper
+    library = (
+        Registration("lionagi/session/observer.py", 594, 18, "hookbus", "observe", "Signal",
+                     PERSIST, "subscriber", "high", ("rule hookbus.default -> subscriber",), (),
+                     "method", "SessionObserver.bind_db_persistence",
+                     "hookbus.default", 594, 60,
+                     (Activation("app/main.py", 31, 4, 31, 44, "app.main.run",
+                                 "lionagi.session.observer.SessionObserver.bind_db_persistence",
+                                 False),)),
+    )
     return ScanResult(
         root="/repo", registrations=registrations, emissions=emissions, mechanisms=mechanisms,
         findings=findings, errors=errors, files_scanned=5, files_with_sites=3,
-        packs=("lionagi",), stats={"seconds": 0.25, "cache_hits": 2, "jobs": 1},
+        packs=("lionagi",), library=library,
+        stats={"seconds": 0.25, "cache_hits": 2, "jobs": 1},
     )
 
 

@@ -22,7 +22,8 @@ def test_empty_result_matches_golden() -> None:
 def test_top_level_keys_are_the_contract() -> None:
     data = to_dict(sample_result())
     assert list(data) == ["schema", "root", "packs", "summary", "registrations", "emissions",
-                          "mechanisms", "findings", "errors", "context", "stats"]
+                          "mechanisms", "findings", "errors", "context", "library_registrations",
+                          "stats"]
     assert data["schema"] == SCHEMA_ID == "planeshift.report/1"
 
 

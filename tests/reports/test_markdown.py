@@ -49,3 +49,12 @@ def test_findings_and_skipped_files_sections_appear_when_present() -> None:
 
 def test_cell_flattens_newlines() -> None:
     assert cell("a\nb | c") == "a b \\| c"
+
+
+def test_library_registrations_have_a_section_of_their_own() -> None:
+    text = render_markdown(sample_result())
+    assert "- Library registrations activated here: 1, by 1 calls" in text
+    section = text.split("## Library registrations activated here", 1)[1]
+    assert "| `lionagi/session/observer.py:594` | `hookbus` |" in section
+    assert "Activated at: `app/main.py:31` (by name)." in section
+    assert "## Library registrations activated here" not in render_markdown(empty_result())

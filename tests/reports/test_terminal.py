@@ -111,3 +111,18 @@ def test_progress_appears_only_for_large_scans() -> None:
         for done in range(0, 201, 50):
             callback(done, 200)
     assert "200" in buffer.getvalue()
+
+
+def test_library_registrations_the_tree_activates() -> None:
+    summary, wide = _render(details=False), _render(details=True)
+    assert "Activates 1 library registration (1 call) — run with --details" in summary
+    assert "lionagi/session/observer.py" not in summary
+    library = wide.split("Library registrations activated here", 1)[1]
+    assert "lionagi/session/observer.py:594" in library and "_persist" in library
+    assert ("lionagi/session/observer.py:594 is activated at app/main.py:31 "
+            "(bind_db_persistence, by name)") in library
+    buffer = io.StringIO()
+    render_terminal(sample_result(), Console(file=buffer, width=80, color_system=None), True)
+    narrow = buffer.getvalue().split("Library registrations activated here", 1)[1]
+    assert "lionagi/session/observer.py:594:18  hookbus  subscriber  _persist" in narrow
+    assert "    activated at app/main.py:31 (bind_db_persistence, by name)" in narrow

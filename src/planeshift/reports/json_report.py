@@ -24,6 +24,7 @@ def to_dict(result: ScanResult) -> dict[str, Any]:
         "findings": [f.to_json() for f in result.findings],
         "errors": [e.to_json() for e in result.errors],
         "context": [c.to_json() for c in result.context],
+        "library_registrations": [r.to_json() for r in result.library],
         "stats": dict(result.stats),
     }
 
@@ -42,6 +43,7 @@ def summary(result: ScanResult) -> dict[str, Any]:
         "files_with_sites": result.files_with_sites,
         "registrations": len(result.registrations),
         "activations": sum(len(r.activations) for r in result.registrations),
+        "library_activations": sum(len(r.activations) for r in result.library),
         "emissions": len(result.emissions),
         "findings": len(result.findings),
         "errors": len(result.errors),

@@ -38,6 +38,8 @@ def render_markdown(result: ScanResult) -> str:
     for mid in active:
         parts.append(_mechanism_section(mid, summaries.get(mid), by_mech[mid], emissions[mid]))
     parts.append(_needs_review(result.registrations))
+    if result.library:
+        parts.append(_library(result.library))
     if result.findings:
         parts.append(_findings(result.findings))
     if result.errors:
@@ -53,6 +55,11 @@ def _header(result: ScanResult) -> str:
     ]
     if result.packs:
         facts.append(f"- Rule packs: {', '.join(code(p) for p in result.packs)}")
+    if result.library:
+        calls = sum(len(r.activations) for r in result.library)
+        facts.append(f"- Library registrations activated here: {len(result.library)}, by {calls} "
+                     "calls (see [Library registrations activated here]"
+                     "(#library-registrations-activated-here))")
     if result.errors:
         facts.append(f"- Skipped files: {len(result.errors)} (see [Skipped files](#skipped-files))")
     return "# planeshift inventory\n\n" + "\n".join(facts)
@@ -143,6 +150,16 @@ def _activated(reg: Registration) -> str:
                                       f" (via {code(a.helper.rsplit('.', 1)[-1])})")
         + ("" if a.resolved else " (by name)") for a in reg.activations)
     return f" Activated at: {places}."
+
+
+def _library(regs: Sequence[Registration]) -> str:
+    """The registrations a library makes in its helpers, where this code calls the helpers."""
+    rows = [[code(_loc(r)), code(r.mechanism), _handler(r), r.plane, r.confidence] for r in regs]
+    notes = [f"{n}. {code(_loc(r))}:" + _activated(r) for n, r in enumerate(regs, 1)]
+    return ("## Library registrations activated here\n\nMade inside a library's helpers (read as "
+            "context, not reported above); they happen where this code calls the helpers:\n\n"
+            + table(["registration", "mechanism", "handler", "plane", "confidence"], rows)
+            + "\n\n" + "\n".join(notes))
 
 
 def _needs_review(regs: Sequence[Registration]) -> str:

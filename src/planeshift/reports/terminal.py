@@ -61,6 +61,11 @@ def render_terminal(result: ScanResult, console: Console, details: bool = False)
     if idle:
         console.print(Text(f"Not present here ({len(idle)} more the packs know): "
                            + ", ".join(idle), style="dim"))
+    if result.library:
+        calls = sum(len(r.activations) for r in result.library)
+        console.print(Text(f"Activates {plural(len(result.library), 'library registration')} "
+                           f"({plural(calls, 'call')})"
+                           + ("" if details else " — run with --details"), style="cyan"))
     if result.findings:
         counts = Counter(f.severity for f in result.findings)
         parts = ", ".join(f"{n} {sev}" for sev, n in sorted(counts.items()))
@@ -109,21 +114,11 @@ def _summary_table(result: ScanResult, width: int) -> Table:
 
 
 def _details(result: ScanResult, console: Console) -> None:
-    by_mech: dict[str, list[Registration]] = defaultdict(list)
-    for reg in result.registrations:
-        by_mech[reg.mechanism].append(reg)
-    titles = {m.id: m.title for m in result.mechanisms}
-    for mid in mechanism_ids(result):
-        if by_mech[mid]:
-            console.print(Text(f"{mid}: {titles.get(mid, mid)}", style="bold"))
-            if console.width < NARROW:  # a table would wrap its cells letter by letter
-                for reg in by_mech[mid]:
-                    console.print(_site_line(reg), soft_wrap=True)
-            else:
-                console.print(_site_table(by_mech[mid], console.width))
-                for reg in by_mech[mid]:
-                    if reg.activations:
-                        console.print(_activations(reg), soft_wrap=True)
+    _by_mechanism(result, result.registrations, console)
+    if result.library:
+        console.print(Text("Library registrations activated here (made in the library's "
+                           "helpers; they happen at the calls listed)", style="bold underline"))
+        _by_mechanism(result, result.library, console)
     if result.findings:
         console.print(Text("Findings", style="bold"))
         table = Table("rule", "severity", "location", "message", box=box.SIMPLE_HEAD,
@@ -138,6 +133,26 @@ def _details(result: ScanResult, console: Console) -> None:
         for err in result.errors:
             table.add_row(Text(err.file), Text(err.message))
         console.print(table)
+
+
+def _by_mechanism(result: ScanResult, regs: tuple[Registration, ...], console: Console) -> None:
+    """Each mechanism's sites: a table, or one per line on a narrow terminal; then the
+    activations."""
+    by_mech: dict[str, list[Registration]] = defaultdict(list)
+    for reg in regs:
+        by_mech[reg.mechanism].append(reg)
+    titles = {m.id: m.title for m in result.mechanisms}
+    for mid in [*mechanism_ids(result), *sorted(set(by_mech) - set(mechanism_ids(result)))]:
+        if by_mech[mid]:
+            console.print(Text(f"{mid}: {titles.get(mid, mid)}", style="bold"))
+            if console.width < NARROW:  # a table would wrap its cells letter by letter
+                for reg in by_mech[mid]:
+                    console.print(_site_line(reg), soft_wrap=True)
+            else:
+                console.print(_site_table(by_mech[mid], console.width))
+                for reg in by_mech[mid]:
+                    if reg.activations:
+                        console.print(_activations(reg), soft_wrap=True)
 
 
 # Site-table columns: (header, narrowest legible width, widest useful width, overflow).

@@ -40,7 +40,7 @@ from ..extract.facts import (
 from ..extract.summary import FileSummary
 from ..link.candidate import Call, Candidate
 
-FORMAT = 18
+FORMAT = 19
 
 
 # -- codec --------------------------------------------------------------------------------------
@@ -63,6 +63,7 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
         "registrations": (Registration, MANY), "emissions": (Emission, MANY),
         "mechanisms": (MechanismSummary, MANY), "findings": (Finding, MANY),
         "errors": (FileError, MANY), "context": (ContextUse, MANY),
+        "library": (Registration, MANY),
     },
     Registration: {"handler": (Handler, ONE), "activations": (Activation, MANY)},
     MechanismSummary: {"policy_axes": (PolicyAxis, MANY), "dispatch_paths": (DispatchPath, MANY),
