@@ -52,6 +52,7 @@ class Handler:
     candidates: tuple[str, ...] = ()  # kind "several": every callable the expression may be
     may_be_none: bool = False  # the expression itself may be None (`h if c else None`, a call of
     #                            a function returning None on a path): not callable on every run
+    by_name: bool = False  # `x.meth` on an untyped `x`: the only function of that name in view
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -65,6 +66,8 @@ class Handler:
             out["candidates"] = list(self.candidates)
         if self.may_be_none:
             out["may_be_none"] = True
+        if self.by_name:
+            out["by_name"] = True
         return out
 
 

@@ -57,11 +57,6 @@ DISCARD_UNAWAITED = [
     ("engines/engine.py", 1401, "flow_callbacks", "on_progress", "warning", "@engines-team"),
     ("engines/planning.py", 197, "flow_callbacks", "_inherit_worker_providers", "info",
      "@engines-team"),
-    # persist.py:33: branch is `Any` there, so the handler is unknown to the scan; it is
-    # Branch._persist_via_bus, an `async def` (session/branch.py:408), which the async path
-    # awaits by declaration: the owner records it as not discarding
-    ("hooks/persist.py", 33, "message_manager", "branch._persist_via_bus", "warning",
-     "@hooks-team"),
     # run.py:793: restores the previous streaming_process_func (unknown: whatever was set)
     ("operations/run/run.py", 793, "imodel_stream_processor", "prev_stream_func", "warning",
      "@operations-team"),
@@ -206,3 +201,15 @@ def test_terminal_second_source_and_unstable_identity(lionagi_scan: ScanResult) 
     assert found(lionagi_scan, "PS110") == [("cli/orchestrate/flow.py", 3481, "error")]
     assert found(lionagi_scan, "PS111") == [("cli/orchestrate/_notify.py", 262, "warning"),
                                             ("cli/orchestrate/flow.py", 3483, "warning")]
+
+
+def test_a_handler_taken_by_its_method_name_is_not_discarded(lionagi_scan: ScanResult) -> None:
+    """persist.py:33: `branch` is `Any`, but only Branch defines `_persist_via_bus`, an `async
+    def` (session/branch.py:408) the async path awaits by declaration (and the sync path rejects
+    before anything happens): no DISCARD_UNAWAITED, as the owner's reading of the code has it."""
+    (reg,) = [r for r in lionagi_scan.registrations
+              if (r.file, r.line) == ("hooks/persist.py", 33)]
+    assert (reg.handler.qualname, reg.handler.declared_async, reg.handler.by_name) == (
+        "lionagi.session.branch.Branch._persist_via_bus", True, True)
+    assert "discard_unawaited" not in reg.flags
+    assert not [f for f in lionagi_scan.findings if (f.file, f.line) == ("hooks/persist.py", 33)]

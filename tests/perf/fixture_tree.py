@@ -91,6 +91,21 @@ TEMPLATES = (
         return value * @I
     ''',
 )
+# a handler whose receiver has no type, taken to be the only method of its name
+UNTYPED = {
+    "app/untyped.py": '''
+    from typing import Any
+
+    from demo.bus import EventBus
+
+    class Recorder:
+        async def on_recorded(self, event):
+            return event
+
+    def wire(bus: EventBus, recorder: Any) -> None:
+        bus.subscribe(recorder.on_recorded)
+    ''',
+}
 BROKEN = {
     "app/broken_def.py": "def broken(:\n    pass\n",
     "app/broken_call.py": "from demo.bus import EventBus\nEventBus().on(\n",
@@ -103,6 +118,7 @@ def fixture_files() -> dict[str, str]:
         source = TEMPLATES[i % len(TEMPLATES)]
         previous = str((i - 1) % N_MODULES)
         files[f"app/mod_{i}.py"] = source.replace("@I", str(i)).replace("@P", previous)
+    files.update(UNTYPED)
     files.update(BROKEN)
     return files
 

@@ -106,6 +106,12 @@ CASES: dict[str, tuple[Edit, str | None]] = {
         substitute("app/mod_3.py", "from demo.bus", "\n\n\nfrom demo.bus"), "incremental"),
     "a module whose forwarder derives one form at two lines edited": (
         substitute("app/mod_3.py", "async def handle_3", "def handle_3"), "incremental"),
+    "a second method named like a handler taken by its name": (
+        create("app/other.py", "class Other:\n    def on_recorded(self, event):\n"
+                               "        return event\n"), "incremental"),
+    "the method a handler was taken to be renamed": (
+        substitute("app/untyped.py", "async def on_recorded", "async def on_written"),
+        "incremental"),
     "a class renamed": (substitute("app/mod_1.py", "class Service1", "class Renamed1"), None),
     "a method body of the bus edited": (
         substitute("demo/bus.py", "        self._subscribers.append(handler)\n",

@@ -147,6 +147,12 @@ class ProjectIndex:
         if self.deps.stack:
             self.deps.stack[-1].add((table, key))
 
+    def note(self, key: DepKey) -> None:
+        """Record a read of something outside the tables (``("defined", name)``: which files
+        define a function of that name), loading nothing."""
+        if self.deps.stack:
+            self.deps.stack[-1].add(key)
+
     def _ensure(self, table: str, key: Any) -> None:
         """Load every not-yet-loaded module that could define *key*."""
         if key in self._seen:
@@ -300,4 +306,9 @@ def entries(facts: FileFacts) -> dict[DepKey, Any]:
     for key in index.bindings.scopes():
         for name, refs in index.bindings.get(key).items():
             out[("bindings", key, name)] = tuple(refs)
+    named: dict[str, list[str]] = {}
+    for func in facts.functions:
+        named.setdefault(func.name, []).append(func.qualname)
+    for name, qualnames in named.items():  # read by a handler taken by its name alone
+        out[("defined", name)] = tuple(sorted(qualnames))
     return out

@@ -107,6 +107,7 @@ class Linker:
         current = {f.path: f for f in files}
         summaries = [summarize(f) for f in files]
         self.activator.defined = defined_names(summaries)
+        self.matcher.build.handlers.definers = definers(summaries)
         found = self.finder.find()
         evaluated = self._rounds(current, summaries)
         roots = {cand.helper for path, ev in evaluated.items()
@@ -137,6 +138,7 @@ class Linker:
         summaries = [summarize(current(p)) if p in changes.changed else snap.summaries[p]
                      for p in changes.paths]
         self.activator.defined = defined_names(summaries)
+        self.matcher.build.handlers.definers = definers(summaries)
         if self.activator.unique_methods(snap.helpers) != snap.unique_methods:
             raise FullLink("which helper methods have a name of their own changed")
         if self.add_list_aliases(summaries) != snap.aliases:
@@ -335,6 +337,15 @@ def defined_names(summaries: Sequence[FileSummary]) -> dict[str, int]:
         for name in summary.defines:
             counts[name] = counts.get(name, 0) + 1
     return counts
+
+
+def definers(summaries: Sequence[FileSummary]) -> dict[str, tuple[str, ...]]:
+    """Function name -> the modules of the files defining a function of that name."""
+    out: dict[str, list[str]] = {}
+    for summary in summaries:  # a file no import reaches ("" module) makes a name ambiguous too
+        for name in summary.defines:
+            out.setdefault(name, []).append(summary.module)
+    return {name: tuple(modules) for name, modules in out.items()}
 
 
 def needs_reextract(facts: FileFacts, calls: set[str], lists: set[str]) -> bool:

@@ -85,6 +85,10 @@ class Builder:
               evidence: list[str], flags: list[str], handler_arg: Arg | None = None,
               receiver: Ref | None = None, at: Span | None = None) -> Match:
         evidence = [e for e in evidence if e]
+        if handler.by_name:
+            evidence.append(f"handler {handler.expr}: its receiver has no type; "
+                            f"{handler.qualname} is the only function of that name in view, "
+                            "so the handler is taken to be it")
         if note:
             flags = [*flags, "dynamic_point"]
         point_args = tuple(args_for(site, spec.point)) if spec.point else ()

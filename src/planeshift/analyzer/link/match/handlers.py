@@ -33,13 +33,38 @@ class HandlerResolver:
 
     def __init__(self, evaluator: Evaluator) -> None:
         self.ev = evaluator
+        # function name -> the modules defining a function of that name, one entry per file
+        # (set by the linker from every file's summary, the context's included)
+        self.definers: dict[str, tuple[str, ...]] = {}
 
     def resolve(self, ref: Ref, text: str, module: str, scope: str) -> Handler:
         ref = self.adapted(ref, module, scope) or ref
         values = self.ev.eval(ref, module, scope)
         handler = self.from_values(values, text)
+        if handler.kind == "unknown" and ref[0] == "attr":
+            named = self.by_name(ref, module, scope)
+            if named is not None:
+                kind, qualname, is_async, returns = self._function("method", named)
+                handler = Handler(text, qualname, is_async, returns, kind, by_name=True)
         return replace(handler, may_be_none=True) if self.gives_none(ref, module, scope) \
             else handler
+
+    def by_name(self, ref: Ref, module: str, scope: str) -> str | None:
+        """``x.meth`` where ``x`` has no type (an ``Any`` parameter, say): the one method named
+        ``meth`` in view, when no other function anywhere has that name; else None."""
+        name = ref[2]
+        self.ev.index.note(("defined", name))  # another definition anywhere changes the answer
+        definers = self.definers.get(name, ())
+        if len(definers) != 1:
+            return None
+        base = self.ev.eval(ref[1], module, scope)
+        if not base or any(v[0] != "unknown" for v in base):
+            return None
+        facts = self.ev.index.modules.get(definers[0])
+        found = [f for f in facts.functions if f.name == name] if facts is not None else []
+        if len(found) != 1 or found[0].kind not in ("method", "classmethod", "staticmethod"):
+            return None
+        return f"{definers[0]}.{found[0].qualname}"
 
     def from_values(self, values: Values, text: str) -> Handler:
         found = [self._describe(v) for v in sorted(values, key=repr)]
