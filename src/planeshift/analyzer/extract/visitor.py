@@ -39,23 +39,14 @@ class FastVisitor:
         dispatch = self._dispatch
         for name in node._fields:
             value = getattr(node, name, None)
-            if value.__class__ is list:
-                for item in value:
-                    method = dispatch.get(item.__class__, _GENERIC)
-                    if method is None:
-                        continue
-                    if method is not _GENERIC:
-                        method(self, item)  # type: ignore[operator]
-                    elif isinstance(item, ast.AST):
-                        self.generic_visit(item)
-            else:
-                method = dispatch.get(value.__class__, _GENERIC)
+            for item in value if value.__class__ is list else (value,):
+                method = dispatch.get(item.__class__, _GENERIC)
                 if method is None:
                     continue
                 if method is not _GENERIC:
-                    method(self, value)  # type: ignore[operator]
-                elif isinstance(value, ast.AST):
-                    self.generic_visit(value)
+                    method(self, item)  # type: ignore[operator]
+                elif isinstance(item, ast.AST):
+                    self.generic_visit(item)
 
 
 _GENERIC = object()  # a class with no method of its own: visit its children
