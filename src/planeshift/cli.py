@@ -21,13 +21,14 @@ from .cli_options import (
     check_output,
     describe,
     echo_errors,
+    errors_exit_2,
     fail,
     output_option,
     project_options,
     resolve_root,
     write_output,
 )
-from .config import Config, ConfigError
+from .config import Config
 from .rules.forms import PackError
 from .rules.packs import builtin_pack_names, builtin_pack_path, load_pack
 from .types import ScanResult
@@ -80,16 +81,10 @@ def cli() -> None:
 @click.pass_context
 def scan(ctx: click.Context, path: Path, fmt: str, output: Path | None, details: bool,
          project: ProjectFlags) -> None:
-    try:
+    with errors_exit_2(ctx, "scan"):  # e.g. the tree itself vanished; or a bug
         config = project.config(resolve_root(path))
         check_output(output)
         result = _run(config)
-    except (ConfigError, PackError) as exc:
-        fail(ctx, "scan", describe(exc))
-    except OSError as exc:  # e.g. the tree itself vanished
-        fail(ctx, "scan", f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
-    except Exception as exc:  # noqa: BLE001 - a bug: one line and exit 2, not a traceback
-        fail(ctx, "scan", f"internal error: {type(exc).__name__}: {exc}")
     for warning in result.stats.get("warnings", ()):
         click.echo(f"planeshift: warning: {warning}", err=True)
     if not result.packs:

@@ -14,14 +14,13 @@ from .cli_options import (
     EXIT_USAGE,
     ProjectFlags,
     check_output,
-    describe,
+    echo_errors,
+    errors_exit_2,
     fail,
     project_options,
     resolve_root,
     write_output,
 )
-from .config import ConfigError
-from .rules.forms import PackError
 
 if TYPE_CHECKING:
     from .characterize.model import Characterization
@@ -49,7 +48,8 @@ or --run-against COPY, which runs it after writing it.
 
 \b
 Exit codes:
-  {EXIT_OK}  the module was written (and, with --run-against, passed on the copy)
+  {EXIT_OK}  the module was written (and, with --run-against, passed on the copy); a file that
+     could not be analysed is one line on stderr (and under errors in --format json)
   {EXIT_FINDINGS}  nothing could be characterized (no module written), or the module failed on the copy
   {EXIT_USAGE}  usage, configuration or rule-pack error, or the module cannot be written or run
 """
@@ -75,12 +75,10 @@ def characterize_command(ctx: click.Context, path: Path, output: Path | None, fm
                                   "for the module")
     if copy is not None and not copy.is_dir():
         fail(ctx, "characterize", f"--run-against {copy}: no such folder")
-    try:
+    with errors_exit_2(ctx, "characterize"):
         config = project.config(resolve_root(path))
         check_output(output)
         result = api.characterize(config)
-    except (ConfigError, PackError) as exc:
-        fail(ctx, "characterize", describe(exc))
     _warnings(result)
     summary = _summary(result, fmt)
     if not result.plans:
@@ -126,9 +124,10 @@ def _warnings(result: Characterization) -> None:
     for warning in scan.stats.get("warnings", ()):
         click.echo(f"planeshift: warning: {warning}", err=True)
     if scan.errors:
+        echo_errors(scan.errors)
         count = len(scan.errors)
         click.echo(f"planeshift: warning: {count} {'file' if count == 1 else 'files'} could not "
-                   f"be analysed (first: {scan.errors[0].file}: {scan.errors[0].message})", err=True)
+                   "be analysed (above): a dispatcher in them is not in the module", err=True)
 
 
 def _summary(result: Characterization, fmt: str) -> str:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,9 +14,8 @@ from .cli_options import (
     EXIT_USAGE,
     ProjectFlags,
     check_output,
-    describe,
     echo_errors,
-    fail,
+    errors_exit_2,
     output_option,
     project_options,
     write_output,
@@ -80,7 +78,7 @@ def lint_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | None,
                  no_baseline: bool, project: ProjectFlags) -> None:
     from .lint import lint
 
-    with _errors_exit_2(ctx, "lint"):
+    with errors_exit_2(ctx, "lint"):
         config, scope = _setup(project, root, paths)
         check_output(output)
         baseline = None if no_baseline else (baseline_file or config.baseline)
@@ -118,7 +116,7 @@ def baseline_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | N
     from .lint import baseline_entries, lint
     from .lint.baseline import load_baseline, merge, render_baseline
 
-    with _errors_exit_2(ctx, "baseline"):
+    with errors_exit_2(ctx, "baseline"):
         config, scope = _setup(project, root, paths)
         target = output or config.baseline
         if target is None:
@@ -134,23 +132,6 @@ def baseline_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | N
     for error in result.errors:
         click.echo(f"{error.file}: cannot be analysed: {error.message}", err=True)
     ctx.exit(EXIT_FINDINGS if result.errors else EXIT_OK)
-
-
-@contextlib.contextmanager
-def _errors_exit_2(ctx: click.Context, command: str) -> Iterator[None]:
-    """Usage, configuration, baseline and tool errors: one line on stderr and exit 2, never a
-    traceback (a gate that crashed must not look like one that passed or found something)."""
-    try:
-        yield
-    except InputError as exc:
-        fail(ctx, command, describe(exc))
-    except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
-        fail(ctx, command, f"{where}{exc.strerror or exc}")
-    except click.exceptions.Exit:
-        raise
-    except Exception as exc:  # reported, with its type, as a tool error
-        fail(ctx, command, f"internal error: {type(exc).__name__}: {exc}")
 
 
 def _setup(project: ProjectFlags, root: Path | None, paths: tuple[Path, ...]

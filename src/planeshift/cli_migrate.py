@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .cli_lint import _common, _errors_exit_2, _setup
+from .cli_lint import _common, _setup
 from .cli_options import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -16,6 +16,7 @@ from .cli_options import (
     ProjectFlags,
     check_output,
     echo_errors,
+    errors_exit_2,
     output_option,
     project_options,
     write_output,
@@ -107,7 +108,7 @@ def migrate_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | No
                     output: Path | None, project: ProjectFlags) -> None:
     from .codemods.facts import MigrateOptions
 
-    with _errors_exit_2(ctx, "migrate"):
+    with errors_exit_2(ctx, "migrate"):
         if write and check:
             raise InputError("--write/--check", "<flag>", "give one of --write and --check")
         config, scope = _setup(project, root, paths)

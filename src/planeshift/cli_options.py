@@ -8,9 +8,10 @@ and written atomically with ``write_output``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -146,3 +147,20 @@ def echo_errors(errors: Sequence[FileError]) -> None:
 def fail(ctx: click.Context, command: str, message: str) -> NoReturn:
     click.echo(f"planeshift {command}: error: {message}", err=True)
     ctx.exit(EXIT_USAGE)
+
+
+@contextlib.contextmanager
+def errors_exit_2(ctx: click.Context, command: str) -> Iterator[None]:
+    """Usage, configuration, baseline and tool errors: one line on stderr and exit 2, never a
+    traceback (a gate that crashed must not look like one that passed or found something)."""
+    try:
+        yield
+    except InputError as exc:
+        fail(ctx, command, describe(exc))
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        fail(ctx, command, f"{where}{exc.strerror or exc}")
+    except click.exceptions.Exit:
+        raise
+    except Exception as exc:  # reported, with its type, as a tool error
+        fail(ctx, command, f"internal error: {type(exc).__name__}: {exc}")

@@ -76,7 +76,9 @@ def test_a_bus_that_does_not_parse_is_reported_and_left_out(tmp_path: Path) -> N
     (tmp_path / "userbus" / "propagate.py").write_text(BROKEN)
     done = characterize(tmp_path / "userbus", "-o", tmp_path / "t.py")
     assert done.exit_code == 0
-    assert "1 file could not be analysed (first: propagate.py: syntax error" in done.stderr
+    assert "propagate.py: cannot be analysed: syntax error" in done.stderr  # one line per file
+    assert "1 file could not be analysed (above): a dispatcher in them is not in the module" \
+        in done.stderr
     assert "propagate_first  the scan read no dispatch path" in done.stderr
 
 

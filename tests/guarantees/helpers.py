@@ -73,9 +73,14 @@ def invoke(root: Path, *args: str, monkeypatch: pytest.MonkeyPatch | None = None
 
 
 def command(kind: str, root: Path, *extra: str) -> list[str]:
-    """The arguments of scan, lint or migrate on *root*, JSON out, the demo pack, no cache."""
+    """The arguments of scan, lint, migrate or characterize on *root*, JSON out, the demo pack,
+    no cache (characterize writes its module beside *root*)."""
     if kind == "scan":
         return ["scan", str(root), "--format", "json", "--no-cache", *PACK_FLAGS, *extra]
+    if kind == "characterize":
+        module = root.parent / f"{root.name}_characterization.py"
+        return ["characterize", str(root), "--format", "json", "-o", str(module), "--no-cache",
+                *PACK_FLAGS, *extra]
     return [kind, "--root", str(root), "--format", "json", "--no-cache", *PACK_FLAGS, *extra]
 
 

@@ -128,4 +128,6 @@ class Characterization:
                         "skipped": len(self.skipped)},
             "characterized": list(by_mech.values()),
             "skipped": [s.to_json() for s in self.skipped],
+            # files the scan could not analyse: a dispatcher in one of them is not in the module
+            "errors": [e.to_json() for e in self.scan.errors] if self.scan is not None else [],
         }
