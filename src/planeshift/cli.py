@@ -42,6 +42,10 @@ Every registration is named by its dispatch mechanism and classified into an ADR
 (interceptor, subscriber, observing_subscriber, commit_participant, delivery_sink) or
 needs_review, with the evidence that decided it.
 
+The source of the libraries the packs describe (lionagi) is read as context when it is installed
+(or given with --context): it links the tree and is not reported, except the registrations its
+helpers make where the tree calls them (library registrations, with those calls).
+
 \b
 Formats (--format):
   terminal   summary table of mechanisms x planes; --details lists every site
@@ -55,7 +59,7 @@ flags override them, and --pack / --exclude add to them.
 Exit codes:
   {EXIT_OK}  the scan completed and every file was analysed
   {EXIT_SKIPPED}  the scan completed but some files were skipped (listed under errors)
-  {EXIT_USAGE}  usage, configuration or rule-pack error; nothing was scanned
+  {EXIT_USAGE}  usage, configuration or rule-pack error (nothing was scanned), or an internal error
 """
 
 
