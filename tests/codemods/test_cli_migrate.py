@@ -136,3 +136,28 @@ def test_explain_prints_a_codemods_page() -> None:
     assert result.output.startswith("# discard_gate (codemod)")
     listing = CliRunner().invoke(cli, ["explain"]).output
     assert "registration" in listing and "PS101" in listing
+
+
+def test_kernels_that_are_nowhere_in_view_are_never_imported_by_a_write(project: Path) -> None:
+    """`--kernel-module shopkernels` before the kernels are vendored there: the rewritten file
+    would not import. A dry run says so; --write refuses, writes nothing and exits 2; once
+    `planeshift kernels vendor` put them there, the same command writes."""
+    before = (project / "app.py").read_text()
+    shown = migrate("--kernel-module", "shopkernels")
+    assert shown.exit_code == 0
+    assert "from shopkernels.adapters import" in shown.stdout
+    warning = ("the kernel module shopkernels is in neither the project nor the library source "
+               "read as its context, so the rewritten files would not import")
+    assert f"planeshift: warning: {warning}" in shown.stderr
+    refused = migrate("--kernel-module", "shopkernels", "--write")
+    assert refused.exit_code == 2
+    assert f"planeshift migrate: error: --kernel-module: {warning}" in refused.stderr
+    assert "planeshift kernels vendor --into DIR" in refused.stderr
+    assert (project / "app.py").read_text() == before
+    vendored = CliRunner().invoke(cli, ["kernels", "vendor", "--into", "shopkernels",
+                                        "--package", "shopkernels"])
+    assert vendored.exit_code == 0, vendored.output
+    written = migrate("--kernel-module", "shopkernels", "--write")
+    assert written.exit_code == 0, written.output
+    assert "warning" not in written.stderr
+    assert "from shopkernels.adapters import" in (project / "app.py").read_text()

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..config import Config
+from ..rules.forms import DEFAULT_KERNEL_MODULE
+from ..types import InputError
 from .base import Codemod, Plan, all_codemods
 from .facts import MigrateFacts, MigrateOptions
 from .files import FileRun, Step, migrate_file, run_files
@@ -56,6 +58,9 @@ def migrate(config: Config, options: MigrateOptions | None = None,
     facts = MigrateFacts(config, scan, api.load_packs(config), options, scanned=seen)
     plans: dict[str, Plan] = {}
     work = _work([c for c in codemods if not c.after_rewrites], facts, plans)
+    absent = _absent_kernels(facts, seen) if work else []
+    if absent and options.write and not options.check:
+        raise InputError("--kernel-module", "<flag>", _ABSENT.format(module=absent[0]))
     counter = _Counter(progress, len(work))
     runs = run_files(work, facts, config.jobs or _cores(), counter.step)
     for done in runs.values():
@@ -83,8 +88,23 @@ def migrate(config: Config, options: MigrateOptions | None = None,
         stats={"seconds": round(time.perf_counter() - started, 3),
                "scan_seconds": scan.stats.get("seconds"), "scan_cache": scan.stats.get("cache"),
                "files_parsed": sum(1 for r in runs if r.endswith(".py")),
-               "warnings": list(scan.stats.get("warnings", ()))},
+               "warnings": [*scan.stats.get("warnings", ()),
+                            *(_ABSENT.format(module=m) for m in absent)]},
     )
+
+
+_ABSENT = ("the kernel module {module} is in neither the project nor the library source read as "
+           "its context, so the rewritten files would not import: vendor the kernels into the "
+           "project first (planeshift kernels vendor --into DIR) and name them with "
+           "--kernel-module or kernel-module in [tool.planeshift]; nothing is written until then")
+
+
+def _absent_kernels(facts: MigrateFacts, seen: dict[str, tuple[str, str, bool]]) -> list[str]:
+    """The kernel modules the rewrites import that no file of the scan (the tree and its
+    context) defines, with their ``adapters``; planeshift's own kernels are always there."""
+    modules = {module for _, module, _ in seen.values()}
+    return [k for k in facts.kernel_modules()
+            if k != DEFAULT_KERNEL_MODULE and not {k, f"{k}.adapters"} <= modules]
 
 
 def _work(codemods: list[type[Codemod]], facts: MigrateFacts,
