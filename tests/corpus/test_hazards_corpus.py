@@ -140,12 +140,14 @@ def test_gate_suppresses_audit(lionagi_scan: ScanResult) -> None:
 
 
 def test_denial_by_exception(lionagi_scan: ScanResult) -> None:
-    """Interceptors whose own body raises a PermissionError, read in 0.36.0:
+    """Interceptors whose own body, or a function it calls from a statement of its own, raises a
+    PermissionError, read in 0.36.0:
     - agent/hooks.py:41-49 guard_destructive, `raise PermissionError(...)` at :45; registered
       as a security_pre hook by agent/spec.py:52 (_wire_secure_guards).
-    - agent/hooks.py:99-134 guard_paths' `_guard`, raising at :121, :131, :133 (deny rules; the
-      containment misses raise inside the helpers it calls, :74, :80, :83, which the rule does
-      not follow); registered twice, agent/spec.py:55 and :56 (`path_guard`).
+    - agent/hooks.py:99-134 guard_paths' `_guard`, raising at :121, :131, :133 (deny rules), and
+      through the helpers it calls for containment: `_resolve_against_any_root` (:110) raises at
+      :74 and `_deny_only_floor` (:112) at :80 and :83 (the `raise hard_floor_error` at :73 names
+      no exception class); registered twice, agent/spec.py:55 and :56 (`path_guard`).
     - agent/factory.py:429-450 _chain_pre_hooks' `chained` raises GateDeniedError (a
       PermissionError, agent/gate.py:60) at :434 and :446 when a gate pass denies; it is the
       Tool preprocessor CodingToolkit.bind installs (tools/coding.py:901, the `preprocessor=`
@@ -157,10 +159,14 @@ def test_denial_by_exception(lionagi_scan: ScanResult) -> None:
     Not reported: agent/settings.py's shell hooks (:101, :103 may be shell_pre_hook, which
     raises, or shell_post_hook, which does not) and agent/factory.py:369 (`handler` may be the
     external adapter's bus_hook, raising at hooks/external.py:878, but that line only ever
-    registers its PreToolUse pre_hook, which returns a typed ToolPreDecision)."""
+    registers its PreToolUse pre_hook, which returns a typed ToolPreDecision); nor
+    agent/permissions.py:188 (`_build_match_string`, two calls away from permission_check,
+    through `policy.check`)."""
     assert found(lionagi_scan, "PS105") == [
         ("agent/factory.py", 434, "warning"), ("agent/factory.py", 446, "warning"),
-        ("agent/hooks.py", 45, "warning"), ("agent/hooks.py", 121, "warning"),
+        ("agent/hooks.py", 45, "warning"), ("agent/hooks.py", 74, "warning"),
+        ("agent/hooks.py", 80, "warning"), ("agent/hooks.py", 83, "warning"),
+        ("agent/hooks.py", 121, "warning"),
         ("agent/hooks.py", 131, "warning"), ("agent/hooks.py", 133, "warning"),
         ("agent/permissions.py", 167, "warning"), ("agent/permissions.py", 174, "warning"),
         ("agent/permissions.py", 179, "warning")]

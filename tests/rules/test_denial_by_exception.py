@@ -120,3 +120,76 @@ def test_one_of_several_callables_counts_only_when_each_denies(tmp_path: Path) -
     first = _scan(tmp_path / "again")
     assert line_of(USER, "guards.guard(no_rm if guards else picky)") not in [
         r.line for r in first.registrations if "denial_by_exception" in r.flags]
+
+
+HELPED = """
+    from app import checks
+    from app.bus import Guards
+
+
+    class Policy:
+        def _ensure(self, call):
+            if call == "rm":
+                raise PermissionError("no rm")
+
+        async def handle(self, call):
+            self._ensure(call)
+            return None
+
+        def safe(self, call):
+            try:
+                self._ensure(call)
+            except OSError:  # a PermissionError is an OSError: turned into a decision here
+                return {"deny": True}
+            return None
+
+
+    def _quiet(call):
+        try:
+            raise PermissionError("caught where it is raised")
+        except PermissionError:
+            return None
+
+
+    def via_module(call):
+        return checks.ensure(call)
+
+
+    def via_quiet(call):
+        _quiet(call)
+
+
+    policy = Policy()
+    guards = Guards()
+    guards.guard(policy.handle)
+    guards.guard(policy.safe)
+    guards.guard(via_module)
+    guards.guard(via_quiet)
+    """
+CHECKS = """
+    def ensure(call):
+        if not call:
+            raise PermissionError("empty")
+    """
+
+
+def test_a_function_the_handler_calls_denies_for_it_unless_a_try_catches_it(
+        tmp_path: Path) -> None:
+    tmp_path.mkdir(exist_ok=True)
+    pack = tmp_path / "guards.yaml"
+    pack.write_text(PACK)
+    result = scan_tree(tmp_path / "tree", {"app/bus.py": BUS, "app/checks.py": CHECKS,
+                                           "app/main.py": HELPED}, packs=[pack], demo=False)
+    found = {(f.file, f.line, f.message.split(" instead")[0]) for f in result.findings
+             if f.rule == "PS105"}
+    assert found == {
+        ("app/main.py", line_of(HELPED, 'raise PermissionError("no rm")'),
+         f"handle denies by raising PermissionError in _ensure (called at app/main.py:"
+         f"{line_of(HELPED, 'self._ensure(call)')})"),
+        ("app/checks.py", line_of(CHECKS, 'raise PermissionError("empty")'),
+         f"via_module denies by raising PermissionError in ensure (called at app/main.py:"
+         f"{line_of(HELPED, 'return checks.ensure(call)')})"),
+    }
+    flagged = [r.line for r in result.registrations if "denial_by_exception" in r.flags]
+    assert flagged == [line_of(HELPED, "guards.guard(policy.handle)"),
+                       line_of(HELPED, "guards.guard(via_module)")]

@@ -69,31 +69,41 @@ SAMPLE = textwrap.dedent("""
 
 
 def _reference(tree: ast.Module) -> list[tuple]:
-    """The pass as first written: an explicit stack of body iterators."""
+    """The pass as first written: an explicit stack of body iterators (and what the ``try``
+    statements around a statement catch, as the plain walk would collect it)."""
     out: list[tuple] = []
-    stack: list = [(iter(tree.body), "", "", "", None)]
+    stack: list = [(iter(tree.body), "", "", "", None, ())]
     while stack:
-        body, prefix, function, cls, handler = stack[-1]
+        body, prefix, function, cls, handler, caught = stack[-1]
         node = next(body, None)
         if node is None:
             stack.pop()
             continue
-        out.append((node, function, cls, handler))
+        out.append((node, function, cls, handler, caught))
         if isinstance(node, syntax.DEFS):
             name = prefix + node.name
-            stack.append((iter(node.body), name + ".", name, cls, None))
+            stack.append((iter(node.body), name + ".", name, cls, None, ()))
         elif isinstance(node, ast.ClassDef):
             name = prefix + node.name
-            stack.append((iter(node.body), name + ".", function, name, None))
+            stack.append((iter(node.body), name + ".", function, name, None, ()))
         elif isinstance(node, syntax._COMPOUND):
-            children = [(iter(b), prefix, function, cls, handler)
-                        for b in (getattr(node, "body", None), getattr(node, "orelse", None)) if b]
+            inner = caught
+            if isinstance(node, (ast.Try, ast.TryStar)):
+                for clause in node.handlers:
+                    types = clause.type.elts if isinstance(clause.type, ast.Tuple) else [
+                        clause.type]
+                    inner += tuple("" if t is None else ast.unparse(t) if isinstance(
+                        t, (ast.Name, ast.Attribute)) else "?" for t in types)
+            children = [(iter(b), prefix, function, cls, handler, c)
+                        for b, c in ((getattr(node, "body", None), inner),
+                                     (getattr(node, "orelse", None), caught)) if b]
             if isinstance(node, ast.Match):
-                children = [(iter(c.body), prefix, function, cls, handler) for c in node.cases]
+                children = [(iter(c.body), prefix, function, cls, handler, caught)
+                            for c in node.cases]
             for clause in getattr(node, "handlers", None) or []:
-                children.append((iter(clause.body), prefix, function, cls, clause))
+                children.append((iter(clause.body), prefix, function, cls, clause, caught))
             if getattr(node, "finalbody", None):
-                children.append((iter(node.finalbody), prefix, function, cls, handler))
+                children.append((iter(node.finalbody), prefix, function, cls, handler, caught))
             stack.extend(reversed(children))
     return out
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -23,11 +24,15 @@ class DenialByException(Rule):
 
     ## What it does
     For each registration classified `interceptor` whose handler's source is in the tree, reads
-    the `raise` statements of the handler's own body (not of the helpers it calls) and reports
-    each that raises `PermissionError` or a subclass of it, or an exception the mechanism's pack
-    names under `denials` (a stop signal such as a `StopHook`, or a project's denial error).
-    The finding is at the `raise`; the registrations whose handler it is are flagged. A handler
-    that may be one of several callables counts only when every one of them denies so.
+    the `raise` statements of the handler's own body, and of the functions it calls directly
+    from a statement of its own (`check(args)`, `path = await self._resolve(args)`, `return
+    helpers.check(args)`, one level deep), and reports each that raises `PermissionError` or a
+    subclass of it, or an exception the mechanism's pack names under `denials` (a stop signal
+    such as a `StopHook`, or a project's denial error). A raise that a `try` around it catches
+    (in the function that raises, or around the handler's call of it) is not a denial the
+    dispatcher sees. The finding is at the `raise`, naming the helper and the call when it is in
+    one; the registrations whose handler it is are flagged. A handler that may be one of several
+    callables counts only when every one of them denies so.
 
     ## Why is this bad?
     ADR-0120 D2: "Handlers do not raise a generic PermissionError to express an ordinary
@@ -66,7 +71,7 @@ class DenialByException(Rule):
     kind = "denial_by_exception"
     severity = "warning"
     message = "{handler} denies by raising {exception} instead of returning a typed decision"
-    FACT_WORDS = ("raise",)
+    FACT_WORDS = ("(",)  # a file that calls anything: a handler may call a helper that raises
     VALID = [
         """
         from demo.bus import EventBus, Point
@@ -74,6 +79,22 @@ class DenialByException(Rule):
         def guard(**payload):
             if payload.get("tool") == "rm":
                 return {"disposition": "deny", "reason": "not allowed"}
+            return None
+
+        EventBus().on(Point.BEFORE, guard)
+        """,
+        """
+        from demo.bus import EventBus, Point
+
+        def _ensure_allowed(payload):
+            if payload.get("tool") == "rm":
+                raise PermissionError("not allowed")
+
+        def guard(**payload):
+            try:
+                _ensure_allowed(payload)
+            except PermissionError as exc:  # turned into a typed decision here
+                return {"disposition": "deny", "reason": str(exc)}
             return None
 
         EventBus().on(Point.BEFORE, guard)
@@ -92,63 +113,164 @@ class DenialByException(Rule):
             """,
             line=5,
         ),
+        Invalid(
+            """
+            from demo.bus import EventBus, Point
+
+            def _ensure_allowed(payload):
+                if payload.get("tool") == "rm":
+                    raise PermissionError("not allowed")
+
+            def guard(**payload):
+                _ensure_allowed(payload)
+                return None
+
+            EventBus().on(Point.BEFORE, guard)
+            """,
+            line=5,
+        ),
     ]
 
     def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
-        """(function qualname, line, col, dotted exception) per ``raise X`` / ``raise X(...)``
-        in a function's own body."""
-        out = []
+        """Per function: each ``raise X`` / ``raise X(...)`` (line, col, dotted exception), and
+        each call a statement makes of a name, ``self.name`` or ``a.name`` (``check(x)``,
+        ``y = await self.check(x)``, ``return a.check(x)``, ``if check(x):``: line, col, dotted
+        callee), each with the exceptions the ``try`` statements around it catch."""
+        raises, calls = [], []
         for stmt in statements(tree):
             node = stmt.node
-            if stmt.function and isinstance(node, ast.Raise) and node.exc is not None:
+            if not stmt.function:
+                continue
+            if isinstance(node, ast.Raise) and node.exc is not None:
                 exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
                 name = dotted(exc)
                 if name and name[:1].isupper() or name and "." in name:
-                    out.append((stmt.function, node.lineno, node.col_offset, name))
-        return tuple(out) or None
+                    raises.append((stmt.function, node.lineno, node.col_offset, name,
+                                   stmt.caught))
+                continue
+            call = _statement_call(node)
+            callee = dotted(call.func) if call is not None else None
+            if callee and callee.count(".") <= 1 and callee not in _BUILTIN_NAMES:
+                calls.append((stmt.function, call.lineno, call.col_offset, callee, stmt.caught))
+        return (tuple(raises), tuple(calls)) if raises or calls else None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         names = Names.of(project)
-        raises: dict[tuple[str, str], list[tuple[int, int, str]]] = {}
-        for path, rows in project.rule_facts(self.code):
-            for function, line, col, name in rows:
-                raises.setdefault((path, function), []).append((line, col, name))
+        code = _Code(names)
+        for path, (raises, calls) in project.rule_facts(self.code):
+            for function, line, col, name, caught in raises:
+                code.raises.setdefault((path, function), []).append((line, col, name, caught))
+            for function, line, col, callee, caught in calls:
+                code.calls.setdefault((path, function), []).append((line, col, callee, caught))
         sites: dict[tuple, list[Registration]] = {}
         for reg in project.registrations:
             if reg.plane != "interceptor":
                 continue
             denials = {GENERIC, *(names.follow(d) for d in project.mechanism(reg.mechanism)
                                   .model.denials)}
-            found = [_denying(q, raises, denials, names)
+            found = [code.denying(q, denials)
                      for q in reg.handler.candidates or (reg.handler.qualname,)]
             if found and all(found):  # one of several callables: only when each of them denies
                 for site in (site for sites_of in found for site in sites_of):
                     sites.setdefault(site, []).append(reg)
-        for (path, line, col, name, verb, qualname), regs in sorted(sites.items()):
+        for (path, line, col, name, verb, qualname, via), regs in sorted(sites.items()):
             where = ", ".join(f"{r.file}:{r.line}" for r in regs[:3])
             yield self.at(path, line, col, f"{qualname.rsplit('.', 1)[-1]} {verb.split(' ')[0]} "
-                          f"by raising {name}{_kind(verb)} instead of returning a typed decision "
-                          f"(an interceptor on {regs[0].mechanism}, registered at {where})",
-                          mechanism=regs[0].mechanism, about=tuple(regs))
+                          f"by raising {name}{_kind(verb)}{via} instead of returning a typed "
+                          f"decision (an interceptor on {regs[0].mechanism}, registered at "
+                          f"{where})", mechanism=regs[0].mechanism, about=tuple(regs))
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+_VALUED = (ast.Expr, ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign)
+
+
+def _statement_call(node: ast.stmt) -> ast.Call | None:
+    """The call a statement makes as a whole (awaited or not): its expression, its value, its
+    returned value, or an ``if`` / ``while`` test."""
+    value = node.value if isinstance(node, _VALUED) else (
+        node.test if isinstance(node, (ast.If, ast.While)) else None)
+    if isinstance(value, ast.Await):
+        value = value.value
+    return value if isinstance(value, ast.Call) else None
+
+
+class _Code:
+    """The raises and calls of the project's functions, and which of them deny."""
+
+    def __init__(self, names: Names) -> None:
+        self.names = names
+        self.raises: dict[tuple[str, str], list[tuple[int, int, str, tuple[str, ...]]]] = {}
+        self.calls: dict[tuple[str, str], list[tuple[int, int, str, tuple[str, ...]]]] = {}
+
+    def denying(self, qualname: str | None, denials: set[str]) -> list[tuple]:
+        """(file, line, col, exception, verb, handler, via) per denying raise: in the handler's
+        own body, or in a function it calls directly (one level) outside a ``try`` that
+        catches the exception."""
+        located = self.names.locate(qualname) if qualname else None
+        if located is None or qualname is None:
+            return []
+        module, function = located
+        path = self.names.paths[module]
+        out = [(*site, "") for site in self._raises(module, path, function, denials, ())]
+        for line, _, callee, caught in self.calls.get((path, function), ()):
+            helper = self._callee(module, function, callee)
+            where = self.names.locate(helper) if helper else None
+            if where is None or where == located:
+                continue
+            helper_path = self.names.paths[where[0]]
+            via = f" in {where[1].rsplit('.', 1)[-1]} (called at {path}:{line})"
+            out += [(*site, via) for site in self._raises(where[0], helper_path, where[1],
+                                                           denials, caught, module)]
+        return [(path_, line, col, name, verb, qualname, via)
+                for path_, line, col, name, verb, via in out]
+
+    def _raises(self, module: str, path: str, function: str, denials: set[str],
+                outer: tuple[str, ...], outer_module: str = "") -> list[tuple]:
+        """(file, line, col, exception, verb) per denying raise of *function* that neither its
+        own ``try`` nor the caller's (*outer*, written in *outer_module*) catches."""
+        out = []
+        for line, col, name, caught in self.raises.get((path, function), ()):
+            exception = self.names.resolve(module, name)
+            verb = _verb(exception, denials, self.names)
+            lineage = _lineage(exception, self.names)
+            if verb and not self._catches(module, caught, lineage) and not self._catches(
+                    outer_module or module, outer, lineage):
+                out.append((path, line, col, name, verb))
+        return out
+
+    def _catches(self, module: str, caught: tuple[str, ...], lineage: set[str]) -> bool:
+        """Does an ``except`` of *caught* (a bare one, or one that is not a name, included)
+        catch an exception of *lineage*?"""
+        return any(c in ("", "?") or self.names.resolve(module, c) in lineage for c in caught)
+
+    def _callee(self, module: str, function: str, callee: str) -> str | None:
+        """The qualified function *callee* (as written in *function* of *module*) names:
+        a module-level or imported function, or ``self.name`` / ``cls.name`` of its class."""
+        head, _, rest = callee.partition(".")
+        if head in ("self", "cls") and rest:
+            classes = self.names.modules[module].classes
+            parts = function.split(".")
+            owner = next((".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)
+                          if ".".join(parts[:i]) in classes), None)
+            return f"{module}.{owner}.{rest}" if owner else None
+        resolved = self.names.resolve(module, callee)
+        return resolved if resolved != callee else None
+
+
+def _lineage(exception: str, names: Names) -> set[str]:
+    """*exception* and its ancestors, the builtin ones' own ancestors included."""
+    out = {exception, *names.ancestors(exception)}
+    for name in list(out):
+        builtin = getattr(builtins, name, None)
+        if isinstance(builtin, type) and issubclass(builtin, BaseException):
+            out.update(k.__name__ for k in builtin.__mro__)
+    return out
 
 
 def _kind(verb: str) -> str:
     """" (a PermissionError)" for a subclass, "" otherwise."""
     return f" {verb.split(' ', 1)[1]}" if " " in verb else ""
-
-
-def _denying(qualname: str | None, raises: dict, denials: set[str], names: Names) -> list[tuple]:
-    """(file, line, col, exception, verb, handler) per denying raise in the handler's body."""
-    located = names.locate(qualname) if qualname else None
-    if located is None or qualname is None:
-        return []
-    path = names.paths[located[0]]
-    out = []
-    for line, col, name in raises.get((path, located[1]), ()):
-        verb = _verb(names.resolve(located[0], name), denials, names)
-        if verb:
-            out.append((path, line, col, name, verb, qualname))
-    return out
 
 
 def _verb(exception: str, denials: set[str], names: Names) -> str:

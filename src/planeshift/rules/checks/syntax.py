@@ -13,12 +13,15 @@ DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 class Stmt(NamedTuple):
     """A statement and where it stands: its enclosing function and class (qualnames inside the
-    module, "" for none) and the innermost ``except`` clause around it in that function."""
+    module, "" for none), the innermost ``except`` clause around it in that function, and the
+    exceptions the ``try`` statements it is in the body of catch there (dotted as written, ""
+    for a bare ``except``), innermost last."""
 
     node: ast.stmt
     function: str
     cls: str
     handler: ast.ExceptHandler | None = None
+    caught: tuple[str, ...] = ()
 
     @property
     def scope(self) -> str:
@@ -35,43 +38,55 @@ def statements(tree: ast.Module) -> list[Stmt]:
     if _memo and _memo[0][0] is tree:
         return _memo[0][1]
     out: list[Stmt] = []
-    _walk(tree.body, "", "", "", None, out)
+    _walk(tree.body, "", "", "", None, (), out)
     _memo[:] = [(tree, out)]
     return out
 
 
 def _walk(body: list[ast.stmt], prefix: str, function: str, cls: str,
-          handler: ast.ExceptHandler | None, out: list[Stmt]) -> None:
+          handler: ast.ExceptHandler | None, caught: tuple[str, ...], out: list[Stmt]) -> None:
     """Append the statements of *body* and of its nested bodies to *out*, depth first: a
     compound statement's body, ``else``, ``except`` clauses and ``finally`` (a ``match``'s cases),
     a def's or class's body under its qualname (one frame per level of indentation)."""
     append, new = out.append, tuple.__new__  # (Stmt's own __new__ is a Python function)
     for node in body:
-        append(new(Stmt, (node, function, cls, handler)))
+        append(new(Stmt, (node, function, cls, handler, caught)))
         kind = type(node)
         if kind in _DEF_TYPES:
             name = prefix + node.name
-            _walk(node.body, name + ".", name, cls, None, out)
+            _walk(node.body, name + ".", name, cls, None, (), out)
         elif kind is ast.ClassDef:
             name = prefix + node.name
-            _walk(node.body, name + ".", function, name, None, out)
+            _walk(node.body, name + ".", function, name, None, (), out)
         elif kind in _COMPOUND_TYPES:
             if kind is ast.Match:
                 for case in node.cases:
                     if case.body:
-                        _walk(case.body, prefix, function, cls, handler, out)
+                        _walk(case.body, prefix, function, cls, handler, caught, out)
                 continue
+            trying = kind is ast.Try or kind is ast.TryStar
             if node.body:
-                _walk(node.body, prefix, function, cls, handler, out)
+                inner = caught + _caught_by(node.handlers) if trying else caught
+                _walk(node.body, prefix, function, cls, handler, inner, out)
             orelse = getattr(node, "orelse", None)
             if orelse:
-                _walk(orelse, prefix, function, cls, handler, out)
-            if kind is ast.Try or kind is ast.TryStar:
+                _walk(orelse, prefix, function, cls, handler, caught, out)
+            if trying:
                 for clause in node.handlers:
                     if clause.body:
-                        _walk(clause.body, prefix, function, cls, clause, out)
+                        _walk(clause.body, prefix, function, cls, clause, caught, out)
                 if node.finalbody:
-                    _walk(node.finalbody, prefix, function, cls, handler, out)
+                    _walk(node.finalbody, prefix, function, cls, handler, caught, out)
+
+
+def _caught_by(handlers: list[ast.ExceptHandler]) -> tuple[str, ...]:
+    """The exceptions *handlers* catch, dotted as written ("" for a bare ``except``; "?" for an
+    expression that is not a name)."""
+    out: list[str] = []
+    for clause in handlers:
+        kinds = clause.type.elts if isinstance(clause.type, ast.Tuple) else [clause.type]
+        out += ["" if k is None else dotted(k) or "?" for k in kinds]
+    return tuple(out)
 
 
 def forget() -> None:
