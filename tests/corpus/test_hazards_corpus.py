@@ -184,8 +184,18 @@ def test_status_bypass_and_raw_primitive(lionagi_scan: ScanResult) -> None:
     (`self.status = st` :55, `= final_status` :79, `= EventStatus.FAILED` :83), so the terminal
     status does signal completion (docs/characterization.md's "Differs from P6"). Event itself
     creates the completion event as a raw `asyncio.Event()` (event.py:237, `import asyncio` :6),
-    in its completion_event property."""
-    assert found(lionagi_scan, "PS106") == [("service/hooks/hook_event.py", 37, "warning")]
+    in its completion_event property.
+    Outside the class, `execution.status` (which only Event.status's setter writes) is written
+    directly by the flow executors, terminal statuses among them, so no completion is signalled:
+    cli/orchestrate/flow.py _reconstruct_spawned_nodes (:1383 COMPLETED, :1386 FAILED) and
+    _apply_checkpoint_precompletion (:1504, :1507), operations/flow.py _execute_operation (:615
+    SKIPPED, :694 FAILED, :755 CANCELLED), and testing/_legacy.py:131's API-call mock."""
+    assert found(lionagi_scan, "PS106") == [
+        ("cli/orchestrate/flow.py", 1383, "warning"), ("cli/orchestrate/flow.py", 1386, "warning"),
+        ("cli/orchestrate/flow.py", 1504, "warning"), ("cli/orchestrate/flow.py", 1507, "warning"),
+        ("operations/flow.py", 615, "warning"), ("operations/flow.py", 694, "warning"),
+        ("operations/flow.py", 755, "warning"), ("service/hooks/hook_event.py", 37, "warning"),
+        ("testing/_legacy.py", 131, "warning")]
     assert found(lionagi_scan, "PS109") == [("protocols/generic/event.py", 237, "info")]
 
 

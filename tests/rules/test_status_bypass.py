@@ -69,3 +69,36 @@ def test_a_subclass_writing_the_setters_field_through_a_re_export(tmp_path: Path
                       ("HookEvent.begin writes self.execution.status = 'processing' directly, "
                        "around Event.status's setter (its validation and completion signal do "
                        "not run)"))]
+
+
+RUNNER = """
+    from app.types import Event
+
+
+    def finish_all(events) -> None:
+        for event in events:
+            event.execution.status = "completed"  # a waiter on completion never wakes
+
+
+    def note(event) -> None:
+        event.execution.status_note = "seen"  # not a field a status setter writes
+        event.status = "failed"  # through the setter: fine
+    """
+
+
+def test_a_write_of_the_setters_nested_field_through_any_receiver(tmp_path: Path) -> None:
+    result = scan_tree(tmp_path, {"app/events.py": BASE, "app/types.py": "from .events import Event\n",
+                                  "app/run.py": RUNNER}, demo=False, packs=())
+    found = [(f.file, f.line, f.message) for f in result.findings if f.rule == "PS106"]
+    assert found == [("app/run.py", line_of(RUNNER, 'event.execution.status = "completed"'),
+                      ("finish_all writes event.execution.status = 'completed' directly, around "
+                       "Event.status's setter (its validation and completion signal do not run; "
+                       "execution.status is the field only that setter writes)"))]
+
+
+def test_a_nested_field_two_setters_write_is_nobodys(tmp_path: Path) -> None:
+    other = BASE.replace("class Event:", "class Task:")  # a second setter of execution.status
+    result = scan_tree(tmp_path, {"app/events.py": BASE, "app/tasks.py": other,
+                                  "app/types.py": "from .events import Event\n",
+                                  "app/run.py": RUNNER}, demo=False, packs=())
+    assert [f for f in result.findings if f.rule == "PS106" and f.file == "app/run.py"] == []

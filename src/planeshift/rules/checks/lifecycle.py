@@ -42,6 +42,18 @@ class Lifecycles:
                 qualified = f"{modules[path]}.{cls}"
                 self.setters.setdefault(qualified, []).append((qualified, prop, written))
 
+    def owned_fields(self) -> dict[str, tuple[str, str]]:
+        """Field -> (class, property) for the nested fields (``execution.status``) exactly one
+        status setter of the project writes: a write to one through any receiver is that
+        setter's field."""
+        owners: dict[str, set[tuple[str, str]]] = {}
+        for found in self.setters.values():
+            for cls, prop, fields in found:
+                for field in fields:
+                    if "." in field and field != prop:
+                        owners.setdefault(field, set()).add((cls, prop))
+        return {field: next(iter(o)) for field, o in owners.items() if len(o) == 1}
+
     def inherited(self, qualified: str) -> list[tuple[str, str, tuple[str, ...]]]:
         """(defining class, property, fields) of the setters *qualified*'s bases define."""
         return [s for base in self.names.ancestors(qualified) for s in self.setters.get(base, ())]

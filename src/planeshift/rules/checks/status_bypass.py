@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .base import Hazard, Invalid, Rule, register
 from .lifecycle import Lifecycles, status_setters
 from .names import Names
-from .syntax import self_path, statements
+from .syntax import dotted, statements
 
 if TYPE_CHECKING:
     from ...project import ProjectFacts
@@ -24,7 +24,10 @@ class StatusBypass(Rule):
     with a setter, and reports each assignment in the subclass's methods to the field that
     setter writes (`self.execution.status = ...` where `Event.status`'s setter writes
     `self.execution.status`). Writes through the property (`self.status = ...`) are fine. The
-    class that defines the setter is its owner and is not reported.
+    class that defines the setter is its owner and is not reported. Outside the class too: an
+    assignment `x.execution.status = ...` through any other name, when `execution.status` is a
+    nested field only one status setter of the project writes (the receiver's type is not
+    looked up: the field is that specific).
 
     ## Why is this bad?
     The setter is where the lifecycle's side effects live: validation, and above all the
@@ -102,31 +105,63 @@ class StatusBypass(Rule):
             """,
             line=15,
         ),
+        Invalid(
+            """
+            class Execution:
+                status = "pending"
+
+            class Event:
+                def __init__(self):
+                    self.execution = Execution()
+
+                @property
+                def status(self):
+                    return self.execution.status
+
+                @status.setter
+                def status(self, value):
+                    self.execution.status = value
+
+            def skip(event):
+                event.execution.status = "skipped"
+            """,
+            line=17,
+        ),
     ]
 
     def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
-        """(status setters, writes): see lifecycle.status_setters; writes are (class, method,
-        field, line, col, value) of ``self.<...status...> = value`` in a class's methods."""
+        """(status setters, writes, outside writes): see lifecycle.status_setters; writes are
+        (class, method, field, line, col, value) of ``self.<...status...> = value`` in a class's
+        methods; outside writes are (function, receiver, field, line, col, value) of
+        ``name.<...status...> = value`` anywhere (a name other than ``self``)."""
         setters = status_setters(tree)
-        writes = []
+        writes, outside = [], []
         for stmt in statements(tree):
             node = stmt.node
-            if not (stmt.cls and stmt.function and isinstance(node, (ast.Assign, ast.AnnAssign))):
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
-                field = self_path(target)
-                if field and "status" in field.rsplit(".", 1)[-1] and node.value is not None:
+                path = dotted(target)
+                head, _, field = (path or "").partition(".")
+                if not field or "status" not in field.rsplit(".", 1)[-1]:
+                    continue
+                value = ast.unparse(node.value)[:60]
+                if head == "self" and stmt.cls and stmt.function:
                     method = stmt.function.rsplit(".", 1)[-1]
-                    writes.append((stmt.cls, method, field, node.lineno, node.col_offset,
-                                   ast.unparse(node.value)[:60]))
-        return (setters, tuple(writes)) if setters or writes else None
+                    writes.append((stmt.cls, method, field, node.lineno, node.col_offset, value))
+                elif head not in ("self", "cls"):
+                    outside.append((stmt.function, head, field, node.lineno, node.col_offset,
+                                    value))
+        return (setters, tuple(writes), tuple(outside)) if setters or writes or outside \
+            else None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         names = Names.of(project)
         lifecycles = Lifecycles(project, self.code, names)
         modules = {f.path: f.module for f in project.files}
-        for path, (_, writes) in project.rule_facts(self.code):
+        owned = lifecycles.owned_fields()
+        for path, (_, writes, outside) in project.rule_facts(self.code):
             for cls, method, field, line, col, value in writes:
                 for base, prop, fields in lifecycles.inherited(f"{modules[path]}.{cls}"):
                     if field in fields and field != prop:
@@ -134,3 +169,12 @@ class StatusBypass(Rule):
                             cls=cls.rsplit(".", 1)[-1], method=method, field=field, value=value,
                             base=base.rsplit(".", 1)[-1], prop=prop))
                         break
+            for function, receiver, field, line, col, value in outside:
+                if field in owned:
+                    base, prop = owned[field]
+                    where = function.rsplit(".", 1)[-1] if function else "module level"
+                    yield self.at(path, line, col, (
+                        f"{where} writes {receiver}.{field} = {value} directly, around "
+                        f"{base.rsplit('.', 1)[-1]}.{prop}'s setter (its validation and "
+                        f"completion signal do not run; {field} is the field only that setter "
+                        "writes)"))
