@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import marshal
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -136,7 +137,9 @@ class DenialByException(Rule):
         each call a statement makes of a name, ``self.name`` or ``a.name`` (``check(x)``,
         ``y = await self.check(x)``, ``return a.check(x)``, ``if check(x):``: line, col, dotted
         callee), each with the exceptions the ``try`` statements around it catch."""
-        raises, calls = [], []
+        raises: list[tuple] = []
+        calls: dict[str, list[tuple]] = {}  # function -> (line, callee, caught) per call
+        known = _callable_names(tree)
         for stmt in statements(tree):
             node = stmt.node
             if not stmt.function:
@@ -150,9 +153,14 @@ class DenialByException(Rule):
                 continue
             call = _statement_call(node)
             callee = dotted(call.func) if call is not None else None
-            if callee and callee.count(".") <= 1 and callee not in _BUILTIN_NAMES:
-                calls.append((stmt.function, call.lineno, call.col_offset, callee, stmt.caught))
-        return (tuple(raises), tuple(calls)) if raises or calls else None
+            if callee and _may_be_a_function(callee, stmt.cls, known):
+                calls.setdefault(stmt.function, []).append((call.lineno, callee, stmt.caught))
+        if not (raises or calls):
+            return None
+        # the calls as marshal bytes (version 2: the same bytes for the same calls): every scan
+        # loads every file's rule facts, and only a handler's file is ever asked for its calls
+        packed = tuple((function, tuple(rows)) for function, rows in calls.items())
+        return tuple(raises), marshal.dumps(packed, 2)
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         names = Names.of(project)
@@ -160,8 +168,7 @@ class DenialByException(Rule):
         for path, (raises, calls) in project.rule_facts(self.code):
             for function, line, col, name, caught in raises:
                 code.raises.setdefault((path, function), []).append((line, col, name, caught))
-            for function, line, col, callee, caught in calls:
-                code.calls.setdefault((path, function), []).append((line, col, callee, caught))
+            code.packed[path] = calls
         sites: dict[tuple, list[Registration]] = {}
         for reg in project.registrations:
             if reg.plane != "interceptor":
@@ -181,7 +188,32 @@ class DenialByException(Rule):
                           f"{where})", mechanism=regs[0].mechanism, about=tuple(regs))
 
 
-_BUILTIN_NAMES = frozenset(dir(builtins))
+def _callable_names(tree: ast.Module) -> tuple[set[str], dict[str, set[str]]]:
+    """The module's imported and top-level names, and each class's own methods: what a call
+    can name a function of the project through (a parameter or a local cannot be followed)."""
+    names: set[str] = set()
+    methods: dict[str, set[str]] = {}
+    for stmt in statements(tree):
+        node = stmt.node
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if stmt.cls and stmt.scope == stmt.cls:
+                methods.setdefault(stmt.cls, set()).add(node.name)
+            elif not stmt.function and not stmt.cls:
+                names.add(node.name)
+    return names, methods
+
+
+def _may_be_a_function(callee: str, cls: str, known: tuple[set[str], dict[str, set[str]]]
+                       ) -> bool:
+    """``f`` imported or defined at the top, ``mod.f`` of an imported name, ``self.f`` /
+    ``cls.f`` of the enclosing class's own methods."""
+    names, methods = known
+    head, _, rest = callee.partition(".")
+    if head in ("self", "cls"):
+        return "." not in rest and bool(cls) and rest in methods.get(cls, ())
+    return "." not in rest and head in names
 _VALUED = (ast.Expr, ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign)
 
 
@@ -201,7 +233,8 @@ class _Code:
     def __init__(self, names: Names) -> None:
         self.names = names
         self.raises: dict[tuple[str, str], list[tuple[int, int, str, tuple[str, ...]]]] = {}
-        self.calls: dict[tuple[str, str], list[tuple[int, int, str, tuple[str, ...]]]] = {}
+        self.packed: dict[str, bytes] = {}  # file -> its calls, decoded when a handler's are read
+        self._calls: dict[str, dict[str, tuple[tuple[int, str, tuple[str, ...]], ...]]] = {}
 
     def denying(self, qualname: str | None, denials: set[str]) -> list[tuple]:
         """(file, line, col, exception, verb, handler, via) per denying raise: in the handler's
@@ -213,7 +246,7 @@ class _Code:
         module, function = located
         path = self.names.paths[module]
         out = [(*site, "") for site in self._raises(module, path, function, denials, ())]
-        for line, _, callee, caught in self.calls.get((path, function), ()):
+        for line, callee, caught in self.calls(path).get(function, ()):
             helper = self._callee(module, function, callee)
             where = self.names.locate(helper) if helper else None
             if where is None or where == located:
@@ -224,6 +257,13 @@ class _Code:
                                                            denials, caught, module)]
         return [(path_, line, col, name, verb, qualname, via)
                 for path_, line, col, name, verb, via in out]
+
+    def calls(self, path: str) -> dict[str, tuple[tuple[int, str, tuple[str, ...]], ...]]:
+        """Function -> (line, callee, caught) per call it makes, in file *path*."""
+        if path not in self._calls:
+            packed = self.packed.get(path)
+            self._calls[path] = dict(marshal.loads(packed)) if packed else {}
+        return self._calls[path]
 
     def _raises(self, module: str, path: str, function: str, denials: set[str],
                 outer: tuple[str, ...], outer_module: str = "") -> list[tuple]:
