@@ -341,3 +341,8 @@ class ScanResult:
     # only those calls, its file relative to the folder holding the package ("lionagi/...")
     library: tuple[Registration, ...] = ()
     stats: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def library_activations(self) -> int:
+        """The tree's calls activating a library's registration (``summary.library_activations``)."""
+        return sum(len(r.activations) for r in self.library)

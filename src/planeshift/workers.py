@@ -48,29 +48,25 @@ def shared_map(work: Callable[[int], bytes], sizes: Sequence[int], jobs: int,
 
     helpers = min(jobs, n) - 1 if hasattr(os, "fork") else 0
     queue = _queue(sorted(range(n), key=lambda k: -sizes[k])) if helpers > 0 else None
-    if queue is None:
-        for k in range(n):
-            deliver(k, work(k))
-        return [results[k] for k in range(n)]
-    read_queue, order, per = queue
-    streams: dict[int, tuple[int, bytearray]] = {}  # read end -> (pid, bytes not yet framed)
-    try:
-        for _ in range(helpers):
-            fd, pid = _fork_helper(work, read_queue, order, per, n, note,
-                                   [fd for fd in streams])
-            streams[fd] = (pid, bytearray())
-        for k in _take(read_queue, order, per):
-            deliver(k, work(k))
-            _drain(streams, n, deliver, noted, wait=False)
-        while streams:
-            _drain(streams, n, deliver, noted, wait=True)
-    finally:
-        os.close(read_queue)
-        for fd, (pid, _) in streams.items():  # only left when this process failed: stop them
-            os.close(fd)
-            _stop(pid)
+    if queue is not None:
+        read_queue, order, per = queue
+        streams: dict[int, tuple[int, bytearray]] = {}  # read end -> (pid, bytes not framed yet)
+        try:
+            for _ in range(helpers):
+                fd, pid = _fork_helper(work, read_queue, order, per, n, note, list(streams))
+                streams[fd] = (pid, bytearray())
+            for k in _take(read_queue, order, per):
+                deliver(k, work(k))
+                _drain(streams, n, deliver, noted, wait=False)
+            while streams:
+                _drain(streams, n, deliver, noted, wait=True)
+        finally:
+            os.close(read_queue)
+            for fd, (pid, _) in streams.items():  # only left when this process failed: stop them
+                os.close(fd)
+                _stop(pid)
     for k in range(n):
-        if k not in results:  # a helper failed after taking it
+        if k not in results:  # no helpers, or one failed after taking it: done here
             deliver(k, work(k))
     return [results[k] for k in range(n)]
 

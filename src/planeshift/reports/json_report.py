@@ -43,7 +43,7 @@ def summary(result: ScanResult) -> dict[str, Any]:
         "files_with_sites": result.files_with_sites,
         "registrations": len(result.registrations),
         "activations": sum(len(r.activations) for r in result.registrations),
-        "library_activations": sum(len(r.activations) for r in result.library),
+        "library_activations": result.library_activations,
         "emissions": len(result.emissions),
         "findings": len(result.findings),
         "errors": len(result.errors),

@@ -56,7 +56,7 @@ def _header(result: ScanResult) -> str:
     if result.packs:
         facts.append(f"- Rule packs: {', '.join(code(p) for p in result.packs)}")
     if result.library:
-        calls = sum(len(r.activations) for r in result.library)
+        calls = result.library_activations
         facts.append(f"- Library registrations activated here: {len(result.library)}, by {calls} "
                      "calls (see [Library registrations activated here]"
                      "(#library-registrations-activated-here))")

@@ -62,9 +62,8 @@ def render_terminal(result: ScanResult, console: Console, details: bool = False)
         console.print(Text(f"Not present here ({len(idle)} more the packs know): "
                            + ", ".join(idle), style="dim"))
     if result.library:
-        calls = sum(len(r.activations) for r in result.library)
         console.print(Text(f"Activates {plural(len(result.library), 'library registration')} "
-                           f"({plural(calls, 'call')})"
+                           f"({plural(result.library_activations, 'call')})"
                            + ("" if details else " — run with --details"), style="cyan"))
     if result.findings:
         counts = Counter(f.severity for f in result.findings)

@@ -16,6 +16,7 @@ from ...types import Activation
 from ..extract.facts import FileFacts, call_rows, call_word
 from .candidate import Call
 from .evaluate.engine import Evaluator
+from .evaluate.values import untyped
 from .match.identity import Identity
 
 MAX_DEPTH = 3  # helper, wrapper, wrapper's wrapper
@@ -44,20 +45,21 @@ def spells_a_call(facts: FileFacts, words: set[str]) -> bool:
 
 
 class Activations:
-    """Finds a file's calls of the helpers; *defined* counts the project's function names (a
-    helper method whose name no other function has is recognised on an untyped receiver)."""
+    """Finds a file's calls of the helpers; *definers* names the modules defining each function
+    name (a helper method whose name no other function has is recognised on an untyped
+    receiver)."""
 
     def __init__(self, evaluator: Evaluator, identity: Identity) -> None:
         self.ev = evaluator
         self.identity = identity
-        self.defined: dict[str, int] = {}
+        self.definers: dict[str, tuple[str, ...]] = {}
 
     def unique_methods(self, helpers: frozenset[str]) -> dict[str, str]:
         """Method name -> the helper method of that name, when no other function has it."""
         out: dict[str, str] = {}
         for helper in sorted(helpers):
             owner, _, name = helper.rpartition(".")
-            if owner.rsplit(".", 1)[-1][:1].isupper() and self.defined.get(name) == 1:
+            if owner.rsplit(".", 1)[-1][:1].isupper() and len(self.definers.get(name, ())) == 1:
                 out[name] = helper
         return out
 
@@ -74,7 +76,7 @@ class Activations:
             values = self.ev.eval(func, facts.module, scope)
             found = sorted(self.identity.callee_ids(values) & helpers)
             resolved = True
-            if not found and func[0] == "attr" and func[2] in methods and _untyped(
+            if not found and func[0] == "attr" and func[2] in methods and untyped(
                     self.ev.eval(func[1], facts.module, scope)):
                 # `session.observer.bind_db_persistence(...)` on an untyped `session`: the one
                 # helper method of that name, said to be matched by its name alone
@@ -116,10 +118,6 @@ def closure(roots: Iterable[str], calls: dict[str, list[Call]], evaluator: Evalu
                 calls.setdefault(helper, []).extend(found)
         frontier = searched | wrappers((c for h in new for c in calls.get(h, ())), evaluator)
     return frozenset(searched)
-
-
-def _untyped(values) -> bool:
-    return bool(values) and all(v[0] == "unknown" for v in values)
 
 
 def activations_of(helper: str, calls: dict[str, list[Call]]) -> tuple[Activation, ...]:

@@ -106,8 +106,7 @@ class Linker:
         """The whole project, from scratch."""
         current = {f.path: f for f in files}
         summaries = [summarize(f) for f in files]
-        self.activator.defined = defined_names(summaries)
-        self.matcher.build.handlers.definers = definers(summaries)
+        self.activator.definers = self.matcher.build.handlers.definers = definers(summaries)
         found = self.finder.find()
         evaluated = self._rounds(current, summaries)
         roots = {cand.helper for path, ev in evaluated.items()
@@ -137,8 +136,7 @@ class Linker:
         rest; raises :class:`FullLink` when only a full link can be trusted."""
         summaries = [summarize(current(p)) if p in changes.changed else snap.summaries[p]
                      for p in changes.paths]
-        self.activator.defined = defined_names(summaries)
-        self.matcher.build.handlers.definers = definers(summaries)
+        self.activator.definers = self.matcher.build.handlers.definers = definers(summaries)
         if self.activator.unique_methods(snap.helpers) != snap.unique_methods:
             raise FullLink("which helper methods have a name of their own changed")
         if self.add_list_aliases(summaries) != snap.aliases:
@@ -330,17 +328,9 @@ class Linker:
                       self.activator.unique_methods(self.helpers))
 
 
-def defined_names(summaries: Sequence[FileSummary]) -> dict[str, int]:
-    """How many functions and methods of the project have each name."""
-    counts: dict[str, int] = {}
-    for summary in summaries:
-        for name in summary.defines:
-            counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
 def definers(summaries: Sequence[FileSummary]) -> dict[str, tuple[str, ...]]:
-    """Function name -> the modules of the files defining a function of that name."""
+    """Function name -> the modules of the files defining a function or method of that name,
+    one entry per file (the helper search and the handler resolver both read it)."""
     out: dict[str, list[str]] = {}
     for summary in summaries:  # a file no import reaches ("" module) makes a name ambiguous too
         for name in summary.defines:

@@ -13,6 +13,7 @@ from ...types import Handler
 from ..extract.facts import Arg, FileFacts, Ref, Site
 from ..extract.refs import render
 from ..extract.sites import LIST_METHODS
+from ..link.evaluate.values import untyped
 from ..link.match.identity import short
 from .base import Example, Shape, owner_flags, register
 
@@ -169,8 +170,7 @@ def _bucket(ref: Ref) -> tuple[Ref, Ref | None]:
 
 
 def _owner_unknown(m: Matcher, list_ref: Ref, facts: FileFacts, site: Site) -> bool:
-    values = m.ev.eval(list_ref[1], facts.module, site.scope)
-    return bool(values) and all(v[0] == "unknown" for v in values)
+    return untyped(m.ev.eval(list_ref[1], facts.module, site.scope))
 
 
 def _tuple_item(m: Matcher, facts: FileFacts, site: Site, mech: Mechanism, form: RegistrationForm,

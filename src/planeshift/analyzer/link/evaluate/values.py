@@ -45,6 +45,12 @@ def all_unknown(values: Values) -> bool:
     return all(v[0] == "unknown" for v in values)
 
 
+def untyped(values: Values) -> bool:
+    """Something, of which nothing is known: values, and every one of them unknown (an ``Any``
+    parameter, an attribute of one)."""
+    return bool(values) and all_unknown(values)
+
+
 def is_field_spec(ref: Ref) -> bool:
     """``Field(...)``, ``PrivateAttr(...)``, ``field(...)``: a declaration, not the value."""
     if ref[0] != "call":

@@ -16,7 +16,7 @@ from dataclasses import replace
 from ....types import Handler
 from ...extract.facts import Ref
 from ..evaluate.engine import Evaluator
-from ..evaluate.values import Value, Values
+from ..evaluate.values import Value, Values, untyped
 
 AWAITABLE_FACTORIES = {
     "asyncio.create_task", "asyncio.ensure_future", "asyncio.gather", "asyncio.sleep",
@@ -57,8 +57,7 @@ class HandlerResolver:
         definers = self.definers.get(name, ())
         if len(definers) != 1:
             return None
-        base = self.ev.eval(ref[1], module, scope)
-        if not base or any(v[0] != "unknown" for v in base):
+        if not untyped(self.ev.eval(ref[1], module, scope)):
             return None
         facts = self.ev.index.modules.get(definers[0])
         found = [f for f in facts.functions if f.name == name] if facts is not None else []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ....rules.forms import Mechanism
 from ..evaluate.engine import Evaluator
-from ..evaluate.values import Values
+from ..evaluate.values import Values, untyped
 from ..memo import Memo
 
 
@@ -41,7 +41,7 @@ class Identity:
         dyn = [v for v in values if v[0] == "dyn"]
         if dyn:
             return "dynamic", dyn[0][1]
-        if values and all(v[0] == "unknown" for v in values):
+        if untyped(values):
             return "unknown", sorted(values)[0][1]
         return "other", ", ".join(sorted({str(v[1]) for v in values if len(v) > 1}))
 
