@@ -16,7 +16,7 @@ from .model import Migrated, NotMigrated
 from .names import ModuleNames, module_names, package_of
 from .owner_examples import DISPATCH_EXAMPLES
 from .owner_idiom import Refused
-from .owner_names import Resolver, fresh, reads_and_binds, statements
+from .owner_names import Resolver, dotted, fresh, reads_and_binds, statements
 from .owner_plan import Owner, owners
 from .owner_policy import OwnerPolicy, build, scan_reason
 from .owner_read import FanOut, MethodReader
@@ -337,26 +337,17 @@ def _imported(small: cst.BaseSmallStatement) -> list[tuple[str, str | None, str]
     out: list[tuple[str, str | None, str]] = []
     if isinstance(small, cst.Import):
         for alias in small.names:
-            full = _dotted_name(alias.name)
+            full = dotted(alias.name)
             if full and alias.asname is None:
                 out.append((full, None, full.split(".")[0]))
     elif isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None \
             and not isinstance(small.names, cst.ImportStar):
-        module = _dotted_name(small.module)
+        module = dotted(small.module)
         for alias in small.names:
-            name = _dotted_name(alias.name)
+            name = dotted(alias.name)
             if module and name and alias.asname is None:
                 out.append((module, name, name))
     return out
-
-
-def _dotted_name(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        head = _dotted_name(node.value)
-        return None if head is None else f"{head}.{node.attr.value}"
-    return None
 
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:

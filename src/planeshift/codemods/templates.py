@@ -24,6 +24,7 @@ import libcst as cst
 
 from ..rules.migrate_reader import PLACEHOLDER
 from .names import ModuleNames
+from .owner_names import dotted
 
 MARK = "__ps_{}__"
 OPTIONAL = "optional"  # the adapter that passes None through: optional(value, register)
@@ -119,7 +120,7 @@ class Template:
         outer = self.outer
         if outer is None or not isinstance(expr, cst.Call):
             return None
-        func = _dotted(expr.func)
+        func = dotted(expr.func)
         resolved = names.resolve(func) if func is not None else None
         if resolved is None:
             return None
@@ -153,15 +154,6 @@ class _Fill(cst.CSTTransformer):
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         return self.fill.get(original.value, updated)
-
-
-def _dotted(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
 
 
 def _follow(shape: cst.CSTNode, actual: cst.CSTNode) -> cst.BaseExpression | None:
