@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from typing import Any
 
 import anyio.to_thread
@@ -165,13 +164,12 @@ def test_shared_deadline_cancels_slow_handlers_silently_and_emit_returns(
     trace: list[str] = []
     reg = registry(fast=tracer(trace, "fast done"), slow_a=waiting_forever(trace, "slow a"),
                    slow_b=waiting_forever(trace, "slow b"))
-    started = time.monotonic()
+    # handlers waiting forever: only the shared budget ends the emission (a hang would hit
+    # the run's guard)
     assert run(reg.emit(envelope())) is None
-    elapsed = time.monotonic() - started
     # the cancellation order of the slow ones is the task group's, not registration order
     assert trace[0] == "fast done"
     assert sorted(trace[1:]) == ["slow a cancelled", "slow b cancelled"]
-    assert elapsed < 2.0  # one budget of 0.05 s for the whole fan-out: it does not hang
     assert lionagi_messages(caplog) == []
 
 
@@ -198,16 +196,16 @@ def test_handler_cancellation_cancels_its_siblings_unlogged_and_emit_returns_nor
     trace: list[str] = []
 
     async def main() -> list[str]:
-        reg = TerminalCallbackRegistry(budget_seconds=3.0)
+        # a budget no run outlives: were the sibling ended by the deadline, not by the
+        # cancellation, the run's guard would fail the test first
+        reg = TerminalCallbackRegistry(budget_seconds=3600.0)
         reg.register("sibling", waiting_forever(trace, "sibling"))
         reg.register("cancelling", tracer(trace, "cancelling", fail=asyncio.CancelledError("x")))
         assert await reg.emit(envelope()) is None
         await asyncio.sleep(0)  # the emitting task itself is not left cancelled
         return trace
 
-    started = time.monotonic()
     assert run(main()) == ["cancelling", "sibling cancelled"]
-    assert time.monotonic() - started < 2.0  # cancelled at once, not by the 3 s deadline
     assert lionagi_messages(caplog) == []
 
 

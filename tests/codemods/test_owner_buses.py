@@ -345,11 +345,8 @@ async def deadline(mod: ModuleType) -> list[str]:
     bus = mod.DeadlineBus(budget=0.05)
     for handler in (fast, _waits(trace, "slow a"), exits, _waits(trace, "slow b"), interrupted):
         bus.subscribe(handler)
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    with _logged("buses.deadline") as logs:
+    with _logged("buses.deadline") as logs:  # the slow ones wait forever: the budget ends them
         seen.append(await _ending(bus.emit(1)))
-    seen.append(f"within the budget: {loop.time() - started < 1.0}")
     seen += sorted(trace) + sorted(line.split(" failed")[1] for line in logs)
     unbounded = mod.DeadlineBus(budget=None)
 
@@ -393,7 +390,7 @@ EXPECTED: dict[str, list[str]] = {
         "async handler on loop thread", "returned None", "ERROR handler failed [OSError]",
     ],
     "deadline": [
-        "fast done", "returned None", "within the budget: True", "slow a cancelled",
+        "fast done", "returned None", "slow a cancelled",
         "slow b cancelled", " [KeyboardInterrupt]", " [SystemExit]",
         "slow finished without a deadline", "returned None",
     ],

@@ -40,16 +40,23 @@ def test_shared_map_equals_a_loop_and_reports_each_item_once(jobs: int, n: int) 
     assert sorted(seen) == list(range(n))
 
 
-def test_the_work_is_shared_and_largest_first() -> None:
+def test_the_work_is_shared_and_largest_first(tmp_path: Path) -> None:
     parent = os.getpid()
     taken: list[int] = []
+    helper_started = tmp_path / "helper-took-an-item"
 
     def where(k: int) -> bytes:
-        time.sleep(0.005)  # long enough for the helper to start taking items
-        if os.getpid() == parent:
-            taken.append(k)
-            return b"parent"
-        return b"helper"
+        if os.getpid() != parent:
+            helper_started.touch()
+            return b"helper"
+        taken.append(k)
+        # the parent holds its first item until the helper has taken one: the sharing is
+        # shown by the order of events, however loaded the machine (a hang guard, not a measure)
+        for _ in range(60_000):
+            if helper_started.exists():
+                break
+            time.sleep(0.001)
+        return b"parent"
 
     sizes = [(k * 7) % 40 for k in range(40)]
     out = workers.shared_map(where, sizes, 2)

@@ -14,7 +14,6 @@ import inspect
 import logging
 import os
 import threading
-import time
 import typing
 from collections.abc import Callable, Generator
 from pathlib import Path
@@ -27,8 +26,12 @@ EXPECT_ENV = "PLANESHIFT_CHARACTERIZE_EXPECT"
 # A dispatcher that deadlocks (a concurrent loop turned sequential, a lost wake-up) fails the
 # test after this many seconds instead of hanging the run.
 GUARD_SECONDS = 10.0
-# How long a handler waits for its siblings to arrive, or the emitter for a handler to start.
-MEET_SECONDS = 2.0
+# How long the emitter waits for the handlers it cancels to start: a guard against a hang, never
+# a measure (a started handler is seen at once).
+ENTRY_GUARD_SECONDS = 5.0
+# How many loop iterations a Rendezvous handler yields while its siblings arrive: a concurrent
+# fan-out starts them all within a few iterations, a sequential loop never does.
+MEET_ROUNDS = 50
 SETTLE_ROUNDS = 5  # loop iterations after the emission, for anything it left behind
 
 
@@ -123,7 +126,7 @@ class Scene:
     raised: dict[str, BaseException] = dataclasses.field(default_factory=dict)
     entered: dict[str, asyncio.Event] = dataclasses.field(default_factory=dict)
     coroutines: list[Any] = dataclasses.field(default_factory=list)
-    barrier: asyncio.Barrier | None = None
+    arrived: int = 0
 
     def fail(self, label: str, raises: str) -> BaseException:
         error: BaseException = (
@@ -235,18 +238,22 @@ class Blocking(Spec):
 
 @dataclasses.dataclass
 class Rendezvous(Spec):
-    """A declared coroutine function that returns only once every Rendezvous handler of the
-    scenario is waiting beside it: it completes only when they run concurrently."""
+    """A declared coroutine function that waits, a bounded number of loop iterations, for every
+    Rendezvous handler of the scenario to arrive beside it: "released" when they all did (they
+    run concurrently), "alone" when not. Loop iterations, not seconds: no machine is too slow."""
 
     label: str
 
     def make(self, scene: Scene) -> Handler:
         async def handler(*args: Any, **kwargs: Any) -> None:
             scene.trace.append(f"{self.label} waiting")
-            if scene.barrier is None:
-                scene.barrier = asyncio.Barrier(scene.parties)
-            await asyncio.wait_for(scene.barrier.wait(), MEET_SECONDS)
-            scene.trace.append(f"{self.label} released")
+            scene.arrived += 1
+            for _ in range(MEET_ROUNDS):
+                if scene.arrived >= scene.parties:
+                    break
+                await asyncio.sleep(0)
+            met = scene.arrived >= scene.parties
+            scene.trace.append(f"{self.label} {'released' if met else 'alone'}")
 
         return handler
 
@@ -378,13 +385,12 @@ class _Capture(logging.Handler):
 @dataclasses.dataclass
 class Seen:
     """What one scenario showed: the trace (ending "emit returned" or "emit raised"), what the
-    emission raised, the handlers' own exceptions, the log records and the time it took."""
+    emission raised, the handlers' own exceptions and the log records."""
 
     trace: list[str]
     error: BaseException | None
     raised: dict[str, BaseException]
     records: list[Record]
-    elapsed: float
 
     def label(self, error: BaseException | None) -> str | None:
         return next((k for k, v in self.raised.items() if v is error), None)
@@ -497,7 +503,6 @@ async def _scenario(
     for n, spec in enumerate(specs):
         subject.on(dispatcher, spec.make(scene), n, payload)
     error: BaseException | None = None
-    started = time.perf_counter()
     try:
         if not subject.is_async:
             subject.fire(dispatcher, payload)
@@ -507,14 +512,13 @@ async def _scenario(
             await _cancelled(subject.fire(dispatcher, payload), scene, cancel_when)
     except BaseException as exc:  # noqa: BLE001 -- how the emission ended is what is pinned
         error = exc
-    elapsed = time.perf_counter() - started
     trace.append("emit raised" if error is not None else "emit returned")
     for _ in range(
         SETTLE_ROUNDS
     ):  # what the emission left behind may run now: it shows
         await asyncio.sleep(0)
     scene.close()
-    return Seen(list(trace), error, dict(scene.raised), list(capture.records), elapsed)
+    return Seen(list(trace), error, dict(scene.raised), list(capture.records))
 
 
 async def _cancelled(emission: Any, scene: Scene, labels: tuple[str, ...]) -> Any:
@@ -522,7 +526,7 @@ async def _cancelled(emission: Any, scene: Scene, labels: tuple[str, ...]) -> An
     task = asyncio.ensure_future(emission)
     waits = [scene.entered[label].wait() for label in labels if label in scene.entered]
     try:
-        await asyncio.wait_for(asyncio.gather(*waits), MEET_SECONDS)
+        await asyncio.wait_for(asyncio.gather(*waits), ENTRY_GUARD_SECONDS)
     except TimeoutError:
         scene.trace.append("cancelled before every handler entered")
     task.cancel()

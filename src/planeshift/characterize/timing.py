@@ -110,8 +110,7 @@ class TimingCases(CaseBase):
         if value in ("none", "not_applicable"):
             return
         run = self._deadline_run()
-        body = [run, 'assert "h1 cancelled" in seen.trace',
-                f"assert {BUDGET * 0.75:g} <= seen.elapsed < {BUDGET + 2:g}"]
+        body = [run, 'assert "h1 cancelled" in seen.trace']
         what = "cuts a handler that outlives the budget"
         if not self.p.sequential:
             body.insert(2, 'assert "h2 cancelled" in seen.trace')
