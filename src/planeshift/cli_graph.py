@@ -6,7 +6,9 @@ networkx and the graph reporter are imported inside the command, so ``planeshift
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -23,6 +25,10 @@ from .cli_options import (
     resolve_root,
     write_output,
 )
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .types import ScanResult
 
 FORMATS = ("mermaid", "dot", "graphml")  # reports.graph.FORMATS, without importing networkx
 EXIT_SKIPPED = 1
@@ -63,12 +69,10 @@ Exit codes:
 @click.pass_context
 def graph_command(ctx: click.Context, path: Path, fmt: str, output: Path | None,
                   mechanisms: tuple[str, ...], project: ProjectFlags) -> None:
-    from .cli import _run  # the scan as `planeshift scan` runs it (progress on a terminal)
-
     with errors_exit_2(ctx, "graph"):
         config = project.config(resolve_root(path))
         check_output(output)
-        result = _run(config)
+        result = _scan(config)
     for warning in result.stats.get("warnings", ()):
         click.echo(f"planeshift: warning: {warning}", err=True)
     known = [m.id for m in result.mechanisms]
@@ -76,13 +80,20 @@ def graph_command(ctx: click.Context, path: Path, fmt: str, output: Path | None,
     if unknown:
         fail(ctx, "graph", f"no mechanism {', '.join(map(repr, unknown))} "
                            f"(have: {', '.join(known)})")
-    from .reports.graph import build_graph, counts, render  # networkx: this command only
+    from .reports.graph import (  # networkx: this command only
+        build_graph,
+        counts,
+        render,
+    )
 
     graph = build_graph(result, mechanisms)
     text = render(graph, fmt)
     if output is None:
-        if fmt == "graphml":  # the XML declares UTF-8, whatever the terminal's encoding
-            click.get_binary_stream("stdout").write(text.encode("utf-8"))
+        binary = getattr(sys.stdout, "buffer", None)
+        if fmt == "graphml" and binary is not None:  # the XML declares UTF-8, whatever the
+            sys.stdout.flush()                       # terminal's encoding
+            binary.write(text.encode("utf-8"))
+            binary.flush()
         else:
             click.echo(text, nl=False)
     else:
@@ -99,6 +110,19 @@ def graph_command(ctx: click.Context, path: Path, fmt: str, output: Path | None,
         count = len(result.errors)
         click.echo(f"{count} {'file' if count == 1 else 'files'} skipped", err=True)
         ctx.exit(EXIT_SKIPPED)
+
+
+def _scan(config: Config) -> ScanResult:
+    """The scan `planeshift scan` runs (a progress bar on a terminal), and its caches."""
+    from . import api  # the analyzer stack: --help skips it
+
+    if not sys.stderr.isatty():
+        return api.scan(config)
+    from .reports.terminal import make_console, make_progress
+
+    bar, callback = make_progress(make_console(stderr=True))
+    with bar:
+        return api.scan(config, progress=callback)
 
 
 def _listed(per_kind: dict[str, int]) -> str:
