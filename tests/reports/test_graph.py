@@ -283,3 +283,9 @@ def test_colliding_sanitised_ids_get_a_suffix() -> None:
                         (), (MechanismSummary("bus", "", (), (), (), 2),))
     ids = mermaid_ids(build_graph(result))
     assert ids["point:bus:a.b"] == "p_bus_a_b" and ids["point:bus:a_b"] == "p_bus_a_b_2"
+
+
+def test_readme_example_is_what_the_command_writes(example: ScanResult) -> None:
+    readme = (EXAMPLE.parents[1] / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    assert shown == render_mermaid(build_graph(example, ["shop_events"]))

@@ -244,10 +244,12 @@ def mermaid_text(text: str) -> str:
 
 
 def render_mermaid(graph: nx.DiGraph) -> str:
-    """``flowchart LR``: a classDef per plane and kind, each node in its class, the edges."""
+    """``flowchart LR``: a classDef per plane and kind in use, each node in its class, the
+    edges."""
     ids = mermaid_ids(graph)
     lines = ["flowchart LR"]
-    for name, (fill, stroke) in COLOURS.items():
+    used = {cls for _, cls in graph.nodes(data="style_class")}
+    for name, (fill, stroke) in ((n, c) for n, c in COLOURS.items() if n in used):
         dash = ",stroke-dasharray:4 3" if name == "needs_review" else ""
         lines.append(f"  classDef {name} fill:{fill},stroke:{stroke},color:#000{dash}")
     nodes, edges = ordered(graph)
