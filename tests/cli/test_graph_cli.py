@@ -70,11 +70,10 @@ def test_graphml_to_a_file_reads_back_and_counts_on_stderr(project: Path, tmp_pa
     result = graph(project, "--format", "graphml", "-o", out)
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
-    # the second point: ARTIFACT_CREATED, which the lionagi pack declares dormant
-    assert "6 nodes (1 dispatcher, 2 point, 1 registration, 1 handler, 1 emitter)" in result.stderr
-    assert "5 edges (1 registers, 2 dispatched_by, 1 handled_by, 1 emits)" in result.stderr
+    assert "5 nodes (1 dispatcher, 1 point, 1 registration, 1 handler, 1 emitter)" in result.stderr
+    assert "4 edges (1 registers, 1 dispatched_by, 1 handled_by, 1 emits)" in result.stderr
     back = nx.read_graphml(out)
-    assert back.number_of_nodes() == 6
+    assert back.number_of_nodes() == 5
     assert back.nodes["handler:app.log"]["plane"] == "subscriber"
 
 
@@ -82,7 +81,7 @@ def test_graphml_to_stdout_is_utf8_xml(project: Path) -> None:
     result = graph(project, "--format", "graphml")
     assert result.exit_code == 0, result.output
     assert result.stdout_bytes.startswith(b"<?xml version='1.0' encoding='utf-8'?>")
-    assert nx.read_graphml(io.BytesIO(result.stdout_bytes)).number_of_nodes() == 6
+    assert nx.read_graphml(io.BytesIO(result.stdout_bytes)).number_of_nodes() == 5
 
 
 def test_dot_to_stdout(project: Path) -> None:

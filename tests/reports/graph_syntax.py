@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-MERMAID_NODE = re.compile(r'  (?P<id>[A-Za-z0-9_]+)(?P<open>\[\[|\{\{|\[|\(|>)"(?P<label>[^"]*)"'
+MERMAID_NODE = re.compile(r'  (?P<id>[A-Za-z0-9_]+)'
+                          r'(?P<open>\[\[|\{\{|\[|\(|>)"(?P<label>[^"]*)"'
                           r"(?P<close>\]\]|\}\}|\]|\)):::(?P<cls>[A-Za-z0-9_]+)")
-MERMAID_EDGE = re.compile(r"  (?P<src>[A-Za-z0-9_]+) (?P<arrow>-->|-\.->|==>) (?P<dst>[A-Za-z0-9_]+)")
+MERMAID_EDGE = re.compile(r"  (?P<src>[A-Za-z0-9_]+) (?P<arrow>-->|-\.->|==>) "
+                          r"(?P<dst>[A-Za-z0-9_]+)")
 MERMAID_CLASS = re.compile(r"  classDef (?P<name>[A-Za-z0-9_]+) (?P<style>\S.*)")
 SHAPES = {"[[": "]]", "{{": "}}", "[": "]", "(": ")", ">": "]"}
 

@@ -64,8 +64,8 @@ SITES = {
 }
 DISPATCHERS = {"hookbus", "session_observer", "message_manager", "terminal_callbacks",
                "external_hooks", "shop_events"}
-POINTS = {  # ARTIFACT_CREATED and ORDER_REFUNDED are dormant points the summaries name
-    ("hookbus", "TOOL_PRE"), ("hookbus", "TOOL_POST"), ("hookbus", "ARTIFACT_CREATED"),
+POINTS = {  # ARTIFACT_CREATED, dormant but registered on by nothing here, is not drawn
+    ("hookbus", "TOOL_PRE"), ("hookbus", "TOOL_POST"),
     ("hookbus", "SESSION_START"), ("hookbus", "SESSION_END"),
     ("shop_events", "ORDER_VALIDATE"), ("shop_events", "ORDER_PLACED"),
     ("shop_events", "ORDER_SHIPPED"), ("shop_events", "ORDER_REFUNDED"),
@@ -113,7 +113,7 @@ def test_example_nodes_are_its_dispatchers_points_handlers_and_emitters(graph: n
     assert of_kind(graph, "point") == {f"point:{m}:{p}" for m, p in POINTS}
     assert of_kind(graph, "handler") == {f"handler:{h}" for *_, h in SITES if h}
     assert of_kind(graph, "emitter") == {s for s, _ in EMITS}
-    assert counts(graph)[0] == {"dispatcher": 6, "point": 15, "registration": 16,
+    assert counts(graph)[0] == {"dispatcher": 6, "point": 14, "registration": 16,
                                 "handler": 13, "emitter": 3}
 
 
@@ -139,13 +139,17 @@ def test_example_registrations_and_handlers_take_their_plane(graph: nx.DiGraph) 
     assert handler_planes == {h: plane for _, plane, _, h in SITES if h}
     assert handler_planes["shop.guards.deny_shell"] == "interceptor"
     assert handler_planes["shop.notify.page_on_call"] == "delivery_sink"
+    points = {graph.nodes[n]["point"]: graph.nodes[n]["style_class"]
+              for n in of_kind(graph, "point")}
+    assert points.pop("ORDER_REFUNDED") == "dormant"  # registered on, emitted nowhere
+    assert set(points.values()) == {"point"}
 
 
 def test_example_mermaid_declares_every_id_an_edge_uses_and_colours_by_plane(
         graph: nx.DiGraph) -> None:
     mermaid = read_mermaid(render_mermaid(graph))
     ids = mermaid_ids(graph)
-    assert set(mermaid.nodes) == set(ids.values()) and len(mermaid.nodes) == 53
+    assert set(mermaid.nodes) == set(ids.values()) and len(mermaid.nodes) == 52
     assert {(s, d) for s, _, d in mermaid.edges} == {(ids[s], ids[t]) for s, t in graph.edges}
     assert all(src in mermaid.nodes and dst in mermaid.nodes for src, _, dst in mermaid.edges)
     assert {cls for _, cls in mermaid.nodes.values()} <= set(mermaid.classes)
@@ -170,8 +174,8 @@ def test_example_dot_is_well_formed_with_quoted_ids_and_plane_fills(graph: nx.Di
 
 def test_example_graphml_reads_back_with_networkx(graph: nx.DiGraph) -> None:
     back = nx.read_graphml(io.BytesIO(render_graphml(graph).encode("utf-8")))
-    assert back.number_of_nodes() == graph.number_of_nodes() == 53
-    assert back.number_of_edges() == graph.number_of_edges() == 54
+    assert back.number_of_nodes() == graph.number_of_nodes() == 52
+    assert back.number_of_edges() == graph.number_of_edges() == 53
     node = "handler:shop.guards.deny_shell"
     assert back.nodes[node]["plane"] == "interceptor"
     assert back.nodes[node]["color"] == COLOURS["interceptor"][0]
@@ -289,3 +293,13 @@ def test_readme_example_is_what_the_command_writes(example: ScanResult) -> None:
     readme = (EXAMPLE.parents[1] / "README.md").read_text(encoding="utf-8")
     shown = readme.split("```mermaid\n", 1)[1].split("```", 1)[0]
     assert shown == render_mermaid(build_graph(example, ["shop_events"]))
+
+
+def test_a_tree_without_sites_draws_no_dispatcher(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'd'\n")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    result = scan(load_config(tmp_path).with_flags(use_cache=False, use_context=False))
+    assert result.mechanisms and any(m.dormant_points for m in result.mechanisms)
+    graph = build_graph(result)
+    assert graph.number_of_nodes() == 0
+    assert render_mermaid(graph) == "flowchart LR\n"

@@ -1,14 +1,14 @@
 """The plane map: a ScanResult as a graph, rendered as Mermaid, DOT or GraphML.
 
 Nodes (attribute ``kind``): one *dispatcher* per mechanism the tree touches, one *point* per
-(mechanism, point) a registration, an emission or the mechanism's summary names, one
-*registration* per site (classified into its plane), one *handler* per callable (or external
-process) the scan resolved a registration's handler to, and one *emitter* per function (or
-module) that emits. Edges (attribute ``kind``): ``registers`` registration -> point,
-``dispatched_by`` point -> dispatcher, ``handled_by`` registration -> handler, ``emits``
-emitter -> point. A registration or emission without a point (a mechanism with one implicit
-point, or a point the scan could not read) links to the dispatcher itself. Points are the
-scan's own strings, as in the JSON report.
+(mechanism, point) a registration or an emission names (``dormant``, drawn dashed, when the
+scan found nothing that emits it), one *registration* per site (classified into its plane), one
+*handler* per callable (or external process) the scan resolved a registration's handler to, and
+one *emitter* per function (or module) that emits. Edges (attribute ``kind``): ``registers``
+registration -> point, ``dispatched_by`` point -> dispatcher, ``handled_by`` registration ->
+handler, ``emits`` emitter -> point. A registration or emission without a point (a mechanism
+with one implicit point, or a point the scan could not read) links to the dispatcher itself.
+Points are the scan's own strings, as in the JSON report.
 
 networkx is imported here and only here: ``planeshift graph`` is the one command that loads this
 module, so a scan never pays for it.
@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from ..types import PLANES, Emission, Registration, ScanResult
+from ..types import PLANES, Emission, MechanismSummary, Registration, ScanResult
 
 FORMATS = ("mermaid", "dot", "graphml")
 NODE_KINDS = ("dispatcher", "point", "registration", "handler", "emitter")
@@ -42,8 +42,11 @@ COLOURS = {
     OTHER: ("#ffffff", "#999999"),
     "dispatcher": ("#d9d9d9", "#434343"),
     "point": ("#ffffff", "#434343"),
+    "dormant": ("#ffffff", "#999999"),  # a point nothing emits
     "emitter": ("#d9ead3", "#6aa84f"),
 }
+
+DASHED = ("needs_review", "dormant")
 
 
 def build_graph(result: ScanResult, mechanisms: Iterable[str] = ()) -> nx.DiGraph:
@@ -57,15 +60,9 @@ def build_graph(result: ScanResult, mechanisms: Iterable[str] = ()) -> nx.DiGrap
     registrations += [(r, True) for r in result.library if wanted(r.mechanism)]
     emissions = [e for e in result.emissions if wanted(e.mechanism)]
     touched = {r.mechanism for r, _ in registrations} | {e.mechanism for e in emissions}
-    touched |= {m.id for m in result.mechanisms if wanted(m.id) and (m.dormant_points
-                                                                    or m.emitted_points)}
     order = [m.id for m in result.mechanisms] + sorted(touched - set(summaries))
     for mechanism in (m for m in order if m in touched):
         _dispatcher(graph, mechanism, summaries.get(mechanism))
-    for mechanism in (m for m in order if m in touched):
-        summary = summaries.get(mechanism)
-        for point in (*summary.emitted_points, *summary.dormant_points) if summary else ():
-            _point(graph, mechanism, point)
     for reg, library in registrations:
         _registration(graph, reg, library)
     for emission in emissions:
@@ -106,7 +103,7 @@ def _dispatcher_id(mechanism: str) -> str:
     return f"dispatcher:{mechanism}"
 
 
-def _dispatcher(graph: nx.DiGraph, mechanism: str, summary) -> None:  # type: ignore[no-untyped-def]
+def _dispatcher(graph: nx.DiGraph, mechanism: str, summary: MechanismSummary | None) -> None:
     classes = tuple(summary.dispatcher) if summary else ()
     label = [mechanism]
     if classes:  # a class or function by its last name; a settings key as the pack words it
@@ -116,6 +113,7 @@ def _dispatcher(graph: nx.DiGraph, mechanism: str, summary) -> None:  # type: ig
     graph.add_node(_dispatcher_id(mechanism), kind="dispatcher", label="\n".join(label),
                    mechanism=mechanism, dispatchers="; ".join(classes),
                    title=summary.title if summary else "", pack=summary.pack if summary else "",
+                   dormant_points=",".join(summary.dormant_points) if summary else "",
                    style_class="dispatcher")
 
 
@@ -125,8 +123,9 @@ def _point(graph: nx.DiGraph, mechanism: str, point: str | None) -> str:
         return _dispatcher_id(mechanism)
     node = f"point:{mechanism}:{point}"
     if node not in graph:
+        dormant = point in graph.nodes[_dispatcher_id(mechanism)]["dormant_points"].split(",")
         graph.add_node(node, kind="point", label=point, mechanism=mechanism, point=point,
-                       style_class="point")
+                       dormant=dormant, style_class="dormant" if dormant else "point")
         graph.add_edge(node, _dispatcher_id(mechanism), kind="dispatched_by")
     return node
 
@@ -250,7 +249,7 @@ def render_mermaid(graph: nx.DiGraph) -> str:
     lines = ["flowchart LR"]
     used = {cls for _, cls in graph.nodes(data="style_class")}
     for name, (fill, stroke) in ((n, c) for n, c in COLOURS.items() if n in used):
-        dash = ",stroke-dasharray:4 3" if name == "needs_review" else ""
+        dash = ",stroke-dasharray:4 3" if name in DASHED else ""
         lines.append(f"  classDef {name} fill:{fill},stroke:{stroke},color:#000{dash}")
     nodes, edges = ordered(graph)
     for node in nodes:
@@ -286,7 +285,7 @@ def render_dot(graph: nx.DiGraph) -> str:
     for node in nodes:
         data = graph.nodes[node]
         fill, stroke = COLOURS[data["style_class"]]
-        dashed = ",dashed" if data["style_class"] == "needs_review" else ""
+        dashed = ",dashed" if data["style_class"] in DASHED else ""
         lines.append(f"  {dot_quote(node)} [label={dot_quote(data['label'])}, "
                      f"shape={_DOT_SHAPES[data['kind']]}, fillcolor=\"{fill}\", "
                      f"color=\"{stroke}\", style=\"filled{dashed}\"];")
