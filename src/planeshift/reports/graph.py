@@ -54,21 +54,21 @@ def build_graph(result: ScanResult, mechanisms: Iterable[str] = ()) -> nx.DiGrap
     *mechanisms*, only those mechanisms and what hangs off them."""
     keep = set(mechanisms)
     wanted = (lambda m: m in keep) if keep else (lambda m: True)
-    graph = nx.DiGraph(name=f"planeshift plane map of {result.root}")
     summaries = {m.id: m for m in result.mechanisms}
     registrations = [(r, False) for r in result.registrations if wanted(r.mechanism)]
     registrations += [(r, True) for r in result.library if wanted(r.mechanism)]
     emissions = [e for e in result.emissions if wanted(e.mechanism)]
     touched = {r.mechanism for r, _ in registrations} | {e.mechanism for e in emissions}
     order = [m.id for m in result.mechanisms] + sorted(touched - set(summaries))
+    builder = _Builder(f"planeshift plane map of {result.root}")
     for mechanism in (m for m in order if m in touched):
-        _dispatcher(graph, mechanism, summaries.get(mechanism))
+        builder.dispatcher(mechanism, summaries.get(mechanism))
     for reg, library in registrations:
-        _registration(graph, reg, library)
+        builder.registration(reg, library)
     for emission in emissions:
-        _emission(graph, emission)
-    _colour_handlers(graph)
-    return graph
+        builder.emission(emission)
+    builder.colour_handlers()
+    return builder.graph
 
 
 def counts(graph: nx.DiGraph) -> tuple[dict[str, int], dict[str, int]]:
@@ -103,87 +103,94 @@ def _dispatcher_id(mechanism: str) -> str:
     return f"dispatcher:{mechanism}"
 
 
-def _dispatcher(graph: nx.DiGraph, mechanism: str, summary: MechanismSummary | None) -> None:
-    classes = tuple(summary.dispatcher) if summary else ()
-    label = [mechanism]
-    if classes:  # a class or function by its last name; a settings key as the pack words it
-        first = _short(classes[0], 1) if re.fullmatch(r"[\w.]+", classes[0]) else \
-            classes[0].split(" in ")[0]
-        label.append(first + (f" +{len(classes) - 1}" if len(classes) > 1 else ""))
-    graph.add_node(_dispatcher_id(mechanism), kind="dispatcher", label="\n".join(label),
-                   mechanism=mechanism, dispatchers="; ".join(classes),
-                   title=summary.title if summary else "", pack=summary.pack if summary else "",
-                   dormant_points=",".join(summary.dormant_points) if summary else "",
-                   style_class="dispatcher")
+class _Builder:
+    """Adds the nodes and edges of one result's sites, each node once."""
 
+    def __init__(self, name: str) -> None:
+        self.graph = nx.DiGraph(name=name)
+        self.dormant: dict[str, tuple[str, ...]] = {}  # mechanism: the points nothing emits
 
-def _point(graph: nx.DiGraph, mechanism: str, point: str | None) -> str:
-    """The node a site on *point* links to (the dispatcher when there is no point)."""
-    if point is None:
-        return _dispatcher_id(mechanism)
-    node = f"point:{mechanism}:{point}"
-    if node not in graph:
-        dormant = point in graph.nodes[_dispatcher_id(mechanism)]["dormant_points"].split(",")
-        graph.add_node(node, kind="point", label=point, mechanism=mechanism, point=point,
-                       dormant=dormant, style_class="dormant" if dormant else "point")
-        graph.add_edge(node, _dispatcher_id(mechanism), kind="dispatched_by")
-    return node
+    def dispatcher(self, mechanism: str, summary: MechanismSummary | None) -> None:
+        classes = tuple(summary.dispatcher) if summary else ()
+        label = [mechanism]
+        if classes:  # a class or function by its last name; a settings key as the pack words it
+            first = _short(classes[0], 1) if re.fullmatch(r"[\w.]+", classes[0]) else \
+                classes[0].split(" in ")[0]
+            label.append(first + (f" +{len(classes) - 1}" if len(classes) > 1 else ""))
+        self.dormant[mechanism] = summary.dormant_points if summary else ()
+        self.graph.add_node(_dispatcher_id(mechanism), kind="dispatcher", label="\n".join(label),
+                            mechanism=mechanism, dispatchers="; ".join(classes),
+                            title=summary.title if summary else "",
+                            pack=summary.pack if summary else "", style_class="dispatcher")
 
+    def point(self, mechanism: str, point: str | None) -> str:
+        """The node a site on *point* links to (the dispatcher when there is no point)."""
+        if point is None:
+            return _dispatcher_id(mechanism)
+        node = f"point:{mechanism}:{point}"
+        if node not in self.graph:
+            dormant = point in self.dormant[mechanism]
+            self.graph.add_node(node, kind="point", label=point, mechanism=mechanism,
+                                point=point, dormant=dormant,
+                                style_class="dormant" if dormant else "point")
+            self.graph.add_edge(node, _dispatcher_id(mechanism), kind="dispatched_by")
+        return node
 
-def _registration(graph: nx.DiGraph, reg: Registration, library: bool) -> None:
-    node = "registration:" + ":".join(str(part) for part in reg.key)
-    graph.add_node(node, kind="registration", label=f"{reg.api}\n{reg.file}:{reg.line}",
-                   mechanism=reg.mechanism, plane=reg.plane, file=reg.file, line=reg.line,
-                   col=reg.col, api=reg.api, point=reg.point or "", handler=reg.handler.expr,
-                   confidence=reg.confidence, via=reg.via, rule=reg.rule,
-                   flags=",".join(reg.flags), library=library, style_class=plane_class(reg.plane))
-    graph.add_edge(node, _point(graph, reg.mechanism, reg.point), kind="registers")
-    handler = reg.handler
-    if handler.qualname:
-        targets = [(handler.qualname, False)]
-    elif handler.candidates:
-        targets = [(c, True) for c in handler.candidates]
-    elif handler.kind == "process":  # an external hook: the command is what runs
-        targets = [(handler.expr, False)]
-    else:  # a lambda, a subscript, a name the scan could not resolve
-        return
-    for name, candidate in targets:
-        target = f"handler:{name}"
-        if target not in graph:
-            graph.add_node(target, kind="handler", qualname=name, handler_kind=handler.kind,
-                           label=name if handler.kind == "process" else _short(name, 2),
-                           planes="", plane="", mechanism="")
-        graph.nodes[target]["planes"] += f",{reg.plane}"
-        graph.add_edge(node, target, kind="handled_by", candidate=candidate,
-                       by_name=handler.by_name)
+    def registration(self, reg: Registration, library: bool) -> None:
+        graph = self.graph
+        node = "registration:" + ":".join(str(part) for part in reg.key)
+        graph.add_node(node, kind="registration", label=f"{reg.api}\n{reg.file}:{reg.line}",
+                       mechanism=reg.mechanism, plane=reg.plane, file=reg.file, line=reg.line,
+                       col=reg.col, api=reg.api, point=reg.point or "", handler=reg.handler.expr,
+                       confidence=reg.confidence, via=reg.via, rule=reg.rule,
+                       flags=",".join(reg.flags), library=library,
+                       style_class=plane_class(reg.plane))
+        graph.add_edge(node, self.point(reg.mechanism, reg.point), kind="registers")
+        handler = reg.handler
+        if handler.qualname:
+            targets = [(handler.qualname, False)]
+        elif handler.candidates:
+            targets = [(c, True) for c in handler.candidates]
+        elif handler.kind == "process":  # an external hook: the command is what runs
+            targets = [(handler.expr, False)]
+        else:  # a lambda, a subscript, a name the scan could not resolve
+            return
+        for name, candidate in targets:
+            target = f"handler:{name}"
+            if target not in graph:
+                graph.add_node(target, kind="handler", qualname=name, handler_kind=handler.kind,
+                               label=name if handler.kind == "process" else _short(name, 2),
+                               planes=(), plane="", mechanism="")
+            graph.nodes[target]["planes"] += (reg.plane,)
+            graph.add_edge(node, target, kind="handled_by", candidate=candidate,
+                           by_name=handler.by_name)
 
+    def emission(self, emission: Emission) -> None:
+        graph = self.graph
+        node = f"emitter:{emission.file}:{emission.scope}"
+        if node not in graph:
+            where = f"{emission.scope}()" if emission.scope else "<module>"
+            graph.add_node(node, kind="emitter", label=f"{where}\n{emission.file}",
+                           file=emission.file, scope=emission.scope, mechanism="",
+                           style_class="emitter")
+        target = self.point(emission.mechanism, emission.point)
+        if graph.has_edge(node, target):
+            edge = graph.edges[node, target]
+            edge["sites"] += 1
+            edge["lines"] += f",{emission.line}"
+            return
+        graph.add_edge(node, target, kind="emits", api=emission.api, sites=1,
+                       lines=str(emission.line))
 
-def _emission(graph: nx.DiGraph, emission: Emission) -> None:
-    node = f"emitter:{emission.file}:{emission.scope}"
-    if node not in graph:
-        where = f"{emission.scope}()" if emission.scope else "<module>"
-        graph.add_node(node, kind="emitter", label=f"{where}\n{emission.file}",
-                       file=emission.file, scope=emission.scope, mechanism="",
-                       style_class="emitter")
-    target = _point(graph, emission.mechanism, emission.point)
-    if graph.has_edge(node, target):
-        edge = graph.edges[node, target]
-        edge["sites"] += 1
-        edge["lines"] += f",{emission.line}"
-        return
-    graph.add_edge(node, target, kind="emits", api=emission.api, sites=1,
-                   lines=str(emission.line))
-
-
-def _colour_handlers(graph: nx.DiGraph) -> None:
-    """A handler takes its registrations' plane when they agree, else ``mixed``."""
-    for _, data in graph.nodes(data=True):
-        if data["kind"] == "handler":
-            planes = sorted(set(data["planes"].strip(",").split(",")),
-                            key=lambda p: (PLANES.index(p) if p in PLANES else len(PLANES), p))
-            data["planes"] = ",".join(planes)
-            data["plane"] = planes[0] if len(planes) == 1 else MIXED
-            data["style_class"] = plane_class(data["plane"])
+    def colour_handlers(self) -> None:
+        """A handler takes its registrations' plane when they agree, else ``mixed``."""
+        for _, data in self.graph.nodes(data=True):
+            if data["kind"] == "handler":
+                planes = sorted(set(data["planes"]), key=lambda p: (
+                    PLANES.index(p) if p in PLANES else len(PLANES), p))
+                data["planes"] = ",".join(planes)  # GraphML holds scalars
+                data["plane"] = planes[0] if len(planes) == 1 else MIXED
+                data["style_class"] = plane_class(data["plane"])
 
 
 def _short(dotted: str, parts: int) -> str:
