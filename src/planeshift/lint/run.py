@@ -58,6 +58,8 @@ def lint(config: Config, scope: Scope, baseline: Path | None = None,
         baseline=str(baseline) if baseline is not None else None,
         baseline_fixed=fixed,
         files_read=len(sources),
+        context=result.context,
+        packs=result.packs,
         stats=stats,
     )
 
