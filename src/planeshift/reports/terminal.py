@@ -89,8 +89,10 @@ def render_terminal(result: ScanResult, console: Console, details: bool = False,
     if steps:
         console.print(Text("Next:", style="bold"))
         for command, what in steps:
-            _say(console, [("  ", "", True), (command, "bold", False), (f"  {what}", "", True)],
-                 width, indent=4)
+            # a `command` quoted in the text stays on one line
+            quoted = [(piece, "", i % 2 == 0) for i, piece in
+                      enumerate(re.split(r"(`[^`]*`)", f"  {what}")) if piece]
+            _say(console, [("  ", "", True), (command, "bold", False), *quoted], width, indent=4)
 
 
 def shown_root(root: str, cwd: Path | None) -> str:
