@@ -108,9 +108,7 @@ def test_crowded_scan_fits_and_keeps_every_location_whole(width: int, details: b
     result = crowded_result()
     text = _render(result, width, details)
     _assert_fits(text, width, _locations(result) if details else set())
-    for name in ("imodel_stream_processor", "TerminalCallbackRegistry +1",
-                 "MessagePersistRetryQueue"):  # the dispatcher is shown, not dropped
-        assert name.replace("_", "_\n") in text or name in text or name.split()[0] in text
+    # the dispatchers are shown, not dropped
     assert "TerminalCallbackRegistry" in text and "MessagePersistRetryQueue" in text
     assert "total" in text
 
@@ -138,7 +136,6 @@ def test_summary_at_80_columns_keeps_full_headers_and_the_dispatcher() -> None:
 
 def test_crowded_summary_at_80_breaks_words_only_at_syllables_and_underscores() -> None:
     text = _render(crowded_result(), 80, False)
-    assert "inter-\n" not in text  # the breaks are inside the table: each cell keeps its parts
     for piece in ("inter-", "ceptor", "sub-", "scriber", "commit", "parti-", "cipant"):
         assert piece in text
     assert "imodel_stream_processor" in text or "imodel_stream_" in text
@@ -234,5 +231,6 @@ def test_migrate_report_keeps_whole_reasons_and_counts_identical_lines() -> None
     assert "  hooks/loader.py:96: registration: subscriber" in lines
     assert f"  flow.py:2434: registration: {reason} (×2)" in lines
     assert lines[0] == "migrated (5):"  # the headings count every outcome
+    assert lines[-2] == "context: none read (no rule pack in use)"
     assert "not migrated (2):" in lines
     assert "…" not in "\n".join(lines) and "..." not in "\n".join(lines)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..codemods.model import MigrateResult
+from .guidance import context_lines
 from .migrate_owners import OWNER_CODEMODS, owners_text
 
 _COLOURS = (("+++", "bold"), ("---", "bold"), ("+", "green"), ("-", "red"), ("@@", "cyan"))
@@ -27,7 +28,8 @@ def render_diff(result: MigrateResult, style: Callable[[str, str], str] | None =
 
 
 def render_report(result: MigrateResult, cwd: Path | None = None) -> str:
-    """The migrated and not-migrated lists (``path:line: codemod: ...``) and the summary."""
+    """The migrated and not-migrated lists (``path:line: codemod: ...``, identical lines once
+    with their count), the context read, and the summary."""
     lines = []
     # the owner codemods' outcomes are listed per owner (owners_text), not site by site
     migrated = [m for m in result.migrated if m.codemod not in OWNER_CODEMODS]
@@ -43,6 +45,7 @@ def render_report(result: MigrateResult, cwd: Path | None = None) -> str:
     lines += owners_text(result)
     for error in result.errors:
         lines.append(f"{_path(result, error.file, cwd)}: cannot be analysed: {error.message}")
+    lines += context_lines(result.context, result.packs)
     lines.append(summary_line(result))
     return "\n".join(lines) + "\n"
 
