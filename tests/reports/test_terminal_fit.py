@@ -15,7 +15,12 @@ from rich.console import Console
 from planeshift.api import scan
 from planeshift.codemods.model import Migrated, MigrateResult, NotMigrated
 from planeshift.config import load_config
-from planeshift.reports.guidance import context_lines, lead_rule, next_steps, severity_counts
+from planeshift.reports.guidance import (
+    context_lines,
+    lead_rule,
+    next_steps,
+    severity_counts,
+)
 from planeshift.reports.lint_text import render_text
 from planeshift.reports.markdown import render_markdown
 from planeshift.reports.migrate_text import render_report

@@ -15,12 +15,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..config import Config
+from ..owners import Owners
 from ..types import Finding, ScanResult
 from .baseline import BaselineEntry, load_baseline
 from .comments import SourceText, Suppression, read_source
 from .fingerprint import fingerprints, site_index
 from .model import LintFinding, LintResult
-from ..owners import Owners
 from .scope import Scope
 from .suppress import apply
 

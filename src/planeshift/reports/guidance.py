@@ -67,8 +67,8 @@ def next_steps(found: Iterable[tuple[str, str]], scan: bool = False) -> list[tup
         (f"# planeshift: ignore[{code}] <reason>",
          f"on the finding's line (or alone above it) silences it{gate}; the reason is required"),
         (f"planeshift baseline -o {BASELINE_FILE}",
-         f"records today's findings; `planeshift lint --baseline {BASELINE_FILE}` then reports "
-         "only new ones"),
+         (f"records today's findings; `planeshift lint --baseline {BASELINE_FILE}` then "
+          "reports only new ones")),
     ]
 
 

@@ -276,8 +276,9 @@ def _details(result: ScanResult, console: Console) -> None:
     width = console.width
     _by_mechanism(result, result.registrations, console)
     if result.library:
-        _say(console, [("Library registrations activated here (made in the library's helpers; "
-                        "they happen at the calls listed)", "bold underline", True)], width)
+        title = ("Library registrations activated here (made in the library's helpers; they "
+                 "happen at the calls listed)")
+        _say(console, [(title, "bold underline", True)], width)
         _by_mechanism(result, result.library, console)
     if result.findings:
         console.print(Text("Findings", style="bold"))
