@@ -98,7 +98,7 @@ def scan(ctx: click.Context, path: Path, fmt: str, output: Path | None, details:
     if fmt == "terminal" and output is None:
         from .reports.terminal import make_console, render_terminal
 
-        render_terminal(result, make_console(), details)
+        render_terminal(result, make_console(), details, Path.cwd())
     elif output is None:
         click.echo(_render(result, fmt, details), nl=False)
     else:

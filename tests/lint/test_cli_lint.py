@@ -37,15 +37,20 @@ def test_a_finding_exits_1_with_a_sorted_line_and_summary(project: Path) -> None
     assert result.exit_code == 1, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("app/main.py:6:16: PS101 [error] lambda payload: send(payload)")
-    assert lines[-1] == ("1 finding (1 error, 0 warning, 0 info), 0 suppressed, 0 baselined; "
-                         "failed (fail-on warning)")
+    summary = lines.index("1 finding (1 error, 0 warning, 0 info), 0 suppressed, 0 baselined; "
+                          "failed (fail-on warning)")
+    assert lines[summary - 1].startswith("context: ")  # where library source came from
+    assert lines[summary + 1:summary + 3] == [
+        "next:", "  planeshift explain PS101  — what the rule checks and how to fix it"]
+    assert lines[-1].startswith("  planeshift baseline -o planeshift-baseline.json  — ")
     assert "Traceback" not in result.output
 
 
 def test_paths_limit_the_findings_judged(project: Path) -> None:
     result = lint("app/clean.py")
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("0 findings")
+    assert result.stdout.splitlines()[-1].startswith("0 findings")  # and no next step
+    assert result.stdout.startswith("context: ")
 
 
 def test_paths_are_relative_to_the_working_folder(project: Path,
