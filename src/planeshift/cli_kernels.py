@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .vendor import LIONAGI_TARGET, VendorError, infer_package, vendor_kernels
+from .vendor import KERNELS_FLOOR, LIONAGI_TARGET, VendorError, infer_package, target_floor, vendor_kernels
 
 __all__ = ["kernels"]
 
@@ -27,16 +27,36 @@ def kernels() -> None:
     "--package", default=None, help="Dotted package name of the target; inferred from __init__.py files."
 )
 @click.option("--force", is_flag=True, help="Overwrite files that are not an earlier vendored copy.")
+@click.option(
+    "--requires-python",
+    "requires_python",
+    default=None,
+    metavar="SPEC",
+    help="The target's Python versions (e.g. '>=3.10'), instead of the requires-python its "
+    "pyproject.toml (or python_requires in setup.cfg) declares.",
+)
 @click.pass_context
-def vendor(ctx: click.Context, into: Path, package: str | None, force: bool) -> None:
+def vendor(ctx: click.Context, into: Path, package: str | None, force: bool,
+           requires_python: str | None) -> None:
     """Copy the kernels and their adapters into INTO so the project runs them (and code `planeshift
-    migrate` rewrote) without depending on planeshift."""
+    migrate` rewrote) without depending on planeshift.
+
+    Reads the target's Python floor first and refuses, writing nothing, when it is below the
+    kernels' own (3.10)."""
     try:
         name = package if package is not None else infer_package(into)
-        written = vendor_kernels(into, name, force=force)
+        floor = target_floor(into, requires_python)
+        written = vendor_kernels(into, name, force=force, requires_python=requires_python)
     except (VendorError, OSError) as exc:
         click.echo(f"planeshift kernels vendor: error: {exc}", err=True)
         ctx.exit(2)
     for path in written:
         click.echo(f"wrote {path}")
-    click.echo(f"vendored {len(written)} files as package {name}")
+    click.echo(f"vendored {len(written)} files as package {name} for {floor.describe()}")
+    if floor.needs_exceptiongroup:
+        low = ".".join(map(str, KERNELS_FLOOR))
+        click.echo(
+            f"note: on Python {low} the kernels import exceptiongroup, which the target declares "
+            "neither itself nor through anyio: add 'exceptiongroup>=1.0.2; python_version < \"3.11\"' "
+            "to its dependencies"
+        )
