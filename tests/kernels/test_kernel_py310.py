@@ -3,8 +3,8 @@
 The first tests check ``_compat`` (what 3.10 lacks) on the running Python, installed and vendored
 copy: the main run covers 3.11+, and ``test_kernel_suite_passes_on_python_310`` runs this whole
 folder again under a Python 3.10 when one is found (skipping with the reason when none is). The
-smoke test imports every module of a vendored copy in a plain 3.10 process (no test plugin, planeshift unimportable) and
-drives a group, a deadline and an outer cancellation through it.
+smoke test imports every module of a vendored copy in a plain 3.10 process (no test plugin,
+planeshift unimportable) and drives a group, a deadline and an outer cancellation through it.
 """
 
 from __future__ import annotations
