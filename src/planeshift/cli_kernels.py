@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .vendor import KERNELS_FLOOR, LIONAGI_TARGET, VendorError, infer_package, target_floor, vendor_kernels
+from .pyfloor import KERNELS_FLOOR, FloorError, dotted, target_floor
+from .vendor import LIONAGI_TARGET, VendorError, infer_package, vendor_kernels
 
 __all__ = ["kernels"]
 
@@ -47,16 +48,15 @@ def vendor(ctx: click.Context, into: Path, package: str | None, force: bool,
         name = package if package is not None else infer_package(into)
         floor = target_floor(into, requires_python)
         written = vendor_kernels(into, name, force=force, requires_python=requires_python)
-    except (VendorError, OSError) as exc:
+    except (VendorError, FloorError, OSError) as exc:
         click.echo(f"planeshift kernels vendor: error: {exc}", err=True)
         ctx.exit(2)
     for path in written:
         click.echo(f"wrote {path}")
     click.echo(f"vendored {len(written)} files as package {name} for {floor.describe()}")
     if floor.needs_exceptiongroup:
-        low = ".".join(map(str, KERNELS_FLOOR))
         click.echo(
-            f"note: on Python {low} the kernels import exceptiongroup, which the target declares "
+            f"note: on Python {dotted(KERNELS_FLOOR)} the kernels import exceptiongroup, which the target declares "
             "neither itself nor through anyio: add 'exceptiongroup>=1.0.2; python_version < \"3.11\"' "
             "to its dependencies"
         )

@@ -10,14 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from planeshift.cli_kernels import kernels as kernels_group
-from planeshift.vendor import (
-    VendorError,
-    infer_package,
-    kernel_sources,
-    python_floor,
-    target_floor,
-    vendor_kernels,
-)
+from planeshift.pyfloor import python_floor, target_floor
+from planeshift.vendor import VendorError, infer_package, kernel_sources, vendor_kernels
 
 # planeshift itself runs on 3.11+ (vendor.py reads pyproject.toml with tomllib); only the kernels
 # it vendors run on 3.10, where test_kernel_py310.py runs this folder again
