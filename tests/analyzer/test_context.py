@@ -109,7 +109,6 @@ def test_two_installs_of_a_library_share_the_cache_and_an_edited_one_does_not(
     import os
 
     from analyzer.helpers import DEMO_FILES, DEMO_PACK, write_tree
-
     from planeshift.api import scan
     from planeshift.config import Config
 

@@ -34,10 +34,10 @@ def readme_table(name: str) -> list[tuple[list[str], str]]:
     """The option table of the README section ``### `planeshift NAME ...```: each row's
     parameter spellings (``--format``, ``-o``, ``PATHS``, ``--format text|json`` kept whole)
     and its meaning."""
-    heading = re.search(rf"^### `planeshift {re.escape(name)}(?= [\[A-Z-]|`)[^\n]*$", README, re.M)
+    heading = re.search(rf"^### `planeshift {re.escape(name)}(?= [\[A-Z-]|`)[^\n]*$", README, re.MULTILINE)
     assert heading, f"no README section for planeshift {name}"
     section = README[heading.end():]
-    section = section[:re.search(r"^#{2,3} ", section, re.M).start()]
+    section = section[:re.search(r"^#{2,3} ", section, re.MULTILINE).start()]
     table = section[section.index("| option | meaning |"):].split("\n\n")[0]
     rows = []
     for line in table.splitlines()[2:]:
