@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from jsonschema import Draft202012Validator
+from reports.sarif_schema import sarif_errors
 
 from planeshift.cli import cli
+from planeshift.reports.lint_json import load_lint_schema
 
 from .helpers import write_project
 
@@ -72,6 +75,11 @@ def test_a_handler_made_async_fails_the_gate_on_the_registration_it_reaches(repo
     data = json.loads(lint("--format", "json", *changed).stdout)
     assert [(f["file"], f["line"], f["rule"], f["reached_from"]) for f in data["findings"]] == [
         ("app/extra.py", 4, "PS101", ["app/handlers.py"])]
+    assert list(Draft202012Validator(load_lint_schema()).iter_errors(data)) == []
+    sarif = json.loads(lint("--format", "sarif", *changed).stdout)
+    assert sarif_errors(sarif) == []
+    [related] = sarif["runs"][0]["results"][0]["relatedLocations"]
+    assert related["physicalLocation"]["artifactLocation"]["uri"] == "app/handlers.py"
 
 
 def test_a_change_that_reaches_no_finding_passes(repo: Path) -> None:
