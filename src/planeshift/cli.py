@@ -11,6 +11,7 @@ import click
 
 from . import __version__
 from .cli_characterize import characterize_command
+from .cli_graph import graph_command
 from .cli_kernels import kernels
 from .cli_lint import baseline_command, lint_command
 from .cli_migrate import migrate_command
@@ -70,8 +71,9 @@ def cli() -> None:
 
     Start with `planeshift scan .` (the inventory), then `planeshift lint` (the hazards, a
     pre-commit gate), `planeshift characterize` (the Phase 0 gate) and `planeshift migrate`
-    (the call sites, or with --owners the dispatchers, onto the kernels). `planeshift packs`
-    lists the dispatch mechanisms the built-in rule packs know.
+    (the call sites, or with --owners the dispatchers, onto the kernels). `planeshift graph`
+    draws the inventory as a plane map; `planeshift packs` lists the dispatch mechanisms the
+    built-in rule packs know.
     """
 
 
@@ -97,7 +99,7 @@ def scan(ctx: click.Context, path: Path, fmt: str, output: Path | None, details:
     if fmt == "terminal" and output is None:
         from .reports.terminal import make_console, render_terminal
 
-        render_terminal(result, make_console(), details)
+        render_terminal(result, make_console(), details, Path.cwd())
     elif output is None:
         click.echo(_render(result, fmt, details), nl=False)
     else:
@@ -224,6 +226,7 @@ cli.add_command(lint_command)
 cli.add_command(baseline_command)
 cli.add_command(migrate_command)
 cli.add_command(characterize_command)
+cli.add_command(graph_command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

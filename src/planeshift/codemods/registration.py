@@ -283,7 +283,6 @@ def maybe_not_callable(reg: Registration) -> bool:
 
 
 def _why(reg: Registration) -> str:
-    """The scan's first piece of evidence, which says why it could not decide."""
+    """The scan's first piece of evidence, whole, which says why it could not decide."""
     text = reg.evidence[0] if reg.evidence else reg.rule
-    text = text.split(" -> needs_review: ", 1)[-1]
-    return text if len(text) <= 200 else text[:197] + "..."
+    return text.split(" -> needs_review: ", 1)[-1]

@@ -15,12 +15,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..config import Config
+from ..owners import Owners
 from ..types import Finding, ScanResult
 from .baseline import BaselineEntry, load_baseline
 from .comments import SourceText, Suppression, read_source
 from .fingerprint import fingerprints, site_index
 from .model import LintFinding, LintResult
-from ..owners import Owners
 from .scope import Scope
 from .suppress import apply
 
@@ -63,6 +63,8 @@ def lint(config: Config, scope: Scope, baseline: Path | None = None,
         baseline=str(baseline) if baseline is not None else None,
         baseline_fixed=fixed,
         files_read=len(sources),
+        context=result.context,
+        packs=result.packs,
         stats=stats,
     )
 

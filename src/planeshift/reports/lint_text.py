@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from ..lint.model import LintFinding, LintResult
+from .guidance import context_lines, next_step_lines
 
 GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -30,7 +31,8 @@ def message_of(item: LintFinding, result: LintResult, cwd: Path | None) -> str:
 
 def render_text(result: LintResult, cwd: Path | None = None) -> str:
     """One line per open finding (columns 1-based, as editors count), one per file that could
-    not be analysed, then the summary."""
+    not be analysed, the context read, the summary, then (when a finding is open) the next
+    steps: explain, suppress, baseline."""
     lines = []
     for item in result.open:
         f = item.finding
@@ -39,7 +41,9 @@ def render_text(result: LintResult, cwd: Path | None = None) -> str:
     for error in result.errors:
         path = display_path(result, error.file, cwd)
         lines.append(f"{path}: cannot be analysed: {error.message}")
+    lines += context_lines(result.context, result.packs)
     lines.append(summary_line(result))
+    lines += next_step_lines((item.finding.rule, item.finding.severity) for item in result.open)
     return "\n".join(lines) + "\n"
 
 
