@@ -77,7 +77,8 @@ def cli() -> None:
     """
 
 
-@cli.command("scan", help=SCAN_HELP)
+@cli.command("scan", help=SCAN_HELP,
+             short_help="Inventory the hook, signal and callback registrations.")
 @click.argument("path", default=".", type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="terminal", show_default=True,
               help="Report format.")
@@ -146,7 +147,7 @@ def _render(result: ScanResult, fmt: str, details: bool) -> str:
     return buffer.getvalue()
 
 
-@cli.command("packs")
+@cli.command("packs", short_help="List the built-in rule packs and their mechanisms.")
 @click.option("--show", metavar="NAME", help="Print the path of built-in pack NAME's YAML file.")
 @click.pass_context
 def packs_command(ctx: click.Context, show: str | None) -> None:
@@ -171,7 +172,7 @@ def packs_command(ctx: click.Context, show: str | None) -> None:
             click.echo(f"  {' ' * width}  dispatcher: {', '.join(mech.dispatchers) or '—'}")
 
 
-@cli.command("explain")
+@cli.command("explain", short_help="Explain a rule, a codemod or a dispatch-policy axis.")
 @click.argument("code", required=False)
 @click.pass_context
 def explain_command(ctx: click.Context, code: str | None) -> None:

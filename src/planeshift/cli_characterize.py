@@ -55,7 +55,8 @@ Exit codes:
 """
 
 
-@click.command("characterize", help=CHARACTERIZE_HELP)
+@click.command("characterize", help=CHARACTERIZE_HELP,
+               short_help="Write a pytest module pinning each dispatcher's policy.")
 @click.argument("path", default=".", type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
               help="Write the module to FILE (atomically) instead of stdout.")

@@ -58,7 +58,8 @@ Exit codes:
 """
 
 
-@click.command("graph", help=GRAPH_HELP)
+@click.command("graph", help=GRAPH_HELP,
+               short_help="Draw the inventory as a plane map (Mermaid, DOT, GraphML).")
 @click.argument("path", default=".", type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="mermaid", show_default=True,
               help="Graph format.")

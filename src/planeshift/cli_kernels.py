@@ -12,12 +12,12 @@ from .vendor import LIONAGI_TARGET, VendorError, infer_package, vendor_kernels
 __all__ = ["kernels"]
 
 
-@click.group("kernels")
+@click.group("kernels", short_help="Vendor the reference ADR-0120 D2 kernels into a project.")
 def kernels() -> None:
     """Work with the reference ADR-0120 D2 kernels (stdlib only, vendorable)."""
 
 
-@kernels.command("vendor")
+@kernels.command("vendor", short_help="Copy the kernels and their adapters into INTO.")
 @click.option(
     "--into",
     required=True,

@@ -59,7 +59,8 @@ def _common(command: Callable[..., Any]) -> Callable[..., Any]:
     return click.argument("paths", nargs=-1, type=click.Path(path_type=Path))(command)
 
 
-@click.command("lint", help=LINT_HELP)
+@click.command("lint", help=LINT_HELP,
+               short_help="Fail on the hazards in PATHS: the gate for pre-commit and CI.")
 @_common
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="Report format.")
@@ -100,7 +101,7 @@ def lint_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | None,
     ctx.exit(EXIT_FINDINGS if result.failed else EXIT_OK)
 
 
-@click.command("baseline")
+@click.command("baseline", short_help="Record the findings so lint fails only on new ones.")
 @_common
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
               help="The baseline file to write [default: baseline in [tool.planeshift]].")

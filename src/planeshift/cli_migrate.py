@@ -17,7 +17,6 @@ from .cli_options import (
     check_output,
     echo_errors,
     errors_exit_2,
-    output_option,
     project_options,
     write_output,
 )
@@ -49,8 +48,9 @@ lionagi pack's default is lionagi.runtime.dispatch; planeshift.kernels works too
 
 \b
 Not done (listed as not migrated, with the reason): needs_review and low-confidence
-registrations, decorator registrations, handlers that may be None, observing subscribers (no
-wake policy to write), shell pipelines. The dispatchers themselves are --owners' work.
+registrations, decorator registrations, observing subscribers (no wake policy to write), shell
+pipelines. A handler that may be None is migrated through `optional` (None reaches the legacy
+API as before). The dispatchers themselves are --owners' work.
 
 \b
 --owners (ADR-0120 Phase 1, "kernels behind existing façades") rewrites the dispatchers
@@ -78,7 +78,8 @@ Exit codes:
 """
 
 
-@click.command("migrate", help=MIGRATE_HELP)
+@click.command("migrate", help=MIGRATE_HELP,
+               short_help="Rewrite registrations (or dispatchers) onto the kernels.")
 @_common
 @click.option("--write", is_flag=True, help="Apply the changes (atomically, file by file).")
 @click.option("--check", is_flag=True,
@@ -99,7 +100,9 @@ Exit codes:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="text: diff on stdout, report on stderr; json: the planeshift.migrate/1 "
                    "report (diffs included) on stdout.")
-@output_option
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the report to FILE (atomically) instead of stderr (text) or stdout "
+                   "(json); the text diff still goes to stdout.")
 @project_options
 @click.pass_context
 def migrate_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | None, write: bool,

@@ -20,10 +20,14 @@ class LintFinding:
     fingerprint: str
     status: str = "open"  # open | suppressed (by a comment) | baselined
     justification: str = ""  # the suppression's reason, or the baseline file
+    # the files in PATHS it was judged through, when its own file is not among them (the
+    # handler it registers, or its dispatcher, changed): root-relative
+    reached_from: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {**self.finding.to_json(), "owner": self.owner, "fingerprint": self.fingerprint,
-                "status": self.status, "justification": self.justification or None}
+                "status": self.status, "justification": self.justification or None,
+                "reached_from": list(self.reached_from)}
 
 
 @dataclass(frozen=True, slots=True)
