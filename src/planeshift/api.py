@@ -101,7 +101,7 @@ def scan(config: Config, progress: Progress | None = None,
 def characterize(config: Config, progress: Progress | None = None) -> Characterization:
     """Scan, then plan a characterization test of every dispatch path that can be built
     without I/O (``characterize/``); the scan's own result rides along as ``scan``."""
-    from .characterize.run import characterization
+    from .characterize.plan import characterization
 
     result = scan(config, progress)
     packs = load_packs(config)

@@ -104,7 +104,7 @@ def characterize_command(ctx: click.Context, path: Path, output: Path | None, fm
 
 
 def _run(ctx: click.Context, module: Path, copy: Path, packages: tuple[str, ...]) -> int:
-    from .characterize.runner import RunError, run_against
+    from .characterize.against_copy import RunError, run_against
 
     click.echo(f"running the module against {copy}", err=True)
     try:
