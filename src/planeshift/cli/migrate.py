@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .cli_lint import _common, _setup
-from .cli_options import (
+from ..types import InputError
+from .lint import _common, _setup
+from .options import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
@@ -20,10 +21,9 @@ from .cli_options import (
     project_options,
     write_output,
 )
-from .types import InputError
 
 if TYPE_CHECKING:
-    from .codemods.model import MigrateResult
+    from ..codemods.model import MigrateResult
 
 FORMATS = ("text", "json")
 CODEMODS = "registration, argv, discard_gate, decisions; with --owners: owner_dispatch, owner_table"
@@ -109,7 +109,7 @@ def migrate_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | No
                     check: bool, select: tuple[str, ...], ignore: tuple[str, ...],
                     kernel_module: str | None, owners: bool, convert_discard: bool, fmt: str,
                     output: Path | None, project: ProjectFlags) -> None:
-    from .codemods.facts import MigrateOptions
+    from ..codemods.facts import MigrateOptions
 
     with errors_exit_2(ctx, "migrate"):
         if write and check:
@@ -130,7 +130,7 @@ def _ids(values: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _run(config, options) -> MigrateResult:  # type: ignore[no-untyped-def]
-    from .codemods.run import migrate, selected
+    from ..codemods.run import migrate, selected
 
     try:
         selected(options)
@@ -138,7 +138,7 @@ def _run(config, options) -> MigrateResult:  # type: ignore[no-untyped-def]
         raise InputError("--select/--ignore", "<flag>", str(exc)) from exc
     if not sys.stderr.isatty():
         return migrate(config, options)
-    from .reports.terminal import make_console, make_progress
+    from ..reports.terminal import make_console, make_progress
 
     bar, callback = make_progress(make_console(stderr=True), "migrating", threshold=8)
     with bar:
@@ -151,7 +151,7 @@ def _report(result: MigrateResult, fmt: str, output: Path | None) -> None:
     if fmt == "json" or output is not None:  # the text report on stderr lists them itself
         echo_errors(result.errors)
     if fmt == "json":
-        from .reports.migrate_json import render_migrate_json
+        from ..reports.migrate_json import render_migrate_json
 
         text = render_migrate_json(result)
         if output is None:
@@ -160,7 +160,7 @@ def _report(result: MigrateResult, fmt: str, output: Path | None) -> None:
             write_output(output, text)
             click.echo(f"wrote json report to {output}", err=True)
         return
-    from .reports.migrate_text import render_diff, render_report
+    from ..reports.migrate_text import render_diff, render_report
 
     if result.mode != "write":
         colour = sys.stdout.isatty() and "NO_COLOR" not in __import__("os").environ
