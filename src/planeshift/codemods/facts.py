@@ -13,6 +13,7 @@ from ..config import Config
 from ..rules.forms import DEFAULT_KERNEL_MODULE, Mechanism, Pack
 from ..types import Registration, ScanResult
 from .names import module_of
+from .style import TargetStyle, read_style
 from .templates import OPTIONAL, Template, free_names
 
 
@@ -136,6 +137,18 @@ class MigrateFacts:
         kernel = self.kernel(pack)
         return f"{kernel}.adapters.{name}" if name[0].islower() else f"{kernel}.{name}"
 
+    def registration_name(self, reg: Registration) -> str:
+        """*reg*'s typed registration name, unique among the names made up in its module."""
+        cache = self.__dict__.setdefault("_names", {})
+        if reg.file not in cache:
+            cache[reg.file] = made_names(self.by_file.get(reg.file, [reg]))
+        return cache[reg.file].get(reg.key) or handler_name(reg)
+
+    @functools.cached_property
+    def style(self) -> TargetStyle:
+        """The target's formatter and import settings (line length, quotes, sections)."""
+        return read_style(self.root)
+
     @functools.cached_property
     def owners(self) -> Callable[[str], str | None]:
         from ..owners import Owners
@@ -145,13 +158,32 @@ class MigrateFacts:
 
 def handler_name(reg: Registration) -> str:
     """The ``name`` of a typed registration: the handler's qualified name where the scan knows
-    it, else the expression qualified by where it is registered."""
+    it, else the expression qualified by where it is registered; a lambda is named after the
+    point (or API) it is registered on, never after a line (lines move)."""
     handler = reg.handler
     if handler.kind in ("function", "method", "class", "external") and handler.qualname:
         return handler.qualname
     if handler.kind == "partial" and handler.qualname:
         return f"partial({handler.qualname})"
     where = ".".join(p for p in (module_of(reg.file), reg.scope) if p)
-    if handler.kind == "lambda":  # told apart by the line it was registered on
-        return f"{where}.<lambda:{reg.line}>"
+    if handler.kind == "lambda":
+        point = reg.point or reg.api.rsplit(".", 1)[-1]
+        return f"{where}.<lambda@{point}>"
     return f"{where}.{' '.join(handler.expr.split())}"
+
+
+def made_names(regs: list[Registration]) -> dict[tuple, str]:
+    """The name of each registration of one module (by key): a name planeshift makes up (a
+    lambda's, an expression's) is made unique within the module by ``#2``, ``#3``... in the
+    order of the registrations; a function's qualified name is its own and stays as it is."""
+    out: dict[tuple, str] = {}
+    seen: dict[str, int] = {}
+    for reg in sorted(regs, key=lambda r: r.sort_key):
+        name = handler_name(reg)
+        made = reg.handler.kind not in ("function", "method", "class", "external", "partial") \
+            or not reg.handler.qualname
+        if made and reg.key not in out:
+            seen[name] = seen.get(name, 0) + 1
+            name = name if seen[name] == 1 else f"{name}#{seen[name]}"
+        out[reg.key] = name
+    return out
