@@ -189,7 +189,7 @@ def test_a_name_rebound_through_global_is_not_shadowed_by_the_import(tmp_path: P
 def test_a_star_import_after_other_code_cannot_rebind_the_imported_adapters(
         tmp_path: Path) -> None:
     """`from .helpers import *` may bind any public name (helpers here binds as_subscriber):
-    the adapters come under private names no star import binds."""
+    the adapters come under private names no star import binds, and the bus gets the handler."""
     check_transformed(tmp_path, '''
         from demo.bus import EventBus
 
@@ -200,7 +200,8 @@ def test_a_star_import_after_other_code_cannot_rebind_the_imported_adapters(
 
         from .helpers import *
 
-        EventBus().subscribe(audit)
+        bus = EventBus()
+        bus.subscribe(audit)
         ''', '''
         from planeshift.kernels.adapters import Subscription as _Subscription
         from planeshift.kernels.adapters import as_subscriber as _as_subscriber
@@ -214,13 +215,18 @@ def test_a_star_import_after_other_code_cannot_rebind_the_imported_adapters(
 
         from .helpers import *
 
-        EventBus().subscribe(
+        bus = EventBus()
+        bus.subscribe(
             _as_subscriber(
                 _Subscription(name="pkg.app.audit", policy="demo_bus", handler=audit)
             )
         )
         ''', ONLY, path="pkg/app.py",
         files={"pkg/__init__.py": "", "pkg/helpers.py": "def as_subscriber(x):\n    return 0\n"})
+    probe = "import pkg.app as m; print(m.bus._subscribers == [m.audit])"
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.stdout.strip() == "True", done.stderr
 
 
 def test_unclassified_uncertain_and_decorator_registrations_are_listed_not_rewritten(
