@@ -5,10 +5,11 @@ from __future__ import annotations
 import functools
 import sqlite3
 
-from .events import EventBus, Topic, default_bus, on_topic
-from .mailer import send_receipt
 from shop.dispatch import InterceptorRegistration
 from shop.dispatch.adapters import Subscription, as_interceptor, as_subscriber
+
+from .events import EventBus, Topic, default_bus, on_topic
+from .mailer import send_receipt
 
 
 class OrderService:

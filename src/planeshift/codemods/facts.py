@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +13,7 @@ from ..config import Config
 from ..rules.forms import DEFAULT_KERNEL_MODULE, Mechanism, Pack
 from ..types import Registration, ScanResult
 from .names import module_of
+from .sites import Site, site_of
 from .style import TargetStyle, read_style
 from .templates import OPTIONAL, Template, free_names
 
@@ -156,7 +157,7 @@ class MigrateFacts:
         return Owners(self.config)
 
 
-def handler_name(reg: Registration) -> str:
+def handler_name(reg: Registration, table: bool = False) -> str:
     """The ``name`` of a typed registration: the handler's qualified name where the scan knows
     it, else the expression qualified by where it is registered; a lambda is named after the
     point (or API) it is registered on, never after a line (lines move)."""
@@ -166,8 +167,8 @@ def handler_name(reg: Registration) -> str:
     if handler.kind == "partial" and handler.qualname:
         return f"partial({handler.qualname})"
     where = ".".join(p for p in (module_of(reg.file), reg.scope) if p)
-    if handler.kind == "lambda":
-        point = reg.point or reg.api.rsplit(".", 1)[-1]
+    if handler.kind == "lambda":  # a table's entries share one: named after the API
+        point = (not table and reg.point) or reg.api.rsplit(".", 1)[-1]
         return f"{where}.<lambda@{point}>"
     return f"{where}.{' '.join(handler.expr.split())}"
 
@@ -175,15 +176,21 @@ def handler_name(reg: Registration) -> str:
 def made_names(regs: list[Registration]) -> dict[tuple, str]:
     """The name of each registration of one module (by key): a name planeshift makes up (a
     lambda's, an expression's) is made unique within the module by ``#2``, ``#3``... in the
-    order of the registrations; a function's qualified name is its own and stays as it is."""
+    order of the call sites (the registrations one call makes for the entries of a table share
+    its one rewrite, and so its name); a function's qualified name is its own and stays."""
     out: dict[tuple, str] = {}
     seen: dict[str, int] = {}
+    named: dict[Site, str] = {}
+    counts = Counter(site_of(r) for r in {r.key: r for r in regs}.values())
     for reg in sorted(regs, key=lambda r: r.sort_key):
-        name = handler_name(reg)
+        name = handler_name(reg, table=counts[site_of(reg)] > 1)
         made = reg.handler.kind not in ("function", "method", "class", "external", "partial") \
             or not reg.handler.qualname
-        if made and reg.key not in out:
+        site = (*site_of(reg), name)
+        if made and site in named:
+            name = named[site]
+        elif made:
             seen[name] = seen.get(name, 0) + 1
-            name = name if seen[name] == 1 else f"{name}#{seen[name]}"
+            name = named[site] = name if seen[name] == 1 else f"{name}#{seen[name]}"
         out[reg.key] = name
     return out
