@@ -187,3 +187,60 @@ def test_a_project_clean_under_its_ruff_configuration_is_clean_after_migration(
     assert formatted.returncode == 0, formatted.stdout + formatted.stderr
     checked = _ruff(tmp_path, "check", "--select", "E501,I", *files)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_call_whose_arguments_shared_a_line_of_their_own_goes_one_argument_a_line() -> None:
+    before = dedent('''
+        registry.register(
+            name, _filtered, kinds=["invocation"], ids=[inv_id], override=True
+        )
+        ''')
+    after = before.replace("_filtered", "as_sink(SinkRegistration(name='x.y', handler=_filtered))")
+    laid = fit(cst.parse_module(after), before, TargetStyle(line_length=70)).code
+    assert laid == dedent('''
+        registry.register(
+            name,
+            as_sink(SinkRegistration(name='x.y', handler=_filtered)),
+            kinds=["invocation"],
+            ids=[inv_id],
+            override=True,
+        )
+        ''')
+
+
+def test_a_bare_tuple_is_not_split_and_a_generator_argument_gets_no_trailing_comma() -> None:
+    text = "x = 1, fn(aaaaaaaaaaaaaaaaaaaa)\ny = sum(v for v in range(100000000000000))\n"
+    assert fit(cst.parse_module(text), "", TargetStyle(line_length=20)).code == dedent('''
+        x = 1, fn(
+            aaaaaaaaaaaaaaaaaaaa
+        )
+        y = sum(
+            v for v in range(
+                100000000000000
+            )
+        )
+        ''')
+
+
+NOTE = "x = 1\n# planeshift: discard-unawaited owner=@team kept\n"  # the note above line 3
+
+
+def test_a_note_above_a_registration_inside_the_brackets_keeps_its_statement_on_one_line(
+        ) -> None:
+    """The note holds for the line below it: split, `on_event=` (the registration) would move
+    to a line the note no longer precedes."""
+    adapters = frozenset({"as_subscriber"})
+    inner = NOTE + "bus = EventBus(on_event=[as_subscriber(Subscription(name='a', handler=h))])\n"
+    assert fit(cst.parse_module(inner), "", TargetStyle(line_length=40), adapters).code == inner
+    outer = NOTE + "bus.on(Point.AFTER, as_subscriber(Subscription(name='a', handler=h)))\n"
+    assert fit(cst.parse_module(outer), "", TargetStyle(line_length=40), adapters).code == \
+        NOTE + dedent('''
+        bus.on(
+            Point.AFTER,
+            as_subscriber(
+                Subscription(
+                    name='a', handler=h
+                )
+            ),
+        )
+        ''')  # the registration is the call: it still starts below the note

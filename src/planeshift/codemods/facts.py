@@ -146,6 +146,15 @@ class MigrateFacts:
         return cache[reg.file].get(reg.key) or handler_name(reg)
 
     @functools.cached_property
+    def adapter_names(self) -> frozenset[str]:
+        """The calls the packs' templates wrap a handler in (``as_subscriber``...), and
+        ``optional``."""
+        texts = [t for p in self.packs for _, t in p.migrate.templates]
+        texts += [t for p in self.packs for m in p.mechanisms if m.migrate
+                  for _, t in m.migrate.templates]
+        return frozenset({t.split("(", 1)[0].strip() for t in texts} | {OPTIONAL})
+
+    @functools.cached_property
     def style(self) -> TargetStyle:
         """The target's formatter and import settings (line length, quotes, sections)."""
         return read_style(self.root)

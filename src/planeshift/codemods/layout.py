@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -29,9 +29,11 @@ BRACKETS = (cst.Call, cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ImportFrom)
 ROUNDS = 200  # explosions a statement may take; each one splits a bracket that was flat
 
 
-def fit(tree: cst.Module, before: str, style: TargetStyle) -> cst.Module:
+def fit(tree: cst.Module, before: str, style: TargetStyle,
+        adapters: frozenset[str] = frozenset()) -> cst.Module:
     """*tree* with each statement holding a line that is over *style*'s line length, and that
-    the original text *before* did not have, split as the formatter would."""
+    the original text *before* did not have, split as the formatter would. *adapters* are the
+    names of the calls a rewrite wraps a handler in (see ``_noted``)."""
     code = tree.code
     lines = code.splitlines()
     old = Counter(line for line in before.splitlines() if _width(line) > style.line_length)
@@ -57,7 +59,7 @@ def fit(tree: cst.Module, before: str, style: TargetStyle) -> cst.Module:
     if not units:
         return tree
     replaced = {key: _checked(unit, _split(unit, col, style))
-                for key, (unit, _, col) in units.items() if not _noted(unit)}
+                for key, (unit, _, col) in units.items() if not _noted(unit, adapters)}
     paths = {id(a) for _, ancestors, _ in units.values() for a in ancestors}
     return tree.visit(_Replace(replaced, paths))  # type: ignore[return-value]
 
@@ -84,14 +86,18 @@ def _split(unit: cst.SimpleStatementLine, column: int, style: TargetStyle
         lines = module.code.splitlines()
         long = {n for n, line in enumerate(lines, 1)
                 if column + _width(line) > style.line_length}
-        target = next((node for node in _preorder(unit) if _flat(node)
-                       and positions[node].start.line in long), None)
+        target = next((node for node in _preorder(unit) if (
+            _flat(node) and positions[node].start.line in long) or (
+            _hugged(node) and positions[node].start.line + 1 in long)), None)
         if target is None:
             return unit
         start = positions[target].start.line
         line = lines[start - 1]
         depth = len(line) - len(line.lstrip(" \t"))
         inner, outer = line[:depth] + style.indent, line[:depth]
+        if not _flat(target):  # its elements on one line of their own, too long now
+            unit = unit.deep_replace(target, _explode(target, inner, outer))  # type: ignore[assignment]
+            continue
         target_moved = target.visit(_Shift(style.indent))  # its elements move one level in
         hugged = unit.deep_replace(target, _explode(target_moved, inner, outer, hug=True))
         if not isinstance(target, cst.ImportFrom) and (  # isort wraps one name a line
@@ -124,10 +130,44 @@ def _fits(unit: cst.SimpleStatementLine, number: int, column: int, style: Target
     return number <= len(lines) and column + _width(lines[number - 1]) <= style.line_length
 
 
-def _noted(unit: cst.SimpleStatementLine) -> bool:
-    """The statement carries a planeshift note or suppression, which holds for the line below
-    it or its own line: splitting the statement would move the registration off that line."""
-    return "planeshift:" in cst.Module(body=[unit]).code.lower()
+def _noted(unit: cst.SimpleStatementLine, adapters: frozenset[str]) -> bool:
+    """The statement carries a planeshift note (or suppression) that splitting it would part
+    from its registration: a note holds for the line it ends or the line below it. One at the
+    end of the statement would end up after its last bracket; one above it holds only while
+    the registration starts on the statement's first line, which a registration inside the
+    brackets (a keyword argument, a list element, a mapping entry holding the rewritten
+    handler) no longer does once they are split. A note inside the brackets stays above its
+    line."""
+    comment = unit.trailing_whitespace.comment
+    if comment is not None and "planeshift:" in comment.value.lower():
+        return True
+    if not any(line.comment is not None and "planeshift:" in line.comment.value.lower()
+               for line in unit.leading_lines):
+        return False
+    positions = MetadataWrapper(cst.Module(body=[unit]), unsafe_skip_copy=True).resolve(
+        PositionProvider)
+    first = positions[unit.body[0]].start.line
+    return _inner_registration(unit.body[0], adapters, False,
+                               lambda node: positions[node].start.line == first)
+
+
+def _inner_registration(node: cst.CSTNode, adapters: frozenset[str], inside: bool,
+                        on_first: Callable[[cst.CSTNode], bool]) -> bool:
+    """Does a call of an adapter sit below a keyword argument, an element or a mapping entry
+    that starts on the statement's first line (*inside* one already) in *node*?"""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and inside and \
+            _adapter(node.func.value) in adapters:
+        return True
+    inside = inside or (isinstance(node, (cst.DictElement, cst.Element, cst.StarredElement)) or (
+        isinstance(node, cst.Arg) and node.keyword is not None)) and on_first(node)
+    return any(_inner_registration(child, adapters, inside, on_first) for child in node.children)
+
+
+def _adapter(name: str) -> str:
+    """The adapter an import alias (``_as_subscriber``, ``_as_subscriber_1``) stands for."""
+    base = name.lstrip("_")
+    head, _, tail = base.rpartition("_")
+    return head if name.startswith("_") and tail.isdigit() else base
 
 
 def _checked(old: cst.SimpleStatementLine, new: cst.SimpleStatementLine
@@ -166,14 +206,30 @@ def _flat(node: cst.CSTNode) -> bool:
     if not isinstance(node, BRACKETS):
         return False
     items = _elements(node)
-    if not items or (isinstance(node, cst.Call) and len(items) == 1 and isinstance(
-            items[0].value, cst.GeneratorExp) and not items[0].value.lpar):  # type: ignore[attr-defined]
-        return False  # `f(x for x in y)` takes no trailing comma
+    if not items:
+        return False  # (a sole generator argument is hugged, never given a trailing comma)
     opening = _opening(node)
     spaces = [opening] + [getattr(i, "comma", None) for i in items]
     return not any(isinstance(w, cst.ParenthesizedWhitespace) or (
         isinstance(w, cst.Comma) and isinstance(w.whitespace_after, cst.ParenthesizedWhitespace))
         for w in spaces)
+
+
+def _hugged(node: cst.CSTNode) -> bool:
+    """A bracket whose elements (more than one) share one line of their own, as the formatter
+    writes them when they fit: ``f(\\n    a, b\\n)``."""
+    if not isinstance(node, BRACKETS) or isinstance(node, cst.ImportFrom):
+        return False
+    items = _elements(node)
+    if len(items) < 2:
+        return False
+    opening = _opening(node)
+    if not isinstance(opening, cst.ParenthesizedWhitespace) or \
+            opening.first_line.comment is not None or opening.empty_lines:
+        return False
+    commas = [getattr(i, "comma", None) for i in items[:-1]]
+    return all(isinstance(c, cst.Comma) and isinstance(c.whitespace_after, cst.SimpleWhitespace)
+               for c in commas)
 
 
 def _opening(node: cst.CSTNode) -> cst.BaseParenthesizableWhitespace | None:
