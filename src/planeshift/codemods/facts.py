@@ -177,9 +177,16 @@ def handler_name(reg: Registration, table: bool = False) -> str:
         return f"partial({handler.qualname})"
     where = ".".join(p for p in (module_of(reg.file), reg.scope) if p)
     if handler.kind == "lambda":  # a table's entries share one: named after the API
-        point = (not table and reg.point) or reg.api.rsplit(".", 1)[-1]
+        point = reg.point if reg.point and not table and _plain(reg.point) else \
+            reg.api.rsplit(".", 1)[-1]
         return f"{where}.<lambda@{point}>"
     return f"{where}.{' '.join(handler.expr.split())}"
+
+
+def _plain(point: str) -> bool:
+    """A point spelled as a name (``BEFORE``, ``Topic.PLACED``, ``security_pre:*``), not an
+    expression the scan could only quote (``_Filter(...)``)."""
+    return re.fullmatch(r"[\w.:*-]+", point) is not None
 
 
 def made_names(regs: list[Registration]) -> dict[tuple, str]:
