@@ -15,7 +15,7 @@ from planeshift.codemods.names import ModuleNames
 from planeshift.codemods.templates import Template
 from planeshift.config import Config
 
-from .helpers import check_noop, check_transformed, dedent, flat, run
+from .helpers import check_transformed, dedent, flat, run
 
 ONLY = ("registration",)
 MAYBE_NONE = '''

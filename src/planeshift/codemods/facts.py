@@ -13,7 +13,7 @@ from ..config import Config
 from ..rules.forms import DEFAULT_KERNEL_MODULE, Mechanism, Pack
 from ..types import Registration, ScanResult
 from .names import module_of
-from .sites import Site, site_of
+from .sites import site_of
 from .style import TargetStyle, read_style
 from .templates import OPTIONAL, Template, free_names
 
@@ -196,7 +196,7 @@ def made_names(regs: list[Registration]) -> dict[tuple, str]:
     its one rewrite, and so its name); a function's qualified name is its own and stays."""
     out: dict[tuple, str] = {}
     seen: dict[str, int] = {}
-    named: dict[Site, str] = {}
+    named: dict[tuple, str] = {}
     counts = Counter(site_of(r) for r in {r.key: r for r in regs}.values())
     for reg in sorted(regs, key=lambda r: r.sort_key):
         name = handler_name(reg, table=counts[site_of(reg)] > 1)

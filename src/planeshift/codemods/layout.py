@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Callable, Iterator
+from typing import cast
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -61,19 +62,21 @@ def fit(tree: cst.Module, before: str, style: TargetStyle,
     replaced = {key: _checked(unit, _split(unit, col, style))
                 for key, (unit, _, col) in units.items() if not _noted(unit, adapters)}
     paths = {id(a) for _, ancestors, _ in units.values() for a in ancestors}
-    return tree.visit(_Replace(replaced, paths))  # type: ignore[return-value]
+    return tree.visit(_Replace(replaced, paths))
 
 
 class _Replace(cst.CSTTransformer):
-    def __init__(self, replaced: dict[int, cst.CSTNode], paths: set[int]) -> None:
+    def __init__(self, replaced: dict[int, cst.SimpleStatementLine], paths: set[int]) -> None:
         super().__init__()
         self.replaced, self.paths = replaced, paths
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         return id(node) in self.paths
 
-    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-        return self.replaced.get(id(original), updated)  # type: ignore[return-value]
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine,
+                                  updated_node: cst.SimpleStatementLine
+                                  ) -> cst.SimpleStatementLine:
+        return self.replaced.get(id(original_node), updated_node)
 
 
 def _split(unit: cst.SimpleStatementLine, column: int, style: TargetStyle
@@ -96,17 +99,21 @@ def _split(unit: cst.SimpleStatementLine, column: int, style: TargetStyle
         depth = len(line) - len(line.lstrip(" \t"))
         inner, outer = line[:depth] + style.indent, line[:depth]
         if not _flat(target):  # its elements on one line of their own, too long now
-            unit = unit.deep_replace(target, _explode(target, inner, outer))  # type: ignore[assignment]
+            unit = _swap(unit, target, _explode(target, inner, outer))
             continue
-        target_moved = target.visit(_Shift(style.indent))  # its elements move one level in
-        hugged = unit.deep_replace(target, _explode(target_moved, inner, outer, hug=True))
+        moved = cast(cst.CSTNode, target.visit(_Shift(style.indent)))  # elements one level in
+        hugged = _swap(unit, target, _explode(moved, inner, outer, hug=True))
         if not isinstance(target, cst.ImportFrom) and (  # isort wraps one name a line
                 len(_elements(target)) == 1 or _fits(hugged, start + 1, column, style)):
-            unit = hugged  # type: ignore[assignment]
+            unit = hugged
         else:
-            unit = unit.deep_replace(  # type: ignore[assignment]
-                target, _explode(target_moved, inner, outer))
+            unit = _swap(unit, target, _explode(moved, inner, outer))
     return unit
+
+
+def _swap(unit: cst.SimpleStatementLine, old: cst.CSTNode, new: cst.CSTNode
+          ) -> cst.SimpleStatementLine:
+    return cast(cst.SimpleStatementLine, unit.deep_replace(old, new))
 
 
 class _Shift(cst.CSTTransformer):

@@ -26,7 +26,8 @@ def place_new(context: CodemodContext, tree: cst.Module, style: TargetStyle) -> 
     does not import from; those items are taken off *context*'s schedule."""
     items: list[ImportItem] = context.scratch.get(AddImportsVisitor.CONTEXT_KEY, [])
     end = top_imports_end(tree)
-    block = [s for s in tree.body[:end] if _is_import(s)]
+    block = [s for s in tree.body[:end] if isinstance(s, cst.SimpleStatementLine)
+             and _is_import(s)]
     merged = {_from_module(s.body[0]) for s in block if isinstance(s.body[0], cst.ImportFrom)}
     have = {(m, a.evaluated_name, a.evaluated_alias) for s in block for m, a in _aliases(s)}
     new: dict[tuple[str, str], list[ImportItem]] = defaultdict(list)
