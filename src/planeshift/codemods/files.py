@@ -77,8 +77,8 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
         tree = apply_imports(context, tree, facts.style)
         # call-site rewrites are laid out as the target's formatter would; an owner rewrite
         # writes a dispatcher's body from its own template, laid out there
-        new = (tree if facts.options.owners else
-               fit(tree, text, facts.style, facts.adapter_names)).code
+        new = tree.code if facts.options.owners else fit(tree, text, facts.style,
+                                                          facts.adapter_names)
         if new != text:
             check_python(new, rel)
     except Exception as exc:  # noqa: BLE001 - an uncompilable result or a bug: reported, unchanged

@@ -31,10 +31,10 @@ ROUNDS = 200  # explosions a statement may take; each one splits a bracket that 
 
 
 def fit(tree: cst.Module, before: str, style: TargetStyle,
-        adapters: frozenset[str] = frozenset()) -> cst.Module:
-    """*tree* with each statement holding a line that is over *style*'s line length, and that
-    the original text *before* did not have, split as the formatter would. *adapters* are the
-    names of the calls a rewrite wraps a handler in (see ``_noted``)."""
+        adapters: frozenset[str] = frozenset()) -> str:
+    """The code of *tree* with each statement holding a line that is over *style*'s line
+    length, and that the original text *before* did not have, split as the formatter would.
+    *adapters* are the names of the calls a rewrite wraps a handler in (see ``_noted``)."""
     code = tree.code
     lines = code.splitlines()
     old = Counter(line for line in before.splitlines() if _width(line) > style.line_length)
@@ -46,7 +46,7 @@ def fit(tree: cst.Module, before: str, style: TargetStyle,
             else:
                 long.append(number)
     if not long:
-        return tree
+        return code
     stmts = list(ast_statements(ast.parse(code).body))
     entries = list(cst_statements(tree))
     units: dict[int, tuple[cst.SimpleStatementLine, tuple[cst.CSTNode, ...], int]] = {}
@@ -58,11 +58,11 @@ def fit(tree: cst.Module, before: str, style: TargetStyle,
         if any(stmt.lineno <= n <= (stmt.end_lineno or stmt.lineno) for n in long):
             units[id(unit)] = (unit, entry.ancestors, stmt.col_offset)
     if not units:
-        return tree
+        return code
     replaced = {key: _checked(unit, _split(unit, col, style))
                 for key, (unit, _, col) in units.items() if not _noted(unit, adapters)}
     paths = {id(a) for _, ancestors, _ in units.values() for a in ancestors}
-    return tree.visit(_Replace(replaced, paths))
+    return tree.visit(_Replace(replaced, paths)).code
 
 
 class _Replace(cst.CSTTransformer):
