@@ -121,8 +121,9 @@ class DiscardGateCodemod(Codemod):
                 bus = EventBus(on_event=[lambda event: notify(event)])
                 ''',
             after='''
-                from demo.bus import EventBus
                 from planeshift.kernels.adapters import scheduling
+
+                from demo.bus import EventBus
 
 
                 async def notify(event):
