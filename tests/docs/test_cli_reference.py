@@ -41,7 +41,7 @@ def page_table(name: str) -> list[tuple[list[str], str]]:
     (up to the next heading; code blocks, whose comments look like headings, left out): each
     row's parameter spellings (``--format``, ``-o``, ``PATHS``, ``--format text|json`` kept
     whole) and its meaning."""
-    text = re.sub(r"^```.*?^```", "", page(name).read_text(encoding="utf-8"), flags=re.M | re.S)
+    text = re.sub(r"^```.*?^```", "", page(name).read_text(encoding="utf-8"), flags=re.MULTILINE | re.DOTALL)
     heading = re.search(rf"\A# `planeshift {re.escape(name)}(?= [\[A-Z-]|`)[^\n]*$", text, re.MULTILINE)
     assert heading, f"{page(name)} does not start with the title # `planeshift {name} ...`"
     section = text[heading.end():]

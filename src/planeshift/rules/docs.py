@@ -82,8 +82,8 @@ def index_page() -> str:
         return text.replace("|", "\\|")
 
     lines = ["# Rules and codemods", "",
-             "Generated from each rule's and codemod's own documentation by "
-             "`python -m planeshift.rules.docs docs/rules`;",
+             ("Generated from each rule's and codemod's own documentation by "
+              "`python -m planeshift.rules.docs docs/rules`;"),
              "`planeshift explain CODE` prints the same pages.", "",
              "| rule | kind | default severity | what it flags |", "|---|---|---|---|"]
     lines += [f"| [{r.code}]({r.code}.md) | `{r.kind}` | {r.severity} | {cell(summary(r))} |"
