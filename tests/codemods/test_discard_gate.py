@@ -14,6 +14,7 @@ from planeshift.codemods.discard_gate import _mixed
 from planeshift.codemods.facts import MigrateFacts
 from planeshift.config import Config
 from planeshift.lint import Scope, lint
+from planeshift.reports.migrate_text import render_report
 from planeshift.rules.discard_annotation import is_recorded, parse_annotation
 from planeshift.types import Handler, Registration, ScanResult
 
@@ -73,14 +74,24 @@ def test_recorded_registrations_are_left_alone(tmp_path: Path) -> None:
     assert result.already == 2 and result.not_migrated == ()
 
 
-def test_without_an_owner_nothing_is_written_and_the_reason_is_listed(tmp_path: Path) -> None:
+def test_without_an_owner_the_registration_is_recorded_unassigned_and_listed_once(
+        tmp_path: Path) -> None:
     write_tree(tmp_path, {**DEMO_FILES, "app.py": "from demo.bus import EventBus\n\n"
-                                                  "bus = EventBus(on_event=[print])\n"})
+                                                  "bus = EventBus(on_event=[print])\n"
+                                                  "other = EventBus(on_event=[repr])\n"})
     config = Config(root=tmp_path, packs=(DEMO_PACK,), builtin_packs=(), use_cache=False)
     result = migrate(config, MigrateOptions(select=GATE, write=True))
-    assert result.changes == ()
-    (left,) = result.not_migrated
-    assert left.reason.startswith("no owner for app.py") and not left.error
+    assert result.not_migrated == ()
+    assert [m.action for m in result.migrated] == ["recorded as discarding (owner unassigned)"] * 2
+    text = (tmp_path / "app.py").read_text()
+    assert text.count("# planeshift: discard-unawaited owner=unassigned ") == 2
+    report = render_report(result)
+    assert report.count("owner to fill in (1 file;") == 1 and "\n  app.py\n" in report
+    linted = lint(config, Scope())  # an unassigned owner suppresses nothing
+    assert sorted(f.finding.rule for f in linted.findings if f.status == "open"
+                  and f.finding.rule in ("PS101", "PS901")) == ["PS101", "PS101", "PS901", "PS901"]
+    again = migrate(config, MigrateOptions(select=GATE, check=True))
+    assert again.changes == () and again.already == 2  # recorded once, not again
 
 
 def test_the_owner_comes_from_codeowners_too(tmp_path: Path) -> None:
