@@ -20,8 +20,8 @@ from .owners import Owners
 from .project import ProjectFacts, mechanism_summaries
 from .rules.checks import run_checks
 from .rules.classify import classify
-from .rules.forms import Pack, PackError
-from .rules.packs import builtin_pack_names, builtin_pack_path, load_pack
+from .packs.model import Pack, PackError
+from .packs.load import builtin_pack_names, builtin_pack_path, load_pack
 from .types import ContextUse, FileError, Registration, ScanResult
 
 if TYPE_CHECKING:

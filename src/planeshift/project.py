@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .analyzer.extract.summary import FileSummary
-from .rules.forms import Mechanism
+from .packs.model import Mechanism
 from .types import (
     DispatchPath,
     Emission,

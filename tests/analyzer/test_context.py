@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from planeshift.analyzer.context import find_roots
-from planeshift.rules.forms import Pack
+from planeshift.packs.model import Pack
 
 PACKS = (Pack(name="p", path="p.yaml", mechanisms=(), package="somelib"),)
 

@@ -14,7 +14,7 @@ from analyzer.helpers import write_tree
 from planeshift import api
 from planeshift.characterize.model import Characterization, PathPlan
 from planeshift.config import Config
-from planeshift.rules.axes import AXES
+from planeshift.analyzer.policy.axes import AXES
 
 from .helpers import characterize_buses, copy_buses
 

@@ -206,7 +206,7 @@ def test_warnings_go_to_stderr_and_skips_set_exit_1(
 
 
 def test_explain_axes_lists_every_axis() -> None:
-    from planeshift.rules.axes import AXES
+    from planeshift.analyzer.policy.axes import AXES
 
     result = run("explain", "axes")
     assert result.exit_code == 0

@@ -20,7 +20,7 @@ from planeshift.api import scan
 from planeshift.codeversion import tree_digest
 from planeshift.config import Config
 from planeshift.reports.json_report import render_json
-from planeshift.rules import packs
+from planeshift.packs import load as packs
 
 from .helpers import APP, PACK_FLAGS, SRC, process, project
 

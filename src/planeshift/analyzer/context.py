@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..rules.forms import Pack
+from ..packs.model import Pack
 from .discover import SourceFile, discover
 
 PREFIX = "<context>/"  # a context file's path in facts: never one of the tree's

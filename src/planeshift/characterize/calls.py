@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..analyzer.extract.facts import FileFacts, Function, Param
 from ..analyzer.extract.refs import Ref, render
-from ..rules.forms import ArgSpec, RegistrationForm
+from ..packs.model import ArgSpec, RegistrationForm
 from .source import Found, Sources
 
 # A required parameter named like a live resource: the constructor needs I/O the test cannot

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..analyzer.discover import SourceFile
 from ..analyzer.shapes import vocabulary
-from ..rules.forms import Mechanism, Pack
+from ..packs.model import Mechanism, Pack
 from ..types import MechanismSummary, ScanResult
 from .calls import CannotCall
 from .cases import Cases

@@ -14,7 +14,7 @@ import re
 from ..analyzer.context import PREFIX
 from ..analyzer.extract.facts import FileFacts, Function
 from ..analyzer.extract.refs import Ref, render
-from ..rules.forms import ArgSpec, EmissionForm, Mechanism
+from ..packs.model import ArgSpec, EmissionForm, Mechanism
 from ..types import DispatchPath, MechanismSummary
 from .calls import (
     CannotCall,

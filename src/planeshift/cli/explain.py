@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..rules.forms import PackError
-from ..rules.packs import builtin_pack_names, builtin_pack_path, load_pack
+from ..packs.load import builtin_pack_names, builtin_pack_path, load_pack
+from ..packs.model import PackError
 from .options import describe, fail
 
 
@@ -20,6 +20,8 @@ def packs_command(ctx: click.Context, show: str | None) -> None:
             fail(ctx, "packs", f"no built-in pack {show!r} (have: {', '.join(names)})")
         click.echo(str(builtin_pack_path(show)))
         return
+    from ..analyzer import shapes  # noqa: F401  (gives the pack reader its registration kinds)
+
     for name in names:
         try:
             pack = load_pack(builtin_pack_path(name))
@@ -46,7 +48,7 @@ def explain_command(ctx: click.Context, code: str | None) -> None:
     `planeshift lint` (the PS9xx rules are about lint's own suppression comments); the axes
     under "mechanisms[].policy_axes"; codemods run in `planeshift migrate`.
     """
-    from ..rules.axes_doc import DOCS, render_all, render_axis
+    from ..analyzer.policy.axes_doc import DOCS, render_all, render_axis
     from ..rules.catalog import documented_rules
     from ..rules.docs import (
         codemod_by_name,

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import Config
-from ..rules.forms import DEFAULT_KERNEL_MODULE, Mechanism, Pack
+from ..packs.model import DEFAULT_KERNEL_MODULE, Mechanism, Pack
 from ..types import Registration, ScanResult
 from .names import module_of
 from .sites import site_of

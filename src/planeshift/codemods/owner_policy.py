@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..rules.profiles import KERNEL_PROFILES, pinned
+from ..analyzer.policy.profiles import KERNEL_PROFILES, pinned
 from ..types import DispatchPath, PolicyAxis
 from .owner_idiom import Refused
 from .owner_read import FanOut

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..rules.forms import Pack
+from ..packs.model import Pack
 from ..types import Registration
 from .facts import MigrateFacts
 from .model import NotMigrated

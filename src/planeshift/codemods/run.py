@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..config import Config
-from ..rules.forms import DEFAULT_KERNEL_MODULE
+from ..packs.model import DEFAULT_KERNEL_MODULE
 from ..types import InputError
 from .base import Codemod, Plan, all_codemods
 from .facts import MigrateFacts, MigrateOptions

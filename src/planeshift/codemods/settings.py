@@ -47,7 +47,7 @@ def replace(text: str, token: Token, new: str) -> str:
 def _yaml_token(text: str, line: int) -> Token:
     import yaml
 
-    from ..rules.packs import compose_yaml
+    from ..packs.load import compose_yaml
 
     try:
         root = compose_yaml(text)

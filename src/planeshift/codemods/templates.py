@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..rules.migrate_reader import PLACEHOLDER
+from ..packs.migrate_reader import PLACEHOLDER
 from .names import ModuleNames
 from .owner_names import dotted
 

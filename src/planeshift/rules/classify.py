@@ -12,7 +12,7 @@ from typing import Any
 
 from ..analyzer.link.candidate import Candidate
 from ..types import Registration, ordered_flags
-from .forms import ClassifyRule, Mechanism
+from ..packs.model import ClassifyRule, Mechanism
 
 CONFIDENCE = ("low", "medium", "high")
 

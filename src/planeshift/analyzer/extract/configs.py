@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import yaml
 
-from ...rules.packs import compose_yaml
+from ...packs.load import compose_yaml
 from .facts import ConfigHook, FileFacts
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ...rules.forms import Mechanism, RegistrationForm
+from ...packs.model import Mechanism, RegistrationForm
 from .activations import activations_of
 from .candidate import Call, Candidate
 from .index import ProjectIndex

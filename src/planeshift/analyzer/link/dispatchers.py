@@ -5,8 +5,8 @@ against the pack's declaration."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from ...rules.forms import Mechanism
-from ...rules.policy import resolve
+from ...packs.model import Mechanism
+from ..policy.policy import resolve
 from .evaluate.engine import Evaluator
 from .incremental import FullLink, example
 from .index import DepKey, ProjectIndex

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...rules.forms import ArgSpec, RegistrationForm
+from ...packs.model import ArgSpec, RegistrationForm
 from ..extract.facts import Function, Param
 from .match.candidates import NOT_GIVEN, Match
 from .match.matcher import Matcher

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ...project import MechanismFacts
-from ...rules.forms import Mechanism, Pack, RegistrationForm
-from ...rules.policy import policy_fields
+from ...packs.model import Mechanism, Pack, RegistrationForm
+from ..policy.policy import policy_fields
 from ...types import Emission
 from ..extract.facts import FileFacts
 from ..extract.sites import Vocabulary

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...rules.forms import Pack
+from ...packs.model import Pack
 from ..extract.facts import FileFacts
 from ..extract.pool import Extracted, Extraction
 from ..extract.sites import Vocabulary

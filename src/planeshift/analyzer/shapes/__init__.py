@@ -2,6 +2,9 @@
 a decorator, a constructor keyword, a hooks mapping, a callback list, a setter slot).
 
 Modules are found with ``pkgutil``; each registers its :class:`~.base.Shape` with ``@register``.
+Importing this package hands the shapes to the pack reader (``provide_form_kinds``): which keys a
+registration form of each kind takes is the shape's to say, and the pack model sits below the
+analyzer, so it is given them rather than importing them.
 """
 
 from __future__ import annotations
@@ -10,11 +13,12 @@ import importlib
 import pkgutil
 from typing import TYPE_CHECKING
 
+from ...packs.reader import provide_form_kinds
 from ..extract.sites import Vocabulary
 from .base import REGISTRY, WORD_CLASSES, CalleeShape, Example, Shape, register
 
 if TYPE_CHECKING:
-    from ...rules.forms import Pack
+    from ...packs.model import Pack
 
 __all__ = ["CalleeShape", "Example", "Shape", "all_shapes", "kinds", "register", "shape_of",
            "vocabulary"]
@@ -33,6 +37,9 @@ def shape_of(kind: str) -> Shape:
     if not REGISTRY:
         all_shapes()
     return REGISTRY[kind]
+
+
+provide_form_kinds(all_shapes)
 
 
 def kinds() -> tuple[str, ...]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ...rules.forms import Mechanism, RegistrationForm
+from ...packs.model import Mechanism, RegistrationForm
 from ...types import Handler
 from ..extract.facts import Arg, FileFacts, Ref, Site
 from ..extract.refs import render
@@ -18,7 +18,7 @@ from ..link.match.identity import short
 from .base import Example, Shape, owner_flags, register
 
 if TYPE_CHECKING:
-    from ...rules.pack_reader import PackReader
+    from ...packs.values import ValueReader
     from ..link.match.candidates import Match
     from ..link.match.matcher import Matcher
 
@@ -67,7 +67,7 @@ class AppendShape(Shape):
             """),
     ]
 
-    def read(self, reader: PackReader, data: dict[str, Any], key: str,
+    def read(self, reader: ValueReader, data: dict[str, Any], key: str,
              dispatchers: tuple[str, ...]) -> dict[str, Any]:
         raw = data.get("item")
         if raw is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ...rules.forms import RegistrationForm
+from ...packs.model import RegistrationForm
 from ..extract.facts import FileFacts, Site
 from ..extract.refs import render
 from .base import Example, Shape, owner_flags, register

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...rules.forms import ArgSpec, Mechanism, RegistrationForm
+from ...packs.model import ArgSpec, Mechanism, RegistrationForm
 
 if TYPE_CHECKING:
-    from ...rules.pack_reader import PackReader
+    from ...packs.values import ValueReader
     from ..extract.facts import FileFacts, Site
     from ..link.match.candidates import Match
     from ..link.match.matcher import Matcher
@@ -45,7 +45,7 @@ class Shape:
     MATCHES: ClassVar[list[Example]] = []
     LOOKALIKES: ClassVar[list[Example]] = []
 
-    def read(self, reader: PackReader, data: dict[str, Any], key: str,
+    def read(self, reader: ValueReader, data: dict[str, Any], key: str,
              dispatchers: tuple[str, ...]) -> dict[str, Any]:
         """The kind's own fields of its :class:`RegistrationForm`, validated."""
         return {}

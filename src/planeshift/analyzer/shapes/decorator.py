@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ...rules.forms import Mechanism, RegistrationForm
+from ...packs.model import Mechanism, RegistrationForm
 from ..extract.facts import FileFacts, Site
 from .base import CalleeShape, Example, register
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ...rules.forms import ArgSpec, Mechanism, RegistrationForm
+from ...packs.model import ArgSpec, Mechanism, RegistrationForm
 from ..extract.facts import FileFacts, Site
 from .base import CalleeShape, Example, register
 
 if TYPE_CHECKING:
-    from ...rules.pack_reader import PackReader
+    from ...packs.values import ValueReader
     from ..link.match.candidates import Match
     from ..link.match.matcher import Matcher
 
@@ -42,7 +42,7 @@ class KeywordShape(CalleeShape):
             """),
     ]
 
-    def read(self, reader: PackReader, data: dict[str, Any], key: str,
+    def read(self, reader: ValueReader, data: dict[str, Any], key: str,
              dispatchers: tuple[str, ...]) -> dict[str, Any]:
         return {"callables": default_callables(reader, data, key, dispatchers, self.kind)}
 
@@ -58,7 +58,7 @@ class KeywordShape(CalleeShape):
                                      ArgSpec(keyword=form.name), at_argument=True)
 
 
-def default_callables(reader: PackReader, data: dict[str, Any], key: str,
+def default_callables(reader: ValueReader, data: dict[str, Any], key: str,
                       dispatchers: tuple[str, ...], kind: str) -> tuple[str, ...]:
     """The callables a keyword or mapping goes to: those named, and the dispatcher (which is
     also reached through its public aliases)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ...rules.forms import ArgSpec, Mechanism, RegistrationForm
+from ...packs.model import ArgSpec, Mechanism, RegistrationForm
 from ...types import Handler
 from ..extract.facts import Arg, FileFacts, Site
 from ..extract.refs import render
@@ -14,7 +14,7 @@ from .base import CalleeShape, Example, register
 from .keyword import default_callables
 
 if TYPE_CHECKING:
-    from ...rules.pack_reader import PackReader
+    from ...packs.values import ValueReader
     from ..link.match.candidates import Match
     from ..link.match.matcher import Matcher
 
@@ -34,7 +34,7 @@ class MappingShape(CalleeShape):
             """, ((6, "hooks", "BEFORE", "check"),)),
     ]
 
-    def read(self, reader: PackReader, data: dict[str, Any], key: str,
+    def read(self, reader: ValueReader, data: dict[str, Any], key: str,
              dispatchers: tuple[str, ...]) -> dict[str, Any]:
         return {"callables": default_callables(reader, data, key, dispatchers, self.kind)}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ...rules.forms import ArgSpec, Mechanism, RegistrationForm
+from ...packs.model import ArgSpec, Mechanism, RegistrationForm
 from ...types import Handler
 from ..extract.facts import FileFacts, Ref, Site
 from ..extract.refs import render
@@ -14,7 +14,7 @@ from ..link.match.candidates import NOT_GIVEN
 from .base import Example, Shape, register
 
 if TYPE_CHECKING:
-    from ...rules.pack_reader import PackReader
+    from ...packs.values import ValueReader
     from ..link.evaluate.values import Values
     from ..link.match.candidates import Match
     from ..link.match.matcher import Matcher
@@ -51,7 +51,7 @@ class MethodShape(Shape):
             """),
     ]
 
-    def read(self, reader: PackReader, data: dict[str, Any], key: str,
+    def read(self, reader: ValueReader, data: dict[str, Any], key: str,
              dispatchers: tuple[str, ...]) -> dict[str, Any]:
         return {} if data.get("handler") is not None else {"handler": ArgSpec(index=0)}
 

@@ -8,7 +8,7 @@ import marshal
 from dataclasses import fields
 from typing import Any
 
-from ...rules.forms import ArgSpec, RegistrationForm
+from ...packs.model import ArgSpec, RegistrationForm
 from ...types import (
     Activation,
     AxisEvidence,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...atomic import write_atomic
-from ...rules.forms import Pack, RegistrationForm
+from ...packs.model import Pack, RegistrationForm
 from ..extract.sites import Vocabulary
 from ..extract.summary import FileSummary
 from ..link.candidate import Call, Candidate

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...config import Config
-from ...rules.forms import Pack
+from ...packs.model import Pack
 from ...types import FileError, ScanResult
 from ..discover import SourceFile
 from ..extract.facts import FileFacts

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..policy import stale
+from ...analyzer.policy.policy import stale
 from .base import Hazard, Invalid, Rule, register
 
 if TYPE_CHECKING:

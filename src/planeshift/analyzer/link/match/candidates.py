@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ....rules.forms import ArgSpec, Mechanism, RegistrationForm
+from ....packs.model import ArgSpec, Mechanism, RegistrationForm
 from ....types import Handler
 from ...extract.facts import Arg, FileFacts, Ref, Site, Span
 from ...extract.refs import render

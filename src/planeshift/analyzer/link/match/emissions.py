@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ....rules.forms import EmissionForm, Mechanism
+from ....packs.model import EmissionForm, Mechanism
 from ...extract.facts import FileFacts, Site
 from ..evaluate.engine import Evaluator
 from .forms import FormIndex

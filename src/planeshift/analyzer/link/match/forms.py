@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ....rules.forms import EmissionForm, Mechanism, Pack, RegistrationForm
+from ....packs.model import EmissionForm, Mechanism, Pack, RegistrationForm
 from ...shapes import shape_of
 
 Entry = tuple[Mechanism, RegistrationForm]

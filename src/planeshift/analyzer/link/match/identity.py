@@ -3,7 +3,7 @@ receiver's inferred values are (a subclass of) a mechanism's dispatcher."""
 
 from __future__ import annotations
 
-from ....rules.forms import Mechanism
+from ....packs.model import Mechanism
 from ..evaluate.engine import Evaluator
 from ..evaluate.values import Values, untyped
 from ..memo import Memo

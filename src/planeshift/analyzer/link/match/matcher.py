@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ....rules.forms import Mechanism, Pack, RegistrationForm
+from ....packs.model import Mechanism, Pack, RegistrationForm
 from ....types import Handler
 from ...extract.facts import ConfigHook, FileFacts, Ref, Site
 from ...shapes import all_shapes, shape_of

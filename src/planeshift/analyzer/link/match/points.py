@@ -7,7 +7,7 @@ or a literal string key; anything decided at run time is reported with the reaso
 
 from __future__ import annotations
 
-from ....rules.forms import ArgSpec, Mechanism
+from ....packs.model import ArgSpec, Mechanism
 from ...extract.facts import Arg, Site
 from ..evaluate.engine import Evaluator
 from ..evaluate.values import Values

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 from ..atomic import write_atomic
 from ..codeversion import code_version
-from .forms import Pack, PackError
-from .pack_reader import PackReader
+from .model import Pack, PackError
+from .reader import PackReader
 
 
 @functools.cache
@@ -50,7 +50,7 @@ def _loaders() -> tuple[type, type]:
 # -- loading ------------------------------------------------------------------------------------
 
 
-_BUILTIN = Path(__file__).resolve().parent / "packs"  # (importlib.resources imports tempfile)
+_BUILTIN = Path(__file__).resolve().parent / "builtin"  # (importlib.resources imports tempfile)
 
 
 def builtin_pack_path(name: str) -> Path:

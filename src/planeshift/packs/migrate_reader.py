@@ -10,9 +10,9 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .forms import (
+from .model import (
     DEFAULT_IMPORTS,
     DEFAULT_TEMPLATES,
     MIGRATE_PLANES,
@@ -20,9 +20,7 @@ from .forms import (
     MechanismMigrate,
     PackMigrate,
 )
-
-if TYPE_CHECKING:
-    from .pack_reader import PackReader
+from .values import ValueReader
 
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -30,7 +28,7 @@ KERNEL_MODULE = re.compile(r"^(\{kernel\}|[A-Za-z_]\w*)(\.[A-Za-z_]\w*)*$")
 _BUILTINS = frozenset(dir(builtins))
 
 
-def read_pack_migrate(reader: PackReader, data: Any, key: str = "migrate") -> PackMigrate:
+def read_pack_migrate(reader: ValueReader, data: Any, key: str = "migrate") -> PackMigrate:
     if data is None:
         return PackMigrate()
     data = reader.mapping(data, key, ("kernel_module", "imports", "templates"))
@@ -48,7 +46,7 @@ def read_pack_migrate(reader: PackReader, data: Any, key: str = "migrate") -> Pa
     return PackMigrate(kernel_module=kernel, templates=tuple(templates.items()), imports=imports)
 
 
-def read_mechanism_migrate(reader: PackReader, data: Any, key: str,
+def read_mechanism_migrate(reader: ValueReader, data: Any, key: str,
                            pack: PackMigrate) -> MechanismMigrate:
     allowed = ("policy", "stop", "deny", "templates", "convert_discard")
     data = reader.mapping(data if data is not None else {}, key, allowed)
@@ -78,7 +76,7 @@ def imported_names(imports: tuple[tuple[str, tuple[str, ...]], ...]) -> frozense
     return frozenset(name for _, names in imports for name in names)
 
 
-def check_template(reader: PackReader, text: Any, key: str, names: frozenset[str],
+def check_template(reader: ValueReader, text: Any, key: str, names: frozenset[str],
                    allowed: tuple[str, ...]) -> str:
     """The template, once it is known to parse and to name only what it may."""
     text = reader.string(text, key)
@@ -100,7 +98,7 @@ def check_template(reader: PackReader, text: Any, key: str, names: frozenset[str
     return text
 
 
-def _imports(reader: PackReader, data: Any, key: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _imports(reader: ValueReader, data: Any, key: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if data is None:
         return DEFAULT_IMPORTS
     if not isinstance(data, dict) or not data:
@@ -118,7 +116,7 @@ def _imports(reader: PackReader, data: Any, key: str) -> tuple[tuple[str, tuple[
     return tuple(out)
 
 
-def _qualified(reader: PackReader, value: Any, key: str) -> str | None:
+def _qualified(reader: ValueReader, value: Any, key: str) -> str | None:
     if value is None:
         return None
     text = reader.string(value, key)

@@ -11,12 +11,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-from ..types import PolicyAxis, ProfileDifference, ProfileMatch
+from ...packs.model import KERNEL_PROFILES, PROFILE_NAMES
+from ...types import PolicyAxis, ProfileDifference, ProfileMatch
 
-KERNEL_PROFILES = (
-    "scheduler", "terminal_callback", "session_observer", "broadcaster",
-    "message_manager_sync", "message_manager_async",
-)
+__all__ = ["KERNEL_PROFILES", "PROFILE_NAMES", "compare", "flatten", "match", "pinned"]
+
 # ADR-0120 D2: "Service HookRegistry/HookedEvent is an interceptor profile rather than Signal
 # fan-out: one handler per hook/chunk key, a per-HookEvent deadline, captured Event status/error
 # according to exit, and emitter cancellation propagation."
@@ -26,7 +25,6 @@ SERVICE_HOOK_REGISTRY = {
     "failure": "isolate",  # "captured Event status/error": the failure does not propagate ...
     "error_surface": "return_report",  # ... it is returned to the owner as the event's status
 }
-PROFILE_NAMES = (*KERNEL_PROFILES, "service_hook_registry")
 # axes whose "not_applicable" in the code means there is nothing to compare (no filter exists)
 _NOTHING_TO_COMPARE = frozenset({"predicate_failure"})
 
@@ -36,14 +34,14 @@ def pinned(name: str) -> Mapping[str, str]:
     """The axis -> value map a named profile pins."""
     if name == "service_hook_registry":
         return SERVICE_HOOK_REGISTRY
-    from ..kernels import DispatchPolicy  # imported when a profile is first needed
+    from ...kernels import DispatchPolicy  # imported when a profile is first needed
 
     return flatten(getattr(DispatchPolicy, name)())
 
 
 def flatten(policy) -> dict[str, str]:
     """A one-phase DispatchPolicy as the axes planeshift reads (the invocation stage's)."""
-    from ..kernels._vocab import UnsetType
+    from ...kernels._vocab import UnsetType
 
     phase = policy.phases[0]
     stage = phase.invocation

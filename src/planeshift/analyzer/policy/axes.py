@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..types import AxisEvidence
+from ...types import AxisEvidence
 from .dispatch_paths import Hit, Path, catches_cancel, catches_ordinary
 
 AXES = (

@@ -1,16 +1,23 @@
 """The validating reader: the YAML tree of a rule pack -> frozen pack objects, or a PackError
-naming the file and the key."""
+naming the file and the key.
+
+A registration form's kind (``method``, ``keyword``, ``append``, ...) and the options it takes
+belong to the analyzer's registration shapes; the reader knows them only as :class:`FormKind`
+values the analyzer provides (``planeshift.analyzer.shapes`` calls :func:`provide_form_kinds`
+when it is imported), so the pack model never imports the analyzer.
+"""
 
 from __future__ import annotations
 
 import ast
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Protocol
 
-from ..analyzer.shapes import all_shapes, shape_of
-from ..analyzer.shapes import kinds as shape_kinds
 from ..types import PLANES
-from .forms import (
+from .migrate_reader import read_mechanism_migrate, read_pack_migrate
+from .model import (
     POLICY_AXES,
+    PROFILE_NAMES,
     WHEN_KEYS,
     ArgSpec,
     CharacterizeHints,
@@ -23,45 +30,50 @@ from .forms import (
     RegistrationForm,
     TerminalFacts,
 )
-from .profiles import PROFILE_NAMES
-from .migrate_reader import read_mechanism_migrate, read_pack_migrate
+from .values import ValueReader
 
 # every option any registration form takes (each shape says which of them it accepts)
 FORM_OPTIONS = ("callable", "point", "handler", "receiver", "fixed_point", "many", "owner", "item",
                 "keyed")
 
 
-class PackReader:
+class FormKind(Protocol):
+    """What the reader needs of a registration form kind: its pack key, the options it takes,
+    whether it is reached through a dispatcher, and how it reads its own fields."""
+
+    kind: ClassVar[str]
+    options: ClassVar[tuple[str, ...]]
+    needs_dispatcher: ClassVar[bool]
+
+    def read(self, reader: ValueReader, data: dict[str, Any], key: str,
+             dispatchers: tuple[str, ...]) -> dict[str, Any]: ...
+
+
+_providers: list[Callable[[], Sequence[FormKind]]] = []
+
+
+def provide_form_kinds(provider: Callable[[], Sequence[FormKind]]) -> None:
+    """Give the reader the registration form kinds (called by ``planeshift.analyzer.shapes``;
+    *provider* is called when a pack is first read, so the shapes may load lazily)."""
+    if provider not in _providers:
+        _providers.append(provider)
+
+
+def form_kinds() -> dict[str, FormKind]:
+    kinds = {k.kind: k for provider in _providers for k in provider()}
+    if not kinds:
+        raise RuntimeError("no registration form kinds: import planeshift.analyzer.shapes "
+                           "before reading a pack")
+    return kinds
+
+
+class PackReader(ValueReader):
     """Validating conversion from the YAML tree to frozen pack objects."""
 
     def __init__(self, label: str) -> None:
-        self.label = label
+        super().__init__(label)
+        self.kinds = form_kinds()
         self.migrate = read_pack_migrate(self, None)
-
-    def fail(self, key: str, message: str) -> PackError:
-        return PackError(self.label, key, message)
-
-    def mapping(self, value: Any, key: str, allowed: tuple[str, ...]) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.fail(key, f"expected a mapping, got {type(value).__name__}")
-        unknown = sorted(set(map(str, value)) - set(allowed))
-        if unknown:
-            raise self.fail(f"{key}.{unknown[0]}", f"unknown key (allowed: {', '.join(allowed)})")
-        return value
-
-    def string(self, value: Any, key: str) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, "expected a non-empty string")
-        return value.strip()
-
-    def strings(self, value: Any, key: str) -> tuple[str, ...]:
-        if value is None:
-            return ()
-        if isinstance(value, str):
-            return (self.string(value, key),)
-        if not isinstance(value, list):
-            raise self.fail(key, "expected a string or a list of strings")
-        return tuple(self.string(v, f"{key}[{i}]") for i, v in enumerate(value))
 
     def pack(self, data: Any) -> Pack:
         data = self.mapping(data, "<top>", ("pack", "package", "description", "mechanisms",
@@ -110,7 +122,7 @@ class PackReader:
             raise self.fail(f"{key}.register", "expected a list of registration forms")
         if not registrations and not data.get("emit") and not data.get("config"):
             raise self.fail(f"{key}.register", "a mechanism needs registration, emission or config forms")
-        needing = [s.kind for s in all_shapes() if s.needs_dispatcher]
+        needing = [k.kind for k in self.kinds.values() if k.needs_dispatcher]
         if not dispatchers and any(
             isinstance(r, dict) and any(kind in r for kind in needing) for r in registrations
         ):
@@ -228,12 +240,12 @@ class PackReader:
         )
 
     def registration(self, data: Any, key: str, dispatchers: tuple[str, ...]) -> RegistrationForm:
-        kinds = shape_kinds()
+        kinds = tuple(self.kinds)
         data = self.mapping(data, key, (*kinds, *FORM_OPTIONS))
         given = [k for k in kinds if k in data]
         if len(given) != 1:
             raise self.fail(key, f"give exactly one of: {', '.join(kinds)}")
-        shape = shape_of(given[0])
+        shape = self.kinds[given[0]]
         for option in data:
             if option != shape.kind and option not in shape.options:
                 raise self.fail(f"{key}.{option}", f"a {shape.kind} form takes no {option!r} "

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..analyzer.link.index import ProjectIndex
-from ..types import AxisEvidence, DispatchPath, MechanismPolicy, PolicyAxis
+from ..link.index import ProjectIndex
+from ...types import AxisEvidence, DispatchPath, MechanismPolicy, PolicyAxis
 from .axes import AXES, UNKNOWN, PathReader, Reading
 from .dispatch_paths import Mro, Path, mechanism_paths
-from .forms import Mechanism
+from ...packs.model import Mechanism
 from .profiles import match
 
 NOT_IN_VIEW = "no handler call of this mechanism is in the scanned tree"
@@ -27,7 +27,7 @@ def resolve(mech: Mechanism, classes: Iterable[str], index: ProjectIndex,
             mechanisms: Iterable[Mechanism], mro: Mro | None = None
             ) -> tuple[dict[str, str], list[Any]]:
     """(the effective axis -> value map, the resolved policy as a cache row for the summary)."""
-    from ..analyzer.store.codec import (
+    from ..store.codec import (
         encode,  # the row survives the link snapshot as is
     )
 
@@ -38,7 +38,7 @@ def resolve(mech: Mechanism, classes: Iterable[str], index: ProjectIndex,
 
 def policy_fields(row: list[Any]) -> dict[str, Any]:
     """The MechanismSummary fields of a row :func:`resolve` returned."""
-    from ..analyzer.store.codec import decode
+    from ..store.codec import decode
 
     resolved: MechanismPolicy = decode(MechanismPolicy, row)
     return {"policy_evidence": resolved.evidence, "policy_axes": resolved.axes,

@@ -1,6 +1,6 @@
 """The rule-pack model: mechanisms and the forms that register on, emit from and classify them.
 
-Plain frozen data, built by ``pack_reader`` from a pack's YAML and read by the analyzer (which
+Plain frozen data, built by ``reader`` from a pack's YAML and read by the analyzer (which
 matches code against the forms) and the classifier; nothing here imports yaml.
 """
 
@@ -31,6 +31,15 @@ POLICY_AXES: dict[str, tuple[str, ...]] = {
     "deadline_disposition": ("none", "raise", "return_report", "log_and_stop", "silent_stop"),
 }
 
+
+# the ADR-0120 D2 named profiles a mechanism's `profile:` may name: the reference kernels' named
+# constructors, and the service HookRegistry's interceptor profile (analyzer/policy/profiles.py
+# says which axis values each pins)
+KERNEL_PROFILES = (
+    "scheduler", "terminal_callback", "session_observer", "broadcaster",
+    "message_manager_sync", "message_manager_async",
+)
+PROFILE_NAMES = (*KERNEL_PROFILES, "service_hook_registry")
 
 WHEN_KEYS = (
     "point", "api", "via", "handler", "scope", "handler_async", "handler_returns_awaitable",
