@@ -17,11 +17,11 @@ from .analyzer.store.store import Store, cache_escapes, cache_folder
 from .config import Config, ConfigError
 from .heap import heap_frozen
 from .owners import Owners
+from .packs.load import builtin_pack_names, builtin_pack_path, load_pack
+from .packs.model import Pack, PackError
 from .project import ProjectFacts, mechanism_summaries
 from .rules.checks import run_checks
 from .rules.classify import classify
-from .packs.model import Pack, PackError
-from .packs.load import builtin_pack_names, builtin_pack_path, load_pack
 from .types import ContextUse, FileError, Registration, ScanResult
 
 if TYPE_CHECKING:

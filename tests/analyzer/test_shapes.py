@@ -61,8 +61,8 @@ def test_every_word_class_is_a_vocabulary_field() -> None:
 
 
 def test_a_form_option_its_shape_does_not_take_is_an_error(tmp_path: Path) -> None:
-    from planeshift.packs.model import PackError
     from planeshift.packs.load import parse_pack
+    from planeshift.packs.model import PackError
 
     text = textwrap.dedent("""\
         pack: p

@@ -12,9 +12,9 @@ import pytest
 from analyzer.helpers import write_tree
 
 from planeshift import api
+from planeshift.analyzer.policy.axes import AXES
 from planeshift.characterize.model import Characterization, PathPlan
 from planeshift.config import Config
-from planeshift.analyzer.policy.axes import AXES
 
 from .helpers import characterize_buses, copy_buses
 

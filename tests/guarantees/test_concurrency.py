@@ -19,8 +19,8 @@ from planeshift.analyzer.store.codec import DIGEST
 from planeshift.api import scan
 from planeshift.codeversion import tree_digest
 from planeshift.config import Config
-from planeshift.reports.json_report import render_json
 from planeshift.packs import load as packs
+from planeshift.reports.json_report import render_json
 
 from .helpers import APP, PACK_FLAGS, SRC, process, project
 

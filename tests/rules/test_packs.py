@@ -10,8 +10,8 @@ import pytest
 
 from planeshift.api import load_packs
 from planeshift.config import Config
-from planeshift.packs.model import ArgSpec, PackError
 from planeshift.packs.load import builtin_pack_names, builtin_pack_path, load_pack
+from planeshift.packs.model import ArgSpec, PackError
 
 DEMO_PACK = Path(__file__).resolve().parent.parent / "fixtures" / "packs" / "demo.yaml"
 

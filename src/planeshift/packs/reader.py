@@ -26,7 +26,6 @@ from .model import (
     EmissionForm,
     Mechanism,
     Pack,
-    PackError,
     RegistrationForm,
     TerminalFacts,
 )

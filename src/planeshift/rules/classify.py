@@ -11,8 +11,8 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from ..analyzer.link.candidate import Candidate
-from ..types import Registration, ordered_flags
 from ..packs.model import ClassifyRule, Mechanism
+from ..types import Registration, ordered_flags
 
 CONFIDENCE = ("low", "medium", "high")
 

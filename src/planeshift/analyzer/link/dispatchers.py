@@ -5,12 +5,14 @@ against the pack's declaration."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+
 from ...packs.model import Mechanism
 from ..policy.policy import resolve
 from .evaluate.engine import Evaluator
 from .incremental import FullLink, example
 from .index import DepKey, ProjectIndex
 from .match.matcher import Matcher
+
 
 @dataclass
 class Dispatchers:

@@ -16,14 +16,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ...project import MechanismFacts
 from ...packs.model import Mechanism, Pack, RegistrationForm
-from ..policy.policy import policy_fields
+from ...project import MechanismFacts
 from ...types import Emission
 from ..extract.facts import FileFacts
 from ..extract.sites import Vocabulary
 from ..extract.summary import FileSummary, list_aliases, summarize
-from .activations import Activations, calls_any, closure, helper_word, is_helper, spells_a_call
+from ..policy.policy import policy_fields
+from .activations import (
+    Activations,
+    calls_any,
+    closure,
+    helper_word,
+    is_helper,
+    spells_a_call,
+)
 from .assemble import candidates_of, dormant_points, forwarder_apis, with_activations
 from .candidate import Call, Candidate
 from .dispatchers import DispatcherFinder, Dispatchers

@@ -16,9 +16,9 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ...packs.model import Mechanism
 from ..extract.facts import Function, Seen
 from ..link.index import ProjectIndex
-from ...packs.model import Mechanism
 
 MAX_DEPTH = 6
 HANDLER_KINDS = frozenset({"call", "offload"})

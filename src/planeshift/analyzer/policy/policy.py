@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..link.index import ProjectIndex
+from ...packs.model import Mechanism
 from ...types import AxisEvidence, DispatchPath, MechanismPolicy, PolicyAxis
+from ..link.index import ProjectIndex
 from .axes import AXES, UNKNOWN, PathReader, Reading
 from .dispatch_paths import Mro, Path, mechanism_paths
-from ...packs.model import Mechanism
 from .profiles import match
 
 NOT_IN_VIEW = "no handler call of this mechanism is in the scanned tree"
