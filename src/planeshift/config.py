@@ -6,6 +6,7 @@ Unknown keys and wrong types fail early with :class:`ConfigError` naming the fil
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -175,16 +176,29 @@ def _inside(base: Path, value: str, label: str, key: str) -> Path:
     return path
 
 
+_rule_codes: list[Callable[[], tuple[str, ...]]] = []
+
+
+def provide_rule_codes(codes: Callable[[], tuple[str, ...]]) -> None:
+    """Give the reader of ``severity`` the codes of the rules planeshift reports (the rules sit
+    above the configuration: ``planeshift.rules`` gives them when it is imported; *codes* is
+    called only when a ``severity`` table is read, since it imports every rule)."""
+    _rule_codes[:] = [codes]
+
+
+def known_rule_codes() -> tuple[str, ...]:
+    if not _rule_codes:
+        raise RuntimeError("no rule codes to check tool.planeshift.severity against: import "
+                           "planeshift.rules before loading a configuration that sets it")
+    return _rule_codes[0]()
+
+
 def _severity(table: Any, label: str) -> tuple[tuple[str, str], ...]:
     """``{PS103 = "info", PS107 = "off"}``: each code must name a rule planeshift reports."""
     key = "tool.planeshift.severity"
     if not isinstance(table, dict):
         raise ConfigError(label, key, 'expected a table of rule code = "error|warning|info|off"')
-    from .rules.catalog import (
-        rule_codes,  # only when the key is used: it imports every rule
-    )
-
-    known = rule_codes()
+    known = known_rule_codes()
     out = []
     for code, level in table.items():
         if code not in known:

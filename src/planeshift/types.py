@@ -349,3 +349,18 @@ class ScanResult:
     def library_activations(self) -> int:
         """The tree's calls activating a library's registration (``summary.library_activations``)."""
         return sum(len(r.activations) for r in self.library)
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    """One ``# planeshift: ignore[CODES] reason`` comment (read by ``lint.comments``, judged by
+    the suppression rules, ``rules/suppressions/``)."""
+
+    file: str
+    line: int  # where the comment is (1-based)
+    col: int  # 0-based
+    codes: tuple[str, ...]
+    reason: str
+    covers: tuple[int, ...]  # the lines whose findings it suppresses
+    problem: str = ""  # why it suppresses nothing; "" when it is well formed
+    used: tuple[str, ...] = ()  # the codes that matched a finding (filled in by the lint run)

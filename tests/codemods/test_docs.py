@@ -6,12 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from planeshift.rules.docs import (
-    CODEMOD_HEADINGS,
-    codemod_page,
-    documented_codemods,
-    missing_headings,
-)
+from planeshift.codemods.docs import CODEMOD_HEADINGS, codemod_page, documented_codemods
+from planeshift.rules.docs import missing_headings
 
 REPO = Path(__file__).resolve().parents[2]
 CODEMODS = documented_codemods()
@@ -22,9 +18,9 @@ def test_codemod_documents_itself_has_fixtures_and_its_page_is_current(codemod) 
     assert missing_headings(codemod, CODEMOD_HEADINGS) == []
     assert codemod.EXAMPLES, "a codemod needs before/after fixtures"
     page = REPO / "docs" / "codemods" / f"{codemod.id}.md"
-    assert page.is_file(), "run: python -m planeshift.rules.docs docs/rules"
+    assert page.is_file(), "run: python -m planeshift.cli.docs docs/rules"
     assert page.read_text(encoding="utf-8") == codemod_page(codemod), \
-        "stale: python -m planeshift.rules.docs docs/rules"
+        "stale: python -m planeshift.cli.docs docs/rules"
 
 
 def test_every_codemod_page_belongs_to_a_codemod() -> None:

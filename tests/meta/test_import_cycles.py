@@ -1,13 +1,41 @@
-"""planeshift's own modules import each other without a cycle, lazy imports inside functions included."""
+"""planeshift's own modules import each other in one direction: no cycle (lazy imports inside
+functions and ``if TYPE_CHECKING:`` imports included) and no import of a module of a higher layer.
+
+The layers, bottom to top (docs/architecture.md draws them): the shared base (results, settings,
+the kernels), the pack model (``packs/``), the analyzer (dispatch-policy inference included), the
+rules (classification and checks), what reads a scan (``api``, ``lint``, ``characterize``,
+``reports``), the codemods (and the reports of a migrate run), the CLI. A module of a layer may
+import its own layer and those below it; the few places where a lower layer needs something only
+a higher one knows (the registration shapes a pack form may use, the facts the rules read of a
+file, the codes ``severity`` may name) are handed down when the higher layer is imported.
+"""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import networkx as nx
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "planeshift"
+
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (  # bottom first; the longest prefix decides
+    ("base", ("planeshift", "planeshift.types", "planeshift.config", "planeshift.atomic",
+              "planeshift.codeversion", "planeshift.heap", "planeshift.pyfloor",
+              "planeshift.repository", "planeshift.workers", "planeshift.vendor",
+              "planeshift.owners", "planeshift.kernels")),
+    ("packs", ("planeshift.packs",)),
+    ("analyzer", ("planeshift.analyzer", "planeshift.project")),
+    ("rules", ("planeshift.rules",)),
+    ("consumers", ("planeshift.api", "planeshift.lint", "planeshift.characterize",
+                   "planeshift.reports")),
+    ("codemods", ("planeshift.codemods", "planeshift.reports.migrate_json",
+                  "planeshift.reports.migrate_owners", "planeshift.reports.migrate_text")),
+    ("cli", ("planeshift.cli", "planeshift.__main__")),
+)
 
 
 def module_name(path: Path) -> str:
@@ -15,8 +43,9 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports_of(path: Path, modules: set[str]) -> set[str]:
-    """The planeshift modules *path* imports, anywhere in it (a lazy import is still a cycle)."""
+def imports_of(path: Path, modules: set[str], type_only: bool = False) -> set[str]:
+    """The planeshift modules *path* imports, anywhere in it (a lazy import is still a cycle);
+    with *type_only*, the ``if TYPE_CHECKING:`` imports too."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
@@ -24,7 +53,7 @@ def imports_of(path: Path, modules: set[str]) -> set[str]:
     typing_only = {id(n) for guard in ast.walk(tree) if _is_type_checking(guard)
                    for stmt in guard.body for n in ast.walk(stmt)}
     for node in ast.walk(tree):
-        if id(node) in typing_only:
+        if id(node) in typing_only and not type_only:
             continue  # `if TYPE_CHECKING:` imports never run
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
@@ -45,21 +74,94 @@ def _is_type_checking(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
 
-def import_graph() -> nx.DiGraph:
+def import_graph(type_only: bool = False) -> nx.DiGraph:
     paths = sorted(PACKAGE.rglob("*.py"))
     modules = {module_name(p) for p in paths}
     graph = nx.DiGraph()
     for path in paths:
         graph.add_node(module_name(path))
-        graph.add_edges_from((module_name(path), target) for target in imports_of(path, modules))
+        graph.add_edges_from((module_name(path), target)
+                             for target in imports_of(path, modules, type_only))
     return graph
+
+
+def layer_of(module: str) -> int | None:
+    """The index of *module*'s layer in LAYERS (None: no layer names it)."""
+    best: tuple[int, int] | None = None
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and (
+                    best is None or len(prefix) > best[1]):
+                best = (index, len(prefix))
+    return None if best is None else best[0]
+
+
+def upward(graph: nx.DiGraph) -> list[str]:
+    """Each import of a module of a higher layer, as `a -> b (layer -> layer)`."""
+    out = []
+    for a, b in graph.edges():
+        low, high = layer_of(a), layer_of(b)
+        if low is not None and high is not None and low < high:
+            out.append(f"{a} -> {b} ({LAYERS[low][0]} -> {LAYERS[high][0]})")
+    return sorted(out)
+
+
+def cycles(graph: nx.DiGraph) -> list[str]:
+    """Each cycle as `a -> b -> a`, starting at its first module in sorted order."""
+    out = []
+    for cycle in nx.simple_cycles(graph):
+        start = cycle.index(min(cycle))
+        cycle = cycle[start:] + cycle[:start]
+        out.append(" -> ".join([*cycle, cycle[0]]))
+    return sorted(out)
 
 
 def test_the_import_graph_sees_the_package() -> None:
     graph = import_graph()
     assert "planeshift.api" in graph and graph.out_degree("planeshift.api") > 3
+    assert graph.has_edge("planeshift.api", "planeshift.rules.checks")
+    assert not import_graph().has_edge("planeshift.rules.suppressions.base", "planeshift.types")
+    assert import_graph(type_only=True).has_edge("planeshift.rules.suppressions.base",
+                                                 "planeshift.types")
+
+
+def test_the_checks_see_an_upward_import_and_a_cycle() -> None:
+    graph = nx.DiGraph([("planeshift.packs.reader", "planeshift.analyzer.shapes"),
+                        ("planeshift.analyzer.shapes", "planeshift.packs.reader")])
+    assert upward(graph) == [
+        "planeshift.packs.reader -> planeshift.analyzer.shapes (packs -> analyzer)"]
+    assert cycles(graph) == [
+        "planeshift.analyzer.shapes -> planeshift.packs.reader -> planeshift.analyzer.shapes"]
+
+
+def test_every_module_has_a_layer() -> None:
+    assert [m for m in import_graph() if layer_of(m) is None] == []
 
 
 def test_no_import_cycles() -> None:
-    cycles = sorted(" -> ".join([*c, c[0]]) for c in nx.simple_cycles(import_graph()))
-    assert not cycles, "import cycles:\n" + "\n".join(cycles[:20])
+    found = cycles(import_graph())
+    assert not found, "import cycles:\n" + "\n".join(found[:20])
+
+
+def test_no_import_cycles_through_type_only_imports() -> None:
+    found = cycles(import_graph(type_only=True))
+    assert not found, "import cycles through TYPE_CHECKING imports:\n" + "\n".join(found[:20])
+
+
+def test_no_module_imports_a_higher_layer() -> None:
+    found = upward(import_graph(type_only=True))
+    assert not found, "imports running upwards:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(("module", "above"), [
+    ("planeshift.packs.load", ("planeshift.analyzer", "planeshift.rules", "planeshift.codemods")),
+    ("planeshift.analyzer.link.run", ("planeshift.rules", "planeshift.codemods", "planeshift.cli")),
+    ("planeshift.config", ("planeshift.packs", "planeshift.analyzer", "planeshift.rules")),
+])
+def test_a_layer_runs_without_the_layers_above_it(module: str, above: tuple[str, ...]) -> None:
+    """Imported alone in a fresh interpreter, a module loads nothing of a higher layer."""
+    code = (f"import sys, {module}\n"
+            f"print(sorted(m for m in sys.modules if m.startswith({above!r})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

@@ -10,7 +10,8 @@ from analyzer.helpers import scan_tree
 
 from planeshift.rules.catalog import documented_rules
 from planeshift.rules.checks import Invalid, Valid, all_rules
-from planeshift.rules.docs import index_page, missing_headings, rule_by_code, rule_page
+from planeshift.cli.docs import index_page
+from planeshift.rules.docs import missing_headings, rule_by_code, rule_page
 
 REPO = Path(__file__).resolve().parents[2]
 RULES = all_rules()
@@ -64,7 +65,7 @@ def test_every_rule_page_belongs_to_a_rule() -> None:
 def test_the_rules_index_is_current() -> None:
     """docs/rules/index.md lists every rule and codemod, as the generator writes it."""
     page = REPO / "docs" / "rules" / "index.md"
-    assert page.read_text(encoding="utf-8") == index_page(), "stale: python -m planeshift.rules.docs"
+    assert page.read_text(encoding="utf-8") == index_page(), "stale: python -m planeshift.cli.docs"
     assert all(f"[{r.code}]({r.code}.md)" in index_page() for r in DOCUMENTED)
 
 
@@ -72,8 +73,8 @@ def test_the_rules_index_is_current() -> None:
 def test_rule_documents_itself_and_its_page_is_current(rule) -> None:
     assert missing_headings(rule) == []
     page = REPO / "docs" / "rules" / f"{rule.code}.md"
-    assert page.is_file(), "run: python -m planeshift.rules.docs docs/rules"
-    assert page.read_text(encoding="utf-8") == rule_page(rule), "stale: python -m planeshift.rules.docs"
+    assert page.is_file(), "run: python -m planeshift.cli.docs docs/rules"
+    assert page.read_text(encoding="utf-8") == rule_page(rule), "stale: python -m planeshift.cli.docs"
     assert rule_by_code(rule.code.lower()) is rule
 
 

@@ -50,14 +50,8 @@ def explain_command(ctx: click.Context, code: str | None) -> None:
     """
     from ..analyzer.policy.axes_doc import DOCS, render_all, render_axis
     from ..rules.catalog import documented_rules
-    from ..rules.docs import (
-        codemod_by_name,
-        codemod_page,
-        documented_codemods,
-        rule_by_code,
-        rule_page,
-        summary,
-    )
+    from ..codemods.docs import codemod_by_name, codemod_page, documented_codemods
+    from ..rules.docs import rule_by_code, rule_page, summary
 
     if code is None:
         for rule in documented_rules():

@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 import click
 
 from ..atomic import write_atomic
+from .. import rules  # noqa: F401  (gives load_config the rule codes severity names)
 from ..config import Config, ConfigError, load_config
 from ..types import FileError, InputError
 

@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from libcst.codemod import CodemodContext
 
 from .facts import MigrateFacts, MigrateOptions
 
-if TYPE_CHECKING:
-    from .base import Codemod, Item
+
+class Alone(Protocol):
+    """What running alone needs of a codemod (a ``base.Codemod``, which calls this module)."""
+
+    cli_options: dict[str, Any]
+
+    @classmethod
+    def plan(cls, facts: MigrateFacts) -> Any: ...
+
+    def warn(self, warning: str) -> None: ...
 
 _FACTS: dict[tuple, MigrateFacts] = {}  # per project root and options, for this process
 
 
-def standalone_items(codemod: Codemod, context: CodemodContext
-                     ) -> tuple[MigrateFacts, list[Item]]:
+def standalone_items(codemod: Alone, context: CodemodContext
+                     ) -> tuple[MigrateFacts, list[Any]]:
     """The facts of the project holding ``context.filename`` and the codemod's items in it; what
     its plan refuses in this file becomes a warning LibCST's tool prints."""
     if not context.filename:

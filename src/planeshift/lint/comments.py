@@ -17,25 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..rules.discard_annotation import parse_annotation
+from ..types import Suppression
 
 MARKER = "planeshift:"
 _DIRECTIVE = re.compile(r"planeshift:\s*ignore\b(?P<rest>.*)")
 _CODE = re.compile(r"[A-Z]+[0-9]+")
 _YAML = (".yaml", ".yml")
-
-
-@dataclass(frozen=True, slots=True)
-class Suppression:
-    """One ``# planeshift: ignore[CODES] reason`` comment."""
-
-    file: str
-    line: int  # where the comment is (1-based)
-    col: int  # 0-based
-    codes: tuple[str, ...]
-    reason: str
-    covers: tuple[int, ...]  # the lines whose findings it suppresses
-    problem: str = ""  # why it suppresses nothing; "" when it is well formed
-    used: tuple[str, ...] = ()  # the codes that matched a finding (filled in by the lint run)
 
 
 @dataclass(frozen=True, slots=True)

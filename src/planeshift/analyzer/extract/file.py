@@ -2,6 +2,9 @@
 admits the file.
 
 This module knows nothing of other files; it is what the forked helpers (``planeshift.workers``) and the cache run.
+What the hazard rules read of a file's syntax (``rule_facts``) is theirs to say: the rules sit
+above the analyzer, so ``planeshift.rules.checks`` gives its reader here when it is imported
+(:func:`provide_rule_facts`), before any file is extracted.
 """
 
 from __future__ import annotations
@@ -12,13 +15,30 @@ import io
 import re
 import tokenize
 import warnings
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from ...heap import collector_paused
-from ...rules.checks import file_facts
 from .facts import FileFacts
 from .sites import Vocabulary
 from .symbols import collect_symbols
+
+
+RuleFacts = Callable[[ast.Module, str], tuple[tuple[str, Any], ...]]
+_rule_facts: list[RuleFacts] = []
+
+
+def provide_rule_facts(reader: RuleFacts) -> None:
+    """Give extraction the rules' per-file reader (``rules.checks.file_facts``)."""
+    _rule_facts[:] = [reader]
+
+
+def rule_facts_reader() -> RuleFacts:
+    if not _rule_facts:
+        raise RuntimeError("no rule facts reader: import planeshift.rules.checks before "
+                           "extracting a file (its facts would be cached without them)")
+    return _rule_facts[0]
 
 
 @functools.lru_cache(maxsize=8)
@@ -94,6 +114,7 @@ def _extract(data: bytes, path: str, module: str, is_package: bool, vocab: Vocab
         return FileFacts(path=path, module=module, error=f"syntax error{where}: {exc.args[0]}")
     except (RecursionError, MemoryError):
         return FileFacts(path=path, module=module, error="cannot parse: nesting too deep")
+    file_facts = rule_facts_reader()
     pattern = prefilter_for(vocab)
     wants_sites = pattern is not None and pattern.search("\n" + text) is not None
     try:

@@ -1,4 +1,7 @@
-"""Hazard checks: one rule per module, registered with ``@register`` and found automatically."""
+"""Hazard checks: one rule per module, registered with ``@register`` and found automatically.
+
+Importing this package gives extraction the rules' per-file reader (:func:`file_facts`,
+through ``provide_rule_facts``): the rules sit above the analyzer and are not imported by it."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import pkgutil
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ...analyzer.extract.file import provide_rule_facts
 from ...types import Finding, Registration, ordered_flags
 from .base import REGISTRY, Hazard, Invalid, Rule, Valid, register
 from .names import NAMES, Names, names_of
@@ -50,6 +54,9 @@ def file_facts(tree: ast.Module, text: str) -> tuple[tuple[str, Any], ...]:
         return tuple(out)
     finally:
         forget()  # the shared pass holds the tree: let it go with the file
+
+
+provide_rule_facts(file_facts)
 
 
 def run_checks(project: ProjectFacts) -> tuple[list[Finding], list[Registration]]:

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 from .base import REGISTRY, SuppressionRule, register
 
 if TYPE_CHECKING:
-    from ...lint.comments import Suppression
-    from ...types import Finding
+    from ...types import Finding, Suppression
 
 __all__ = ["REGISTRY", "SuppressionRule", "all_suppression_rules", "register",
            "run_suppression_rules"]

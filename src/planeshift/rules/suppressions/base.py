@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 from ..checks.base import Invalid
 
 if TYPE_CHECKING:
-    from ...lint.comments import Suppression
-    from ...types import Finding
+    from ...types import Finding, Suppression
 
 REGISTRY: dict[str, type[SuppressionRule]] = {}
 

@@ -9,7 +9,7 @@ from ...types import Finding
 from .base import Invalid, SuppressionRule, register
 
 if TYPE_CHECKING:
-    from ...lint.comments import Suppression
+    from ...types import Suppression
 
 
 @register
