@@ -8,7 +8,6 @@ the forked helpers and the marshal cache (``store/codec.py``) unchanged.
 from __future__ import annotations
 
 import marshal
-
 from dataclasses import dataclass, field
 from typing import Any
 

@@ -24,7 +24,6 @@ from .facts import FileFacts
 from .sites import Vocabulary
 from .symbols import collect_symbols
 
-
 RuleFacts = Callable[[ast.Module, str], tuple[tuple[str, Any], ...]]
 _rule_facts: list[RuleFacts] = []
 

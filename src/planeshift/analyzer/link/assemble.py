@@ -13,7 +13,7 @@ from .match.emissions import RawEmission
 from .match.matcher import Matcher
 
 if TYPE_CHECKING:
-    from .linker import Unit
+    from .unit import Unit
 
 
 def candidates_of(units: dict[str, Unit]) -> list[Candidate]:

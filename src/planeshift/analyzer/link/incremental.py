@@ -11,17 +11,28 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..extract.facts import FileFacts
+from ..extract.summary import FileSummary
 from .index import DepKey, entries
 
 if TYPE_CHECKING:
-    from ..store.snapshot import Snapshot
     from ..store.sources import Source
 
 MAX_CHANGED_SHARE = 0.2  # beyond this many changed files a full link is as quick
 _MISSING = object()
+
+
+class Recorded(Protocol):
+    """What the diff reads of the last link (``store.snapshot.Snapshot``): each file's fact-cache
+    entry key and facts digest, and its summary."""
+
+    @property
+    def files(self) -> dict[str, tuple[str, str]]: ...
+
+    @property
+    def summaries(self) -> dict[str, FileSummary]: ...
 
 
 class FullLink(Exception):
@@ -39,7 +50,7 @@ class Changes:
     owners: dict[str, str]  # module name -> the file defining it
 
     @classmethod
-    def since(cls, snap: Snapshot, sources: Sequence[Source], digests: list[str],
+    def since(cls, snap: Recorded, sources: Sequence[Source], digests: list[str],
               current: Callable[[str], FileFacts],
               old_facts: Callable[[str], FileFacts | None]) -> Changes:
         paths = [s.file.rel for s in sources]
@@ -54,7 +65,7 @@ class Changes:
         return cls(paths, changed, removed, touched, owners)
 
 
-def _touched(snap: Snapshot, paths: set[str], now: Callable[[str], FileFacts | None],
+def _touched(snap: Recorded, paths: set[str], now: Callable[[str], FileFacts | None],
              old_facts: Callable[[str], FileFacts | None]) -> set[DepKey]:
     """The index entries whose value the edit changed (added and removed ones included)."""
     touched: set[DepKey] = set()
@@ -70,7 +81,7 @@ def _touched(snap: Snapshot, paths: set[str], now: Callable[[str], FileFacts | N
     return touched
 
 
-def _owners(sources: Sequence[Source], snap: Snapshot, paths: set[str],
+def _owners(sources: Sequence[Source], snap: Recorded, paths: set[str],
             now: Callable[[str], FileFacts | None]) -> dict[str, str]:
     """Module name -> the file that defines it (the first, as a full link has it); an edit
     touching a module name two files share changes which file it means, so it links in full."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ...packs.model import Mechanism, Pack, RegistrationForm
 from ...project import MechanismFacts
@@ -37,36 +37,47 @@ from .dispatchers import DispatcherFinder, Dispatchers
 from .evaluate.engine import Evaluator
 from .forward import derive
 from .incremental import Changes, FullLink
-from .index import DepKey, ProjectIndex
-from .match.emissions import RawEmission
+from .index import ProjectIndex
 from .match.matcher import Matcher
+from .unit import Unit
 
-if TYPE_CHECKING:
-    from ..store.snapshot import Snapshot
+__all__ = ["Linked", "Linker", "PreviousLink", "Unit"]
 
 Reextract = Callable[[Sequence[str], Vocabulary], list[FileFacts]]
 NOTHING: tuple = ((), (), frozenset())  # the evaluation of a file with no site of the packs
 MAX_ROUNDS = 4  # façade over façade over façade is the deepest chain seen in practice
 
 
-@dataclass
-class Unit:
-    """One file's share of the link: its candidates (each with the forwarder form it derives,
-    if any), its emissions, and every index entry producing them read."""
-
-    path: str
-    entries: list[tuple[Candidate, RegistrationForm | None]]
-    used: frozenset[RegistrationForm]  # derived forwarder forms its candidates came through
-    emissions: list[RawEmission]
-    reads: frozenset[DepKey]
-    calls: list[Call] = field(default_factory=list)  # its calls of helpers (activations)
-    # the snapshot row this unit was decoded from, and the key table its reads index: a unit an
-    # incremental link reuses is written back as it was read
-    encoded: tuple | None = field(default=None, compare=False, repr=False)
+class PreviousLink(Protocol):
+    """What a relink reads of the last link (``store.snapshot.Snapshot``, which the store keeps
+    and which imports this module)."""
 
     @property
-    def forms(self) -> set[RegistrationForm]:
-        return {form for _, form in self.entries if form is not None}
+    def summaries(self) -> dict[str, FileSummary]: ...
+
+    @property
+    def units(self) -> dict[str, Unit]: ...
+
+    @property
+    def dispatchers(self) -> Dispatchers: ...
+
+    @property
+    def derived(self) -> dict[str, list[RegistrationForm]]: ...
+
+    @property
+    def words(self) -> tuple[frozenset[str], frozenset[str]]: ...
+
+    @property
+    def aliases(self) -> frozenset[str]: ...
+
+    @property
+    def helpers(self) -> frozenset[str]: ...
+
+    @property
+    def unique_methods(self) -> dict[str, str]: ...
+
+    @property
+    def files(self) -> dict[str, tuple[str, str]]: ...
 
 
 @dataclass
@@ -137,7 +148,7 @@ class Linker:
                     found.setdefault(call.helper, []).append(call)
         return found
 
-    def relink(self, snap: Snapshot, changes: Changes,
+    def relink(self, snap: PreviousLink, changes: Changes,
                current: Callable[[str], FileFacts]) -> Linked:
         """The current tree over *snap*: reuse every unit the edit cannot reach, evaluate the
         rest; raises :class:`FullLink` when only a full link can be trusted."""
@@ -162,7 +173,7 @@ class Linker:
         self._new_helpers(units, snap, summaries, current)
         return self.assemble(units, found, summaries)
 
-    def _new_helpers(self, units: dict[str, Unit], snap: Snapshot,
+    def _new_helpers(self, units: dict[str, Unit], snap: PreviousLink,
                      summaries: list[FileSummary], current: Callable[[str], FileFacts]) -> None:
         """Search the calls of helpers the edit made: the files calling them are read for those
         calls and evaluated again (their units with them)."""
@@ -183,7 +194,7 @@ class Linker:
                 if summary.calls & words and summary.error is None and summary.module:
                     self._redo(summary.path, units, snap, current)
 
-    def _redo(self, path: str, units: dict[str, Unit], snap: Snapshot,
+    def _redo(self, path: str, units: dict[str, Unit], snap: PreviousLink,
               current: Callable[[str], FileFacts]) -> None:
         """Evaluate one file again: its sites (of derived APIs too) and its calls of the helpers
         searched; a forwarder that appears, changes or goes needs a full link."""

@@ -15,12 +15,11 @@ from ..extract.refs import render
 from ..extract.sites import LIST_METHODS
 from ..link.evaluate.values import untyped
 from ..link.match.identity import short
-from .base import Example, Shape, owner_flags, register
+from .base import Example, Matching, Shape, owner_flags, register
 
 if TYPE_CHECKING:
     from ...packs.values import ValueReader
     from ..link.match.candidates import Match
-    from ..link.match.matcher import Matcher
 
 
 @register
@@ -80,7 +79,7 @@ class AppendShape(Shape):
     def words(self, form: RegistrationForm):
         return [("list_attrs", form.name)]
 
-    def match(self, m: Matcher, facts: FileFacts, site: Site) -> Iterator[Match]:
+    def match(self, m: Matching, facts: FileFacts, site: Site) -> Iterator[Match]:
         func = site.func
         if site.kind == "augassign":
             receiver, method = func, "+="
@@ -95,7 +94,7 @@ class AppendShape(Shape):
             if (key is not None) == form.keyed:
                 yield from self._append(m, facts, site, mech, form, list_ref, method, key)
 
-    def list_status(self, m: Matcher, list_ref: Ref, form: RegistrationForm, mech: Mechanism,
+    def list_status(self, m: Matching, list_ref: Ref, form: RegistrationForm, mech: Mechanism,
                     module: str, scope: str, depth: int = 0) -> tuple[str, str]:
         """Is *list_ref* the callback list of the form, directly or through a property?"""
         if list_ref[0] != "attr" or depth > 3:
@@ -120,7 +119,7 @@ class AppendShape(Shape):
                     return status, f"{why}, reached through property {short(value)}.{name}"
         return "other", ""
 
-    def _append(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+    def _append(self, m: Matching, facts: FileFacts, site: Site, mech: Mechanism,
                 form: RegistrationForm, list_ref: Ref, method: str,
                 key: Ref | None) -> Iterator[Match]:
         status, why = self.list_status(m, list_ref, form, mech, facts.module, site.scope)
@@ -169,11 +168,11 @@ def _bucket(ref: Ref) -> tuple[Ref, Ref | None]:
     return ref, None
 
 
-def _owner_unknown(m: Matcher, list_ref: Ref, facts: FileFacts, site: Site) -> bool:
+def _owner_unknown(m: Matching, list_ref: Ref, facts: FileFacts, site: Site) -> bool:
     return untyped(m.ev.eval(list_ref[1], facts.module, site.scope))
 
 
-def _tuple_item(m: Matcher, facts: FileFacts, site: Site, mech: Mechanism, form: RegistrationForm,
+def _tuple_item(m: Matching, facts: FileFacts, site: Site, mech: Mechanism, form: RegistrationForm,
                 arg: Arg | None, api: str, evidence: list[str], flags: list[str],
                 confidence: str) -> Match:
     """``entries.append((point, handler))``: a queue of registrations flushed later."""

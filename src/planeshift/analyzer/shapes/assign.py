@@ -8,11 +8,10 @@ from typing import TYPE_CHECKING
 from ...packs.model import RegistrationForm
 from ..extract.facts import FileFacts, Site
 from ..extract.refs import render
-from .base import Example, Shape, owner_flags, register
+from .base import Example, Matching, Shape, owner_flags, register
 
 if TYPE_CHECKING:
     from ..link.match.candidates import Match
-    from ..link.match.matcher import Matcher
 
 
 @register
@@ -44,7 +43,7 @@ class AssignShape(Shape):
     def words(self, form: RegistrationForm):
         return [("assign_attrs", form.name)]
 
-    def match(self, m: Matcher, facts: FileFacts, site: Site) -> Iterator[Match]:
+    def match(self, m: Matching, facts: FileFacts, site: Site) -> Iterator[Match]:
         if site.kind != "assign" or site.func[0] != "attr":
             return
         owner = site.func[1]

@@ -11,15 +11,42 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ...packs.model import ArgSpec, Mechanism, RegistrationForm
 
 if TYPE_CHECKING:
     from ...packs.values import ValueReader
     from ..extract.facts import FileFacts, Site
-    from ..link.match.candidates import Match
-    from ..link.match.matcher import Matcher
+    from ..link.evaluate.engine import Evaluator
+    from ..link.match.candidates import Builder, Match
+    from ..link.match.forms import FormIndex
+    from ..link.match.identity import Identity
+    from ..link.match.points import Points
+    from ..link.match.tables import Tables
+
+class Matching(Protocol):
+    """The matcher as a shape sees it (``link/match/matcher.py``, which imports the shapes):
+    the evaluator and the matcher's parts a shape's matching calls."""
+
+    @property
+    def ev(self) -> Evaluator: ...
+
+    @property
+    def forms(self) -> FormIndex: ...
+
+    @property
+    def identity(self) -> Identity: ...
+
+    @property
+    def points(self) -> Points: ...
+
+    @property
+    def build(self) -> Builder: ...
+
+    @property
+    def tables(self) -> Tables: ...
+
 
 REGISTRY: dict[str, Shape] = {}
 WORD_CLASSES = ("calls", "keywords", "list_attrs", "assign_attrs", "item_attrs")  # extract/sites.py
@@ -58,7 +85,7 @@ class Shape:
         """The word a site spells to reach *form* (keyed shapes)."""
         return form.name
 
-    def match(self, m: Matcher, facts: FileFacts, site: Site) -> Iterator[Match]:
+    def match(self, m: Matching, facts: FileFacts, site: Site) -> Iterator[Match]:
         """The matches of this shape's forms at *site* (keyed shapes)."""
         raise NotImplementedError
 
@@ -78,19 +105,19 @@ class CalleeShape(Shape):
     def words(self, form: RegistrationForm) -> Iterable[tuple[str, str]]:
         return [("calls", form.name.rsplit(".", 1)[-1])]
 
-    def match_callee(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+    def match_callee(self, m: Matching, facts: FileFacts, site: Site, mech: Mechanism,
                      form: RegistrationForm, target: str) -> Iterator[Match]:
         evidence = [f"{site.text} resolves to {target}"]
         if form.forwards:
             evidence.append(f"{form.name} forwards its parameters to a registration")
         yield from self.at_call(m, facts, site, mech, form, evidence)
 
-    def at_call(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+    def at_call(self, m: Matching, facts: FileFacts, site: Site, mech: Mechanism,
                 form: RegistrationForm, evidence: list[str]) -> Iterator[Match]:
         raise NotImplementedError
 
     @staticmethod
-    def with_handler(m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+    def with_handler(m: Matching, facts: FileFacts, site: Site, mech: Mechanism,
                      form: RegistrationForm, evidence: list[str], flags: list[str],
                      confidence: str, handler_spec: ArgSpec | None,
                      at_argument: bool = False) -> Iterator[Match]:
@@ -112,7 +139,7 @@ class CalleeShape(Shape):
                                 at=arg.span if at_argument else None)
 
 
-def owner_flags(m: Matcher, kind: str, name: str, mech: Mechanism, status: str) -> tuple[list[str], str]:
+def owner_flags(m: Matching, kind: str, name: str, mech: Mechanism, status: str) -> tuple[list[str], str]:
     """The flags of a match by its receiver's status, and a note. An untyped owner of a slot,
     list or mapping whose name only this mechanism has is that mechanism's (the plane is kept,
     with low confidence); any other untyped owner leaves the mechanism itself to review."""

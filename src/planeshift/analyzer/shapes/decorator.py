@@ -7,11 +7,10 @@ from typing import TYPE_CHECKING
 
 from ...packs.model import Mechanism, RegistrationForm
 from ..extract.facts import FileFacts, Site
-from .base import CalleeShape, Example, register
+from .base import CalleeShape, Example, Matching, register
 
 if TYPE_CHECKING:
     from ..link.match.candidates import Match
-    from ..link.match.matcher import Matcher
 
 
 @register
@@ -29,7 +28,7 @@ class DecoratorShape(CalleeShape):
             """, ((3, "hook", "AFTER", "audit"),)),
     ]
 
-    def at_call(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+    def at_call(self, m: Matching, facts: FileFacts, site: Site, mech: Mechanism,
                 form: RegistrationForm, evidence: list[str]) -> Iterator[Match]:
         handler = m.build.decorated(facts, site)
         point, note, member = m.points.point_of(facts, site, mech, form)

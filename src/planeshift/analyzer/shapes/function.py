@@ -8,11 +8,10 @@ from typing import TYPE_CHECKING
 
 from ...packs.model import Mechanism, RegistrationForm
 from ..extract.facts import FileFacts, Site
-from .base import CalleeShape, Example, register
+from .base import CalleeShape, Example, Matching, register
 
 if TYPE_CHECKING:
     from ..link.match.candidates import Match
-    from ..link.match.matcher import Matcher
 
 
 @register
@@ -33,7 +32,7 @@ class FunctionShape(CalleeShape):
             """, ((9, "observe", "AFTER", "log"),)),
     ]
 
-    def at_call(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+    def at_call(self, m: Matching, facts: FileFacts, site: Site, mech: Mechanism,
                 form: RegistrationForm, evidence: list[str]) -> Iterator[Match]:
         flags: list[str] = []
         confidence = "high"

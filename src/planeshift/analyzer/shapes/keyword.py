@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from ...packs.model import ArgSpec, Mechanism, RegistrationForm
 from ..extract.facts import FileFacts, Site
-from .base import CalleeShape, Example, register
+from .base import CalleeShape, Example, Matching, register
 
 if TYPE_CHECKING:
     from ...packs.values import ValueReader
     from ..link.match.candidates import Match
-    from ..link.match.matcher import Matcher
 
 
 @register
@@ -52,7 +51,7 @@ class KeywordShape(CalleeShape):
     def applies(self, site: Site, form: RegistrationForm) -> bool:
         return site.kind != "decorator" and any(a.name == form.name for a in site.args)
 
-    def at_call(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+    def at_call(self, m: Matching, facts: FileFacts, site: Site, mech: Mechanism,
                 form: RegistrationForm, evidence: list[str]) -> Iterator[Match]:
         yield from self.with_handler(m, facts, site, mech, form, evidence, [], "high",
                                      ArgSpec(keyword=form.name), at_argument=True)

@@ -10,13 +10,12 @@ from ...packs.model import ArgSpec, Mechanism, RegistrationForm
 from ...types import Handler
 from ..extract.facts import Arg, FileFacts, Site
 from ..extract.refs import render
-from .base import CalleeShape, Example, register
+from .base import CalleeShape, Example, Matching, register
 from .keyword import default_callables
 
 if TYPE_CHECKING:
     from ...packs.values import ValueReader
     from ..link.match.candidates import Match
-    from ..link.match.matcher import Matcher
 
 
 @register
@@ -43,7 +42,7 @@ class MappingShape(CalleeShape):
         return [("keywords", form.name),
                 *(("calls", c.rsplit(".", 1)[-1]) for c in form.callables)]
 
-    def at_call(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+    def at_call(self, m: Matching, facts: FileFacts, site: Site, mech: Mechanism,
                 form: RegistrationForm, evidence: list[str]) -> Iterator[Match]:
         arg = m.build.arg(site, form.handler or ArgSpec(keyword=form.name))
         spread = [a for a in site.args if a.star == "**"]

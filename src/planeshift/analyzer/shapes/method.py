@@ -11,13 +11,12 @@ from ...types import Handler
 from ..extract.facts import FileFacts, Ref, Site
 from ..extract.refs import render
 from ..link.match.candidates import NOT_GIVEN
-from .base import Example, Shape, register
+from .base import Example, Matching, Shape, register
 
 if TYPE_CHECKING:
     from ...packs.values import ValueReader
     from ..link.evaluate.values import Values
     from ..link.match.candidates import Match
-    from ..link.match.matcher import Matcher
 
 Unknown = list[tuple[Mechanism, RegistrationForm, str]]
 
@@ -58,7 +57,7 @@ class MethodShape(Shape):
     def words(self, form: RegistrationForm):
         return [("calls", form.name.rsplit(".", 1)[-1])]
 
-    def match(self, m: Matcher, facts: FileFacts, site: Site) -> Iterator[Match]:
+    def match(self, m: Matching, facts: FileFacts, site: Site) -> Iterator[Match]:
         func = site.func
         if site.kind == "assign":
             return
@@ -72,7 +71,7 @@ class MethodShape(Shape):
                     yield from self._methods(m, facts, site, value[2], func,
                                              frozenset({("inst", value[1])}))
 
-    def _methods(self, m: Matcher, facts: FileFacts, site: Site, method: str, receiver: Ref,
+    def _methods(self, m: Matching, facts: FileFacts, site: Site, method: str, receiver: Ref,
                  values: Values | None = None) -> Iterator[Match]:
         if values is None:
             values = m.ev.eval(receiver, facts.module, site.scope)
@@ -98,7 +97,7 @@ class MethodShape(Shape):
             return
         yield from self._untyped(m, facts, site, method, receiver, unknown)
 
-    def _untyped(self, m: Matcher, facts: FileFacts, site: Site, method: str, receiver: Ref,
+    def _untyped(self, m: Matching, facts: FileFacts, site: Site, method: str, receiver: Ref,
                  unknown: Unknown) -> Iterator[Match]:
         """A receiver with no inferable type: its point argument, or a callable handed over,
         keeps the site (with what is not certain said); anything else is a look-alike."""
@@ -122,7 +121,7 @@ class MethodShape(Shape):
                 match.flags = ["receiver_unknown"]
                 yield match
 
-    def _each_entry(self, m: Matcher, facts: FileFacts, site: Site, mech: Mechanism,
+    def _each_entry(self, m: Matching, facts: FileFacts, site: Site, mech: Mechanism,
                     form: RegistrationForm, receiver: Ref, evidence: list[str],
                     flags: list[str], confidence: str) -> Iterator[Match]:
         """One match, or, when the arguments come from loops over literal tables, one per
@@ -136,7 +135,7 @@ class MethodShape(Shape):
                               [*evidence, m.tables.describe(env)], flags, confidence)
 
     @staticmethod
-    def _match(m: Matcher, facts: FileFacts, site: Site, mech: Mechanism, form: RegistrationForm,
+    def _match(m: Matching, facts: FileFacts, site: Site, mech: Mechanism, form: RegistrationForm,
                receiver: Ref, evidence: list[str], flags: list[str], confidence: str) -> Match:
         point, note, member = m.points.point_of(facts, site, mech, form)
         flags = [*flags, *m.points.flags(member)]
@@ -155,7 +154,7 @@ class MethodShape(Shape):
                              evidence, flags, handler_arg=handler_arg, receiver=receiver)
 
 
-def _forwards_params(m: Matcher, facts: FileFacts, site: Site, receiver: Ref) -> bool:
+def _forwards_params(m: Matching, facts: FileFacts, site: Site, receiver: Ref) -> bool:
     """Is the receiver, and some other argument, a parameter of the enclosing function?"""
     func = m.ev.index.functions.get(f"{facts.module}.{site.scope}")
     if func is None or receiver[0] != "name":

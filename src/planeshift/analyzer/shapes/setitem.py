@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING
 from ...packs.model import RegistrationForm
 from ..extract.facts import FileFacts, Site
 from ..extract.refs import render
-from .base import Example, Shape, owner_flags, register
+from .base import Example, Matching, Shape, owner_flags, register
 
 if TYPE_CHECKING:
     from ..link.match.candidates import Match
-    from ..link.match.matcher import Matcher
 
 
 @register
@@ -51,7 +50,7 @@ class SetItemShape(Shape):
     def words(self, form: RegistrationForm):
         return [("item_attrs", form.name)]
 
-    def match(self, m: Matcher, facts: FileFacts, site: Site) -> Iterator[Match]:
+    def match(self, m: Matching, facts: FileFacts, site: Site) -> Iterator[Match]:
         target = site.func
         if site.kind != "assign" or target[0] != "sub" or target[1][0] != "attr":
             return

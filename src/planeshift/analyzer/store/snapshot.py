@@ -17,9 +17,11 @@ from ...packs.model import Pack, RegistrationForm
 from ..extract.sites import Vocabulary
 from ..extract.summary import FileSummary
 from ..link.candidate import Call, Candidate
+from ..link.dispatchers import Dispatchers
 from ..link.index import DepKey
-from ..link.linker import Dispatchers, Linked, Unit
+from ..link.linker import Linked
 from ..link.match.emissions import RawEmission
+from ..link.unit import Unit
 from .codec import FORMAT, decode, encode
 from .sources import Source
 

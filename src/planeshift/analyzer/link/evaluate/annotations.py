@@ -9,11 +9,11 @@ from ...extract.refs import parse_annotation, render
 from .values import OPAQUE_TYPES, WRAPPER_TYPES, Value, Values, unknown
 
 if TYPE_CHECKING:
-    from .engine import Evaluator
+    from .evaluation import Evaluation
 
 
 class Annotations:
-    def __init__(self, evaluator: Evaluator) -> None:
+    def __init__(self, evaluator: Evaluation) -> None:
         self.ev = evaluator
 
     def annotation(self, ref: Ref, module: str, scope: str, depth: int) -> Values:

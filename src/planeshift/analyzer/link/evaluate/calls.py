@@ -9,11 +9,11 @@ from ...extract.refs import render
 from .values import PARTIALS, Value, Values, all_unknown, unknown
 
 if TYPE_CHECKING:
-    from .engine import Evaluator
+    from .evaluation import Evaluation
 
 
 class Calls:
-    def __init__(self, evaluator: Evaluator) -> None:
+    def __init__(self, evaluator: Evaluation) -> None:
         self.ev = evaluator
 
     def call(self, ref: Ref, module: str, scope: str, depth: int) -> Values:

@@ -9,11 +9,11 @@ from ..memo import Memo
 from .values import Value, Values, unknown
 
 if TYPE_CHECKING:
-    from .engine import Evaluator
+    from .evaluation import Evaluation
 
 
 class Classes:
-    def __init__(self, evaluator: Evaluator) -> None:
+    def __init__(self, evaluator: Evaluation) -> None:
         self.ev = evaluator
         self._mro: Memo[tuple[str, ...]] = Memo(evaluator.index.deps)
 

@@ -8,11 +8,11 @@ from ...extract.facts import Ref
 from ...extract.refs import render
 
 if TYPE_CHECKING:
-    from .engine import Evaluator
+    from .evaluation import Evaluation
 
 
 class Literals:
-    def __init__(self, evaluator: Evaluator) -> None:
+    def __init__(self, evaluator: Evaluation) -> None:
         self.ev = evaluator
 
     def loop_reason(self, iterable: Ref, index: int | None, module: str, scope: str) -> str:

@@ -17,11 +17,11 @@ from .values import (
 )
 
 if TYPE_CHECKING:
-    from .engine import Evaluator
+    from .evaluation import Evaluation
 
 
 class Names:
-    def __init__(self, evaluator: Evaluator) -> None:
+    def __init__(self, evaluator: Evaluation) -> None:
         self.ev = evaluator
 
     def lookup(self, name: str, module: str, scope: str, depth: int = 0) -> Values:

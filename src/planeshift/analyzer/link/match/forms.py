@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
+from typing import ClassVar, Protocol
 
 from ....packs.model import EmissionForm, Mechanism, Pack, RegistrationForm
-from ...shapes import shape_of
 
 Entry = tuple[Mechanism, RegistrationForm]
+
+
+class FormShape(Protocol):
+    """What the index needs of a registration shape (``shapes/``, which the matcher hands in)."""
+
+    callee: ClassVar[bool]
+
+    def key(self, form: RegistrationForm) -> str: ...
 
 
 class FormIndex:
     """Keyed forms (a method name, a callback list, a slot) per shape kind, callee forms in pack
     order (they are matched by what a call resolves to), and emission forms."""
 
-    def __init__(self, packs: tuple[Pack, ...]) -> None:
+    def __init__(self, packs: tuple[Pack, ...], shapes: Mapping[str, FormShape]) -> None:
+        self.shapes = shapes
         self.mechanisms = [m for p in packs for m in p.mechanisms]
         self.excluded = frozenset(name for p in packs for name in p.not_registrations)
         self.keyed: dict[str, dict[str, list[Entry]]] = defaultdict(lambda: defaultdict(list))
@@ -32,7 +42,7 @@ class FormIndex:
 
     def add(self, mech: Mechanism, form: RegistrationForm, key: str | None = None) -> None:
         """Index a form (pack-given or derived by the linker), under *key* for an alias name."""
-        shape = shape_of(form.kind)
+        shape = self.shapes[form.kind]
         if shape.callee:
             self.callee.append((mech, form))
         else:

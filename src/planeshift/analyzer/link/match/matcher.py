@@ -33,7 +33,7 @@ from .tables import Tables
 class Matcher:
     def __init__(self, packs: tuple[Pack, ...], evaluator: Evaluator) -> None:
         self.ev = evaluator
-        self.forms = FormIndex(packs)
+        self.forms = FormIndex(packs, {s.kind: s for s in all_shapes()})
         self.identity = Identity(evaluator)
         self.points = Points(evaluator, self.identity)
         self.build = Builder(evaluator, self.points)
