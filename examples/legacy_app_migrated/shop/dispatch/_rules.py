@@ -6,13 +6,15 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ._vocab import (
     CompletionTiming as CT,
 )
 from ._vocab import (
+    DeadlineDisposition,
     DispatchConcurrency,
+    Selector,
     SyncHandlerMode,
     UnsetType,
 )
@@ -32,13 +34,52 @@ from ._vocab import (
     ReturnedValueClassifier as RVC,
 )
 
-if TYPE_CHECKING:
-    from .phases import DispatchPhase, DispatchStagePolicy
-    from .policy import DispatchPolicy
-
 __all__ = ["Violations", "phase_rules", "policy_rules", "stage_rules"]
 
 Violations = list[tuple[str, str]]
+
+
+# What the rules read of a stage, a phase and a policy (phases.py and policy.py, which call the
+# rules while they construct one, so this module names no module that imports it).
+class DispatchStagePolicy(Protocol):
+    @property
+    def failure(self) -> DF: ...
+    @property
+    def completion(self) -> CT: ...
+    @property
+    def error_surface(self) -> ES: ...
+
+
+class DispatchPhase(Protocol):
+    @property
+    def selector(self) -> Selector: ...
+    @property
+    def concurrency(self) -> DispatchConcurrency: ...
+    @property
+    def sync_handlers(self) -> SyncHandlerMode: ...
+    @property
+    def handler_classification(self) -> HC: ...
+    @property
+    def returned_value_classifier(self) -> RVC: ...
+    @property
+    def returned_awaitable(self) -> RAD: ...
+    @property
+    def invocation(self) -> DispatchStagePolicy: ...
+    @property
+    def returned_awaitables(self) -> DispatchStagePolicy | UnsetType: ...
+    @property
+    def deadline_disposition(self) -> DeadlineDisposition | UnsetType: ...
+    @property
+    def deadline_seconds(self) -> float | UnsetType: ...
+    @property
+    def stages(self) -> tuple[DispatchStagePolicy, ...]: ...
+    @property
+    def has_sync_entry(self) -> bool: ...
+
+
+class DispatchPolicy(Protocol):
+    @property
+    def phases(self) -> tuple[DispatchPhase, ...]: ...
 
 
 def stage_rules(s: DispatchStagePolicy) -> Violations:
