@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from ..types import AxisEvidence, DispatchPath, MechanismSummary, PolicyAxis, ScanResult
 from .md_table import cell, code, table
 
-AXES = (  # (axis, column title): rules/axes.py's order
+AXES = (  # (axis, column title): analyzer/policy/axes.py's order
     ("concurrency", "concurrency"), ("failure", "failure"), ("completion", "completion"),
     ("error_surface", "error surface"), ("sync_handlers", "sync handlers"),
     ("handler_classification", "classification"),

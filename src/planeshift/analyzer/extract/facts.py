@@ -39,7 +39,7 @@ class Seen:
 @dataclass(frozen=True, slots=True)
 class LoopFacts:
     """What a function on a dispatch path does with the handlers it calls: the raw material of
-    policy inference (``rules/policy.py``)."""
+    policy inference (``analyzer/policy/policy.py``)."""
 
     iterates: tuple[str, ...] = ()  # text of what its dispatch loops iterate ("self._subs")
     lines: tuple[int, ...] = ()  # where the handler calls are

@@ -7,7 +7,7 @@ path often spans helpers (an ``_invoke(entry)`` nested function gathered by ``em
 module-level ``_raise_callback_errors(errors)``), so the functions a seed calls in the same file
 are read too. Each function is read once, every parameter standing for what a caller may pass
 (a handler or registry entry, or a list of collected errors): observations about a parameter
-carry it as their ``root``, and ``rules/dispatch_paths.py`` keeps them only where a caller on the
+carry it as their ``root``, and ``analyzer/policy/dispatch_paths.py`` keeps them only where a caller on the
 path passes such a value. Observations (``Seen.kind``: ``detail``):
 
 - ``call``: a handler call and what becomes of its result: ``awaited``, ``maybe_await``,

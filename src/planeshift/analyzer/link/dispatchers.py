@@ -22,7 +22,7 @@ class Dispatchers:
     classes: dict[str, list[str]]
     class_reads: frozenset[DepKey]
     policies: dict[str, dict[str, str]]
-    notes: dict[str, list]  # per mechanism: its resolved policy as a plain row (rules/policy.py)
+    notes: dict[str, list]  # per mechanism: its resolved policy as a plain row (policy/policy.py)
     policy_reads: frozenset[DepKey]
 
 

@@ -1,7 +1,7 @@
 """Read each ADR-0120 D2 policy axis from a dispatch path's observations, with the lines that
 decided it; an axis the path does not decide is "unknown" with the reason, never guessed.
 
-``planeshift explain axes`` (``rules/axes_doc.py``) documents every rule applied here.
+``planeshift explain axes`` (``axes_doc.py``) documents every rule applied here.
 """
 
 from __future__ import annotations
