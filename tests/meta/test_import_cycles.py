@@ -165,3 +165,28 @@ def test_a_layer_runs_without_the_layers_above_it(module: str, above: tuple[str,
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_lower_layer_used_before_the_higher_one_hands_down_says_what_to_import() -> None:
+    """The pack reader without the shapes, extraction without the rules' file facts: a clear
+    error naming the module to import, never a pack read or a file's facts cached without them."""
+    code = """
+import sys
+from planeshift.packs.load import builtin_pack_path, load_pack
+from planeshift.analyzer.extract.file import extract_source
+from planeshift.analyzer.extract.sites import Vocabulary
+for attempt in (lambda: load_pack(builtin_pack_path("lionagi")),
+                lambda: extract_source(b"x = 1\\n", "a.py", "a", False, Vocabulary())):
+    try:
+        attempt()
+    except RuntimeError as exc:
+        print(exc)
+import planeshift.analyzer.shapes, planeshift.rules.checks
+print(len(load_pack(builtin_pack_path("lionagi")).mechanisms) > 0,
+      extract_source(b"x = 1\\n", "a.py", "a", False, Vocabulary()).error)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert "import planeshift.analyzer.shapes" in out[0]
+    assert "import planeshift.rules.checks" in out[1]
+    assert out[2] == "True None"
