@@ -89,9 +89,9 @@ def caught(handler: ast.ExceptHandler) -> str:
     return "BaseException" if handler.type is None else short(handler.type, 60)
 
 
-def clause_actions(handler: ast.ExceptHandler) -> str:
-    """What an except clause does, as "+"-joined actions: raise, raise_if, raise_new:X, log,
-    collect:<list>, return, break, continue, assign, pass."""
+def clause_actions(handler: ast.ExceptHandler) -> tuple[str, ...]:
+    """What an except clause does, in order: raise, raise_if, raise_new:X, log, collect:<list>,
+    return, break, continue, assign, pass."""
     actions: list[str] = []
     top = set(map(id, handler.body))
     exc = handler.name
@@ -119,7 +119,7 @@ def clause_actions(handler: ast.ExceptHandler) -> str:
             actions.append("assign")
         elif isinstance(node, ast.Pass):
             actions.append("pass")
-    return "+".join(dict.fromkeys(actions)) or "pass"
+    return tuple(dict.fromkeys(actions)) or ("pass",)
 
 
 def in_predicate_position(node: ast.AST, parents: dict) -> bool:

@@ -10,18 +10,21 @@ are read too. Each function is read once, every parameter standing for what a ca
 carry it as their ``root``, and ``analyzer/policy/dispatch_paths.py`` keeps them only where a caller on the
 path passes such a value. Observations (``Seen.kind``: ``detail``):
 
-- ``call``: a handler call and what becomes of its result: ``awaited``, ``maybe_await``,
-  ``awaited_if:<classifier>``, ``stored:<list>``, ``stored_if:<classifier>:<list>``, ``dropped``,
-  ``returned``, ``gathered``, ``task``, ``used``, ``passed:<callee>``; ``+via:<helper>`` when the
-  handler was fetched through a helper that is not read here
+- ``call``: a handler call (``Seen.call``, a :class:`~.facts.HandlerCall`) and what becomes of
+  its result (a :class:`~.facts.Result`: ``awaited``, ``maybe_await``, ``inspected``, ``stored``
+  with the list it goes ``into``, each of these three with the ``classifier`` tested first,
+  ``dropped``, ``returned``, ``gathered``, ``task``, ``used``, ``passed`` ``into`` a callee); its
+  ``via``: the helper the handler was fetched through when that is not read here; detail: the
+  result's ``what``
 - ``offload``: a handler handed to a worker thread (``run_sync``, ``to_thread``, ...)
 - ``predicate``: a tested call that selects handlers (``at``: the loop it filters)
 - ``classify``: ``by_declaration``, ``by_declaration:reject`` (the branch raises), ``isawaitable``,
   ``iscoroutine``
-- ``guard``: ``<caught>=><actions>`` of an except clause around the call at line ``at`` (see
-  ``loop_shapes.clause_actions``; ``root`` is ``try:<line>``, shared by one try's clauses), or a
-  synthetic one: ``BaseException=>gathered`` (inside
-  ``gather(..., return_exceptions=True)``), ``=>gather``, ``=>task_group:<lib>``, ``=>task``
+- ``guard``: an except clause around the call at line ``at`` (``Seen.guard``, a
+  :class:`~.facts.Guard`: what it catches and its actions, ``loop_shapes.clause_actions``;
+  ``root`` is ``try:<line>``, shared by one try's clauses), or one the concurrency implies,
+  catching ``BaseException`` with the action ``gathered`` (inside
+  ``gather(..., return_exceptions=True)``), ``gather``, ``task_group:<lib>`` or ``task``
 - ``loop``: a loop holding handler calls or calls passing handlers on (``at``: its last line)
 - ``follow``: a call of a function of this file (``detail`` its qualname; ``text`` the roles its
   parameters receive, ``param:item:<root>;param:errors:<root>``)
@@ -40,7 +43,7 @@ import ast
 from collections.abc import Iterable
 from dataclasses import replace
 
-from .facts import Function, LoopFacts, Seen
+from .facts import Function, Guard, HandlerCall, LoopFacts, Result, Seen
 from .loop_results import Results
 from .loop_roles import FileScope, Roles
 from .loop_shapes import (
@@ -125,9 +128,11 @@ class FunctionReader:
         self.read()
 
     def add(self, kind: str, detail: str, node: ast.AST, at: int = 0, root: str = "",
-            text: str | None = None) -> None:
+            text: str | None = None, call: HandlerCall | None = None,
+            guard: Guard | None = None) -> None:
         shown = evidence_text(node, self.parents) if text is None else text
-        self.seen.append(Seen(kind, detail, getattr(node, "lineno", 0), at, root, shown))
+        self.seen.append(Seen(kind, detail, getattr(node, "lineno", 0), at, root, shown, call,
+                              guard))
 
     def is_gather(self, call: ast.Call) -> bool:
         """``gather(...)``, ``asyncio.gather(...)``, or a local alias (``import gather as _g``)."""
@@ -216,7 +221,7 @@ class FunctionReader:
                 self.add("offload", name, call, root=root)
             outer = self.parents.get(call)
             result = outer if isinstance(outer, ast.Await) else call
-            disposition = "task" if name in SPAWNS else self.results.disposition(result)
+            disposition = Result("task") if name in SPAWNS else self.results.disposition(result)
             self._handler_call(call, root, disposition)
             return True
         target = self.scope.resolve(first, self.qualname) if name in SPAWNS else None
@@ -225,18 +230,19 @@ class FunctionReader:
             return True
         return False
 
-    def _handler_call(self, call: ast.Call, root: str, disposition: str) -> None:
+    def _handler_call(self, call: ast.Call, root: str, disposition: Result) -> None:
         for detail, node in self.results.pending:
             self.add("classify", detail, node, root=root)
         self.results.pending.clear()
-        via = self.roles.via_of(call)
-        detail = disposition + (f"+via:{via}" if via else "") + self._declared_async_value(call)
-        self.add("call", detail, call, at=self._mark_loops(call), root=root)
+        handler_call = HandlerCall(disposition, self.roles.via_of(call) or "",
+                                   self._declared_async_value(call))
+        self.add("call", disposition.what, call, at=self._mark_loops(call), root=root,
+                 call=handler_call)
         self.lines.append(call.lineno)
         self._guards(call)
 
-    def _declared_async_value(self, call: ast.Call) -> str:
-        """``+async:<disposition>`` for a call in the branch of ``if is_coro_func(h):``: there
+    def _declared_async_value(self, call: ast.Call) -> Result | None:
+        """What becomes of the result for a call in the branch of ``if is_coro_func(h):``: there
         the awaited coroutine's result is what the handler returned, and this is what becomes
         of it (``await maybe_await(h(x))`` as a statement drops it)."""
         child: ast.AST = call
@@ -247,21 +253,21 @@ class FunctionReader:
                 in_body = any(child is s for s in parent.body)
                 if in_body != negated:  # the declared-async branch
                     break
-                return ""
+                return None
             child, parent = parent, self.parents.get(parent)
         else:
-            return ""
+            return None
         node: ast.AST = call
         wrapper = self.parents.get(node)
         if isinstance(wrapper, ast.Call) and last_name(wrapper) in AWAIT_WRAPPERS:
             node = wrapper
         awaited = self.parents.get(node)
         if not isinstance(awaited, ast.Await):
-            return ""
+            return None
         pending = len(self.results.pending)
         value = self.results.disposition(awaited)
         del self.results.pending[pending:]  # the value's own test shows in its disposition
-        return f"+async:{value}"
+        return value
 
     def _follow(self, call: ast.Call, target: str, args: list, keywords: list) -> None:
         pos, kw = self.scope.params(target)
@@ -291,9 +297,9 @@ class FunctionReader:
         """The except clauses around *node*, then what its concurrency implies: inside
         gather(...), inside a task spawned into a task group, or a detached task."""
         for try_, handler in guards(node, self.parents):
-            self.add("guard", f"{caught(handler)}=>{clause_actions(handler)}", handler,
-                     at=node.lineno, root=f"try:{try_.lineno}",
-                     text=f"except {caught(handler)}: {short(handler.body[0], 60)}")
+            self.add("guard", caught(handler), handler, at=node.lineno, root=f"try:{try_.lineno}",
+                     text=f"except {caught(handler)}: {short(handler.body[0], 60)}",
+                     guard=Guard(caught(handler), clause_actions(handler)))
         spawned = last_name(node) in SPAWNS
         child: ast.AST = node
         parent = self.parents.get(node)
@@ -301,18 +307,22 @@ class FunctionReader:
             if isinstance(parent, ast.Call) and child is not parent.func:
                 if self.is_gather(parent):
                     mode = "gathered" if returns_exceptions(parent) else "gather"
-                    self.add("guard", f"BaseException=>{mode}", parent, at=node.lineno)
+                    self._implied(mode, parent, node)
                 spawned = spawned or last_name(parent) in SPAWNS
             elif isinstance(parent, (ast.With, ast.AsyncWith)) and spawned:
                 libs = [TASK_GROUPS[n] for i in parent.items
                         if (n := last_name(i.context_expr) or "") in TASK_GROUPS]
                 if libs:
-                    self.add("guard", f"BaseException=>task_group:{libs[0]}", parent,
-                             at=node.lineno)
+                    self._implied(f"task_group:{libs[0]}", parent, node)
                     return
             child, parent = parent, self.parents.get(parent)
         if spawned:
-            self.add("guard", "BaseException=>task", node, at=node.lineno)
+            self._implied("task", node, node)
+
+    def _implied(self, kind: str, where: ast.AST, call: ast.Call) -> None:
+        """A guard the concurrency around *call* implies: it catches everything."""
+        self.add("guard", "BaseException", where, at=call.lineno,
+                 guard=Guard("BaseException", (kind,)))
 
     def _predicate(self, call: ast.Call, root: str) -> None:
         at = loop_line(call, self.parents)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...types import AxisEvidence
+from ..extract.facts import HandlerCall, Result
 from .dispatch_paths import Hit, Path, catches_cancel, catches_ordinary
 
 AXES = (
@@ -39,8 +40,8 @@ class PathReader:
         self.calls = path.of("call")
         handlers = path.of("call", "offload")
         self.live = [h for h in path.of("loop") if any(h.encloses(c) for c in handlers)]
-        self.dispositions = {c.seen.detail.split("+")[0] for c in self.calls}
-        self.via = [c for c in self.calls if "+via:" in c.seen.detail]
+        self.dispositions = {_call(c).result.what for c in self.calls}
+        self.via = [c for c in self.calls if _call(c).via]
 
     def read(self) -> dict[str, Reading]:
         if not self.calls:
@@ -195,7 +196,7 @@ class PathReader:
     def _wrapped(self) -> Reading | None:
         if not self.via:
             return None
-        helper = self.via[0].seen.detail.split("+via:")[1]
+        helper = _call(self.via[0]).via
         return Reading(UNKNOWN, tuple(ev(c, f"the handler is fetched through {helper}(), "
                                              "whose body is not on this path") for c in self.via))
 
@@ -222,17 +223,17 @@ class PathReader:
         return Reading("not_applicable",
                        tuple(ev(c, "no handler is classified") for c in self.calls))
 
-    def _values(self) -> dict[str, list[tuple[Hit, str]]]:
+    def _values(self) -> dict[str, list[tuple[Hit, Result]]]:
         """Handler calls by kind ("declared async" in an ``if is_coro_func(h):`` branch, "sync"
         beside one, else ""), each with what becomes of the value the handler returned: for a
         declared coroutine function, the awaited coroutine's result."""
         declared = any(h.seen.detail.startswith("by_declaration") for h in self.path.of("classify"))
-        out: dict[str, list[tuple[Hit, str]]] = {}
+        out: dict[str, list[tuple[Hit, Result]]] = {}
         for call in self.calls:
-            base, *flags = call.seen.detail.split("+")
-            value = next((f[6:] for f in flags if f.startswith("async:")), None)
+            value = _call(call).declared_async
             kind = "declared async" if value is not None else "sync" if declared else ""
-            out.setdefault(kind, []).append((call, value if value is not None else base))
+            out.setdefault(kind, []).append((call, value if value is not None else
+                                             _call(call).result))
         return out
 
     def _per_kind(self, read) -> Reading:
@@ -251,34 +252,32 @@ class PathReader:
     def returned_value_classifier(self) -> Reading:
         return self._wrapped() or self._per_kind(self._classifier)
 
-    def _classifier(self, calls: list[tuple[Hit, str]]) -> Reading:
+    def _classifier(self, calls: list[tuple[Hit, Result]]) -> Reading:
         kinds = {_classifier_of(value) for _, value in calls}
         value = next((k for k in ("inspect_awaitable", "asyncio_coroutine_only") if k in kinds),
                      "not_inspected")
         functions = {c.function for c, _ in calls}
         tests = [h for h in self.path.of("classify")
                  if h.seen.detail in ("isawaitable", "iscoroutine") and h.function in functions]
-        shown = [ev(c, _VALUE_NOTE.get(v, "")) for c, v in calls if _classifier_of(v) == value]
+        shown = [ev(c, _note(v)) for c, v in calls if _classifier_of(v) == value]
         shown += [ev(h) for h in tests if value != "not_inspected"]
         return Reading(value, tuple(dict.fromkeys(shown)))
 
     def returned_awaitable(self) -> Reading:
         return self._wrapped() or self._per_kind(self._disposition)
 
-    def _disposition(self, calls: list[tuple[Hit, str]]) -> Reading:
-        dropped = [c for c, v in calls if v == "dropped"]
+    def _disposition(self, calls: list[tuple[Hit, Result]]) -> Reading:
+        dropped = [c for c, v in calls if v.what == "dropped"]
         if dropped:
             return Reading("discard_unawaited",
                            tuple(ev(c, _VALUE_NOTE["dropped"]) for c in dropped))
         gathered = {h.seen.detail.split(":", 1)[1]: h for h in self.path.of("concurrency")
                     if h.seen.detail.startswith("gather_awaitables:")}
-        stored = [(c, v.split(":")[-1]) for c, v in calls
-                  if v.startswith("stored") and v.split(":")[-1] in gathered]
+        stored = [(c, v.into) for c, v in calls if v.what == "stored" and v.into in gathered]
         if stored:
             return Reading("gather_after_invocations", tuple(ev(c) for c, _ in stored)
                            + tuple(ev(gathered[name]) for name in sorted({n for _, n in stored})))
-        if all(v in ("awaited", "maybe_await", "gathered") or v.startswith("awaited_if")
-               for _, v in calls):
+        if all(v.what in ("awaited", "maybe_await", "gathered") for _, v in calls):
             return Reading("await_in_invocation", tuple(ev(c) for c, _ in calls))
         return Reading(UNKNOWN, tuple(ev(c, "the result leaves the dispatcher") for c, _ in calls))
 
@@ -386,8 +385,20 @@ _VALUE_NOTE = {
 }
 
 
-def _classifier_of(value: str) -> str:
-    """The returned-value classifier a disposition shows (see analyzer/loop_results.py)."""
-    if value == "maybe_await" or "isawaitable" in value:
+def _call(hit: Hit) -> HandlerCall:
+    """The handler call a ``call`` observation records."""
+    assert hit.seen.call is not None, "a call observation carries its HandlerCall"
+    return hit.seen.call
+
+
+def _note(value: Result) -> str:
+    """What the evidence says of a bare result ("dropped", "used", "maybe_await")."""
+    bare = not value.classifier and not value.into
+    return _VALUE_NOTE.get(value.what, "") if bare else ""
+
+
+def _classifier_of(value: Result) -> str:
+    """The returned-value classifier a result shows (see analyzer/extract/loop_results.py)."""
+    if value.what == "maybe_await" or value.classifier == "isawaitable":
         return "inspect_awaitable"
-    return "asyncio_coroutine_only" if "iscoroutine" in value else "not_inspected"
+    return "asyncio_coroutine_only" if value.classifier == "iscoroutine" else "not_inspected"

@@ -51,9 +51,9 @@ class Hit:
     per_item: bool = False  # reached through a call made once per handler
 
     def clause(self) -> tuple[str, list[str]]:
-        """A guard's (caught type text, actions): see analyzer/loop_shapes.clause_actions."""
-        caught, _, actions = self.seen.detail.partition("=>")
-        return caught, actions.split("+")
+        """A guard's (caught type text, actions): see analyzer/extract/facts.Guard."""
+        guard = self.seen.guard
+        return (guard.caught, list(guard.actions)) if guard is not None else ("", [])
 
     def synthetic(self) -> str:
         """"gathered" / "gather" / "task_group" / "task" for a guard the dispatcher's

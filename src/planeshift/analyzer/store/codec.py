@@ -32,15 +32,18 @@ from ..extract.facts import (
     ConfigHook,
     FileFacts,
     Function,
+    Guard,
+    HandlerCall,
     LoopFacts,
     Param,
+    Result,
     Seen,
     Site,
 )
 from ..extract.summary import FileSummary
 from ..link.candidate import Call, Candidate
 
-FORMAT = 22
+FORMAT = 23
 
 
 # -- codec --------------------------------------------------------------------------------------
@@ -58,6 +61,8 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
     },
     Function: {"params": (Param, MANY), "loop": (LoopFacts, OPTIONAL)},
     LoopFacts: {"seen": (Seen, MANY)},
+    Seen: {"call": (HandlerCall, OPTIONAL), "guard": (Guard, OPTIONAL)},
+    HandlerCall: {"result": (Result, ONE), "declared_async": (Result, OPTIONAL)},
     Site: {"args": (Arg, MANY)},
     ScanResult: {
         "registrations": (Registration, MANY), "emissions": (Emission, MANY),
@@ -81,7 +86,8 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
 _FIELDS: dict[type, tuple[str, ...]] = {
     cls: tuple(f.name for f in fields(cls))
     for cls in (
-        FileFacts, Function, Class, Param, Site, Arg, LoopFacts, Seen, ConfigHook, ScanResult,
+        FileFacts, Function, Class, Param, Site, Arg, LoopFacts, Seen, HandlerCall, Result, Guard,
+        ConfigHook, ScanResult,
         Registration, Handler, Emission, MechanismSummary, Finding, FileError, RegistrationForm,
         ArgSpec, FileSummary, Candidate, MechanismPolicy, PolicyAxis, AxisEvidence, DispatchPath,
         ProfileMatch, ProfileDifference, ContextUse, Activation, Call,
