@@ -207,7 +207,11 @@ def test_kernel_suite_passes_on_python_310() -> None:
     env = _clean_env()
     env["PYTHONPATH"] = f"{ROOT / 'src'}:{ROOT / 'tests'}:{ROOT / 'tests' / 'kernels'}"
     result = subprocess.run(
-        [python, "-m", "pytest", "tests/kernels", "-q", "-p", "no:cacheprovider", "-p", "py310_names"],
+        [python, "-m", "pytest", "tests/kernels", "-q", "-p", "no:cacheprovider", "-p", "py310_names",
+         "-o", "addopts=-ra",  # one process: the 3.10 venv has no pytest-xdist
+         # planeshift's own vendoring command (its CLI needs 3.11's tomllib), not the kernels
+         "--ignore=tests/kernels/test_kernel_vendor.py",
+         "--ignore=tests/kernels/test_kernel_vendor_floor.py"],
         cwd=ROOT, capture_output=True, text=True, timeout=900, env=env,
     )
     tail = "\n".join(result.stdout.splitlines()[-15:]) + result.stderr[-2000:]
