@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from .helpers import run
+from .helpers import axes, run
 from .py310_env import ROOT, Unavailable, _clean_env, python310_with_needs
 
 
@@ -30,14 +30,7 @@ def _compat(kernels: ModuleType) -> ModuleType:
 
 
 def _axes(**overrides: Any) -> dict[str, Any]:
-    axes: dict[str, Any] = {
-        "concurrency": "sequential", "failure": "collect", "completion": "await_all",
-        "error_surface": "raise_group", "sync_handlers": "inline", "handler_classification": "by_return_value",
-        "returned_value_classifier": "inspect_awaitable", "returned_awaitable": "await_in_invocation",
-        "sync_entry": "unavailable", "handler_cancellation": "propagate", "predicate_failure": "propagate",
-    }
-    axes.update(overrides)
-    return axes
+    return axes(**{"failure": "collect", "error_surface": "raise_group", **overrides})
 
 
 # -- _compat on the running Python -------------------------------------------------------------
