@@ -192,7 +192,7 @@ def _refusal(facts: MigrateFacts, handler: Handler) -> str | None:
                "its decisions"
     used = other_references(facts, handler)
     if used:
-        return f"also named at {used}: a caller there would get a decision, not an exception"
+        return f"{used}: a caller there would get a decision, not an exception"
     return ""
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import fsio
 from ..config import Config
 from ..rules.forms import DEFAULT_KERNEL_MODULE, Mechanism, Pack
 from ..types import Registration, ScanResult
@@ -63,8 +64,8 @@ class MigrateFacts:
         cache = self.__dict__.setdefault("_lines", {})
         if rel not in cache:
             try:
-                cache[rel] = (self.root / rel).read_text(encoding="utf-8",
-                                                         errors="replace").splitlines()
+                cache[rel] = fsio.decode_source(fsio.read_bytes(self.root / rel),
+                                                rel).splitlines()
             except OSError:
                 cache[rel] = []
         return cache[rel]

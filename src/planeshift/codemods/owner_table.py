@@ -11,6 +11,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
+from .. import fsio
 from ..types import Registration
 from .base import Codemod, Example, Item, Plan, register
 from .facts import MigrateFacts
@@ -112,7 +113,7 @@ def _project_texts(facts: MigrateFacts) -> dict[str, str]:
         if any(part.startswith(".") for part in rel.split("/")):
             continue
         try:
-            out[rel] = path.read_text(encoding="utf-8", errors="replace")
+            out[rel] = fsio.read_text(path, errors="replace")
         except OSError:
             continue
     return out

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .. import fsio
 from ..rules.forms import Pack
 from ..types import Registration
 from .facts import MigrateFacts
@@ -50,7 +51,10 @@ def find_definition(facts: MigrateFacts, qualname: str, regs: list[Registration]
     else:
         return None
     local = ".".join(parts[cut:])
-    text = (facts.root / rel).read_text(encoding="utf-8", errors="replace")
+    try:
+        text = fsio.read_text(facts.root / rel, errors="replace")
+    except OSError:
+        return None  # its file cannot be read: nothing to convert (the scan reports the file)
     line = _def_line(text, local)
     if line is None:
         return None
@@ -68,38 +72,52 @@ def find_definition(facts: MigrateFacts, qualname: str, regs: list[Registration]
 
 
 def other_references(facts: MigrateFacts, handler: Handler) -> str | None:
-    """The first place (file:line) naming the handler other than its `def` and registrations."""
+    """``also named at <file:line>``: the first place naming the handler other than its `def`
+    and registrations; a file that cannot be read might name it, so it is the answer then."""
     name = handler.local.rsplit(".", 1)[-1]
     allowed = {(handler.file, handler.line)}
     for reg in handler.registrations:
         allowed |= {(reg.file, n) for n in _statement_lines(facts, reg.file, reg.line)}
     word = re.compile(rf"\b{re.escape(name)}\b")
-    for rel in sorted(_modules(facts).values()):
-        text = (facts.root / rel).read_text(encoding="utf-8", errors="replace")
+    for rel in _python_files(facts):  # every file: two may share a module name
+        try:
+            text = fsio.read_text(facts.root / rel, errors="replace")
+        except OSError as exc:
+            return f"{rel} cannot be read ({exc.strerror or exc}) and might name it"
         if name not in text:
             continue
         for number, line in enumerate(text.splitlines(), 1):
             if word.search(line) and (rel, number) not in allowed:
-                return f"{rel}:{number}"
+                return f"also named at {rel}:{number}"
     return None
 
 
 def _modules(facts: MigrateFacts) -> dict[str, str]:
-    return _discovered(facts.root, facts.config.exclude, facts.config.gitignore)
+    """Module name -> its file (the first in path order, as the scan links it)."""
+    out: dict[str, str] = {}
+    for module, rel in _discovered(facts.root, facts.config.exclude, facts.config.gitignore):
+        out.setdefault(module, rel)
+    return out
+
+
+def _python_files(facts: MigrateFacts) -> list[str]:
+    return [rel for _, rel in _discovered(facts.root, facts.config.exclude,
+                                          facts.config.gitignore)]
 
 
 @functools.lru_cache(maxsize=4)
-def _discovered(root: object, exclude: tuple[str, ...], gitignore: bool) -> dict[str, str]:
+def _discovered(root: object, exclude: tuple[str, ...], gitignore: bool
+                ) -> tuple[tuple[str, str], ...]:
     from ..analyzer.discover import discover
 
-    return {f.module: f.rel for f in discover(root, exclude, gitignore)  # type: ignore[arg-type]
-            if f.rel.endswith(".py")}
+    return tuple((f.module, f.rel) for f in discover(root, exclude, gitignore)  # type: ignore[arg-type]
+                 if f.rel.endswith(".py"))
 
 
 def _def_line(text: str, local: str) -> int | None:
     try:
         tree = ast.parse(text)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     for node, name in _defs(tree.body, ""):
         if name == local:
@@ -124,8 +142,8 @@ def _defs(body: list[ast.stmt], prefix: str) -> Iterator[tuple[ast.stmt, str]]:
 
 def _statement_lines(facts: MigrateFacts, rel: str, line: int) -> range:
     try:
-        tree = ast.parse((facts.root / rel).read_text(encoding="utf-8", errors="replace"))
-    except SyntaxError:
+        tree = ast.parse(fsio.read_text(facts.root / rel, errors="replace"))
+    except (OSError, SyntaxError, ValueError, RecursionError):
         return range(line, line + 1)
     best = range(line, line + 1)
     for node in ast.walk(tree):
