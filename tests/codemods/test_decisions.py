@@ -187,3 +187,28 @@ def test_a_sync_handler_stays_sync_through_the_adapter(tmp_path: Path) -> None:
         sys.path.remove(str(tmp_path / "t"))
         for name in ("app", "mini", "mini.bus"):
             sys.modules.pop(name, None)
+
+
+def test_a_file_that_cannot_be_read_is_a_reason_not_the_end_of_the_run(tmp_path: Path) -> None:
+    """The search for other references reads every module: one it cannot read might name the
+    handler, so the handler keeps raising, and the run goes on."""
+    pack = tmp_path / "mini.yaml"
+    pack.write_text(textwrap.dedent(PACK))
+    write_tree(tmp_path / "t", {"mini/bus.py": BUS, "app.py": APP})
+    (tmp_path / "t" / "broken.py").symlink_to("nowhere.py")
+    config = Config(root=tmp_path / "t", packs=(pack,), builtin_packs=(), use_cache=False)
+    result = migrate(config, MigrateOptions(select=("registration", "decisions"), write=True))
+    text = (tmp_path / "t" / "app.py").read_text()
+    assert "raise PermissionError" in text and "@returns_decisions" not in text
+    assert "as_interceptor(" in text  # the rest of the run went on
+    assert any("broken.py cannot be read" in n.reason for n in result.not_migrated), \
+        result.not_migrated
+
+
+def test_a_script_naming_the_handler_is_searched_too(tmp_path: Path) -> None:
+    """Files whose names are not identifiers are modules too: one naming the handler keeps it
+    raising, however many such files there are."""
+    result, text = migrated(tmp_path, APP, extra={
+        "run-hooks.py": "from app import guard\nguard()\n", "sp ace.py": "x = 1\n"})
+    assert "raise PermissionError" in text and "@returns_decisions" not in text
+    assert any("also named at run-hooks.py:1" in n.reason for n in result.not_migrated)

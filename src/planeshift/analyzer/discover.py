@@ -203,7 +203,7 @@ def _namespace_folders(folders: dict[str, tuple[bool, list[str]]]) -> set[str]:
 
     def visit(rel: str) -> bool:
         if rel not in below:
-            is_init, subs = folders[rel]
+            is_init, subs = folders.get(rel, (False, []))  # (a link to a folder: not walked)
             name = rel.rpartition("/")[2]
             inner = any([visit(f"{rel}/{s}" if rel else s) for s in subs])
             if is_init and name.isidentifier():
