@@ -52,10 +52,10 @@ def find_definition(facts: MigrateFacts, qualname: str, regs: list[Registration]
         return None
     local = ".".join(parts[cut:])
     try:
-        text = fsio.read_text(facts.root / rel, errors="replace")
+        text = _text(facts, rel)
     except OSError:
         return None  # its file cannot be read: nothing to convert (the scan reports the file)
-    line = _def_line(text, local)
+    line = _def_lines(facts, rel).get(local)
     if line is None:
         return None
     legacy = {(m.migrate.stop, m.migrate.deny) for r in regs
@@ -81,7 +81,7 @@ def other_references(facts: MigrateFacts, handler: Handler) -> str | None:
     word = re.compile(rf"\b{re.escape(name)}\b")
     for rel in _python_files(facts):  # every file: two may share a module name
         try:
-            text = fsio.read_text(facts.root / rel, errors="replace")
+            text = _text(facts, rel)
         except OSError as exc:
             return f"{rel} cannot be read ({exc.strerror or exc}) and might name it"
         if name not in text:
@@ -114,15 +114,46 @@ def _discovered(root: object, exclude: tuple[str, ...], gitignore: bool
                  if f.rel.endswith(".py"))
 
 
-def _def_line(text: str, local: str) -> int | None:
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    for node, name in _defs(tree.body, ""):
-        if name == local:
-            return node.lineno
-    return None
+def _cache(facts: MigrateFacts, name: str) -> dict:
+    """A table kept on *facts* for this run: each file is read and parsed once, not once per
+    handler (or per registration) that needs it."""
+    return facts.__dict__.setdefault(name, {})  # type: ignore[no-any-return]
+
+
+def _text(facts: MigrateFacts, rel: str) -> str:
+    """The file's text (OSError when it cannot be read, every time it is asked for)."""
+    texts = _cache(facts, "_reference_texts")
+    if rel not in texts:
+        try:
+            texts[rel] = fsio.read_text(facts.root / rel, errors="replace")
+        except OSError as exc:
+            texts[rel] = exc
+    found = texts[rel]
+    if isinstance(found, OSError):
+        raise found
+    return found  # type: ignore[no-any-return]
+
+
+def _parsed(facts: MigrateFacts, rel: str) -> ast.Module | None:
+    trees = _cache(facts, "_reference_trees")
+    if rel not in trees:
+        try:
+            trees[rel] = ast.parse(_text(facts, rel))
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            trees[rel] = None
+    return trees[rel]  # type: ignore[no-any-return]
+
+
+def _def_lines(facts: MigrateFacts, rel: str) -> dict[str, int]:
+    """Dotted name in the module (``outer.inner``) -> the line of its first definition."""
+    table = _cache(facts, "_reference_defs")
+    if rel not in table:
+        tree = _parsed(facts, rel)
+        lines: dict[str, int] = {}
+        for node, name in _defs(tree.body if tree is not None else [], ""):
+            lines.setdefault(name, node.lineno)
+        table[rel] = lines
+    return table[rel]  # type: ignore[no-any-return]
 
 
 def _defs(body: list[ast.stmt], prefix: str) -> Iterator[tuple[ast.stmt, str]]:
@@ -141,13 +172,17 @@ def _defs(body: list[ast.stmt], prefix: str) -> Iterator[tuple[ast.stmt, str]]:
 
 
 def _statement_lines(facts: MigrateFacts, rel: str, line: int) -> range:
-    try:
-        tree = ast.parse(fsio.read_text(facts.root / rel, errors="replace"))
-    except (OSError, SyntaxError, ValueError, RecursionError):
-        return range(line, line + 1)
-    best = range(line, line + 1)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or line) and \
-                not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            best = range(node.lineno, (node.end_lineno or line) + 1)
-    return best
+    """The lines of the innermost statement (not a def or class) holding *line*: the last in
+    ast.walk's breadth-first order, from a table of every line built once per file."""
+    table = _cache(facts, "_reference_lines")
+    if rel not in table:
+        tree = _parsed(facts, rel)
+        best: dict[int, range] = {}
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.stmt) and not isinstance(
+                    node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+                for number in span:
+                    best[number] = span
+        table[rel] = best
+    return table[rel].get(line, range(line, line + 1))  # type: ignore[no-any-return]
