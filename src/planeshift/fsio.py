@@ -18,12 +18,12 @@ import stat
 import tokenize
 from pathlib import Path
 
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
 
 
 class NotRegularFile(OSError):
-    """The path is a FIFO, a device, a socket or a folder: not read."""
+    """The path is a FIFO, a device or a socket: not read (a folder is IsADirectoryError)."""
 
     def __init__(self, path: str | os.PathLike[str], kind: str) -> None:
         super().__init__(errno.EINVAL, f"not a regular file ({kind})", str(path))
@@ -34,6 +34,8 @@ def kind_of(mode: int) -> str:
 
 
 def check_regular(st: os.stat_result, path: str | os.PathLike[str]) -> None:
+    if stat.S_ISDIR(st.st_mode):  # as the OS says it (`Is a directory`), an OSError all the same
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     if not stat.S_ISREG(st.st_mode):
         raise NotRegularFile(path, kind_of(st.st_mode))
 
