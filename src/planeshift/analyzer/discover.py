@@ -200,19 +200,15 @@ def _namespace_folders(folders: dict[str, tuple[bool, list[str]]]) -> set[str]:
     ``google`` and ``google/cloud`` namespace portions). *folders* maps each walked folder to
     (has ``__init__.py``, its walked subfolders)."""
     below: dict[str, bool] = {}  # folder -> a regular package is at or below it, for its parent
-
-    def visit(rel: str) -> bool:
-        if rel not in below:
-            is_init, subs = folders.get(rel, (False, []))  # (a link to a folder: not walked)
-            name = rel.rpartition("/")[2]
-            inner = any([visit(f"{rel}/{s}" if rel else s) for s in subs])
-            if is_init and name.isidentifier():
-                below[rel] = True
-            else:
-                below[rel] = inner and name.isidentifier() and name not in SOURCE_ROOTS
-        return below[rel]
-
-    visit("")
+    for rel in reversed(folders):  # the walk lists a folder before its subfolders
+        is_init, subs = folders[rel]
+        name = rel.rpartition("/")[2]
+        # (a link to a folder is listed among the subfolders but not walked: it has no entry)
+        inner = any(below.get(f"{rel}/{s}" if rel else s, False) for s in subs)
+        if is_init and name.isidentifier():
+            below[rel] = True
+        else:
+            below[rel] = inner and name.isidentifier() and name not in SOURCE_ROOTS
     return {rel for rel, (is_init, _) in folders.items()
             if rel and not is_init and below.get(rel)}
 
@@ -277,22 +273,17 @@ def discover(
     # below the root the walk's own listing says which folders are packages
     namespace = _namespace_folders(folders) if folders else set()
     packages: dict[str, str | None] = {}  # folder (relative) -> its package name, if it is one
-
-    def package_of(rel_dir: str) -> str | None:
-        if rel_dir not in packages:
-            if not rel_dir:
-                packages[rel_dir] = namer.package(root)  # the root may sit inside a package
-            else:
-                parent_rel, _, name = rel_dir.rpartition("/")
-                parent = package_of(parent_rel)
-                is_init, _ = folders.get(rel_dir, (False, []))
-                is_package = (is_init and name.isidentifier()) or rel_dir in namespace
-                packages[rel_dir] = (f"{parent}.{name}" if parent else name) if is_package \
-                    else None
-        return packages[rel_dir]
+    for rel_dir, (is_init, _) in folders.items():  # a folder after its parent
+        if not rel_dir:
+            packages[rel_dir] = namer.package(root)  # the root may sit inside a package
+            continue
+        parent_rel, _, name = rel_dir.rpartition("/")
+        parent = packages.get(parent_rel)
+        is_package = (is_init and name.isidentifier()) or rel_dir in namespace
+        packages[rel_dir] = (f"{parent}.{name}" if parent else name) if is_package else None
 
     for path, rel, rel_dir in modules:
-        module, is_pkg = _module_name(package_of(rel_dir), path.name, rel)
+        module, is_pkg = _module_name(packages.get(rel_dir), path.name, rel)
         found.append(SourceFile(path, rel, module, is_pkg))
     found, twice = _once(found)
     if warnings is not None:
