@@ -118,7 +118,8 @@ def main() -> None:
     text = make(args.lines, args.registrations)
     (args.out / "app.py").write_text(text, encoding="utf-8")
     (args.out / "pyproject.toml").write_text(
-        "[project]\nname = 'generated'\n\n[tool.planeshift]\nbuiltin-packs = ['lionagi']\n")
+        "[project]\nname = 'generated'\n\n[tool.planeshift]\nbuiltin-packs = ['lionagi']\n"
+        "max-file-size = 0  # a generated module may be larger than the 5 MB default\n")
     print(f"{args.out / 'app.py'}: {text.count(chr(10))} lines, "
           f"{text.count('bus.on(')} registrations")
 
