@@ -212,3 +212,28 @@ def test_a_script_naming_the_handler_is_searched_too(tmp_path: Path) -> None:
         "run-hooks.py": "from app import guard\nguard()\n", "sp ace.py": "x = 1\n"})
     assert "raise PermissionError" in text and "@returns_decisions" not in text
     assert any("also named at run-hooks.py:1" in n.reason for n in result.not_migrated)
+
+
+def test_each_file_is_parsed_once_not_once_per_handler(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted, never timed: deciding 30 handlers of one module reads and parses that module a
+    fixed number of times (the scan, the rewrite, the reference search), not 30 or 60."""
+    import ast
+
+    guards = "".join(f"\n\ndef guard_{i}(**_):\n    raise PermissionError('no {i}')\n"
+                     for i in range(30))
+    app = "from mini.bus import Bus\n" + guards + "\n\nbus = Bus()\n" + "".join(
+        f"bus.on(guard_{i})\n" for i in range(30))
+    parses = 0
+    original = ast.parse
+
+    def counted(source, *args, **kwargs):  # type: ignore[no-untyped-def]
+        nonlocal parses
+        if isinstance(source, (str, bytes)) and "guard_29" in str(source):
+            parses += 1
+        return original(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counted)
+    result, text = migrated(tmp_path, app)
+    assert text.count("@returns_decisions(deny=PermissionError)") == 30
+    assert parses <= 6, parses
