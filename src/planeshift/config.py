@@ -68,7 +68,7 @@ def find_pyproject(root: Path) -> Path | None:
     here = root if root.is_dir() else root.parent
     for folder in (here, *here.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+        if candidate.exists() and not candidate.is_dir():  # a FIFO here is an error, not a read
             return candidate
         if (folder / ".git").exists():
             return None

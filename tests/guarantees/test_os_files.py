@@ -118,3 +118,30 @@ def test_a_symbolic_link_and_its_target_are_rewritten_once(tmp_path: Path,
     assert (root / "alias.py").is_symlink() and "as_subscriber" in (root / "app.py").read_text()
     check = invoke(root, *command("migrate", root, "--check"), monkeypatch=monkeypatch)
     assert check.code == 0, check.stdout
+
+
+def test_a_fifo_as_pyproject_is_an_error_naming_it(tmp_path: Path) -> None:
+    """The settings are what the user wrote: unreadable, they stop the run with one line."""
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / "app.py").write_text(APP)
+    os.mkfifo(root / "pyproject.toml")
+    run = process(["scan", str(root), "--no-cache"], cwd=root, timeout=LIMIT)
+    run.assert_clean_stderr()
+    assert run.code == 2
+    assert run.stderr.count("\n") == 1
+    assert "pyproject.toml: cannot read: not a regular file (a FIFO)" in run.stderr
+
+
+def test_a_fifo_as_an_ancestors_gitignore_is_a_warning(tmp_path: Path) -> None:
+    """The .gitignore of a folder between the repository top and the scan root."""
+    top = tmp_path / "repo"
+    (top / ".git").mkdir(parents=True)
+    os.mkfifo(top / ".gitignore")
+    root = project(top / "sub")
+    run = process(command("scan", root), cwd=root, timeout=LIMIT)
+    run.assert_clean_stderr()
+    assert run.code == 0
+    assert f"ignore file not read, so it ignores nothing: {top / '.gitignore'}: not a regular " \
+           "file (a FIFO)" in run.stderr

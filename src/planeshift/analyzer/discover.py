@@ -143,7 +143,7 @@ def _ancestor_ignores(root: Path, rules: IgnoreRules) -> None:
         return
     for folder in reversed(chain[1:]):
         gitignore = folder / ".gitignore"
-        if gitignore.is_file():
+        if gitignore.exists() and not gitignore.is_dir():  # (a FIFO: a warning, never a read)
             rel_root = root.relative_to(folder).as_posix()
             # re-base the ancestor's patterns onto the scan root by prefixing its path
             try:
