@@ -307,6 +307,9 @@ def _once(found: list[SourceFile]) -> tuple[list[SourceFile], list[str]]:
         by_file.setdefault((st.st_dev, st.st_ino), []).append(src)
     lines = []
     for paths in by_file.values():
+        if len(paths) == 1:
+            kept.append(paths[0])
+            continue
         first = next((p for p in paths if not p.path.is_symlink()), paths[0])
         kept.append(first)
         lines += [f"{p.rel}: the same file as {first.rel} (a link); read once, "
