@@ -234,6 +234,6 @@ def test_each_file_is_parsed_once_not_once_per_handler(tmp_path: Path,
         return original(source, *args, **kwargs)
 
     monkeypatch.setattr(ast, "parse", counted)
-    result, text = migrated(tmp_path, app)
+    _, text = migrated(tmp_path, app)
     assert text.count("@returns_decisions(deny=PermissionError)") == 30
     assert parses <= 6, parses

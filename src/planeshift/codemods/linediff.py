@@ -23,9 +23,8 @@ def unified_diff(a: Sequence[str], b: Sequence[str], fromfile: str, tofile: str,
                  n: int = 3) -> Iterator[str]:
     """The lines of a unified diff of *a* to *b* (lines with their endings), as
     ``difflib.unified_diff(a, b, fromfile, tofile, n=n)`` writes one."""
-    matcher = difflib.SequenceMatcher(None, (), ())  # the hunks of these opcodes, grouped
-    matcher.a, matcher.b = a, b  # (no matching of its own: get_opcodes returns ours)
-    matcher.opcodes = opcodes(a, b)
+    matcher: difflib.SequenceMatcher[str] = difflib.SequenceMatcher(None, (), ())
+    matcher.opcodes = opcodes(a, b)  # type: ignore[attr-defined]  # what get_opcodes returns
     started = False
     for group in matcher.get_grouped_opcodes(n):
         if not started:
