@@ -59,3 +59,19 @@ def test_a_handler_imported_from_a_namespace_package_resolves(tmp_path: Path) ->
     (reg,) = [r for r in result.registrations if r.file == "app.py"]
     assert reg.handler.qualname == "acme.handlers.hooks.audit", show(result)
     assert reg.handler.kind == "function"
+
+
+def test_a_script_is_migrated_and_a_second_run_changes_nothing(tmp_path: Path) -> None:
+    from planeshift.codemods import MigrateOptions, migrate
+
+    write_tree(tmp_path, DEMO_FILES)
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "run-hooks.py").write_text(APP)
+    config = Config(root=tmp_path, packs=(DEMO_PACK,), builtin_packs=(), use_cache=False, jobs=1,
+                    use_context=False)
+    first = migrate(config, MigrateOptions(write=True))
+    assert [m.file for m in first.migrated] == ["scripts/run-hooks.py"], first.not_migrated
+    text = (tmp_path / "scripts" / "run-hooks.py").read_text()
+    assert 'Subscription(name="scripts/run-hooks.audit"' in text
+    again = migrate(config, MigrateOptions(write=False))
+    assert again.changes == () and not again.failed

@@ -330,7 +330,8 @@ def test_a_note_on_the_first_line_of_a_file_with_a_bom_is_seen_again(tmp_path: P
     written = app.read_bytes()
     assert written == b"\xef\xbb\xbf" + NOTE.encode() + \
         b"\nfrom demo.bus import EventBus; bus = EventBus(on_event=[print])\n"
-    check = run(tmp_path, GATE, write=False)
-    assert check.changes == () and check.migrated == ()
+    check = run(tmp_path, GATE, write=False)  # what `migrate --check` exits 0 on
+    assert check.changes == () and check.migrated == () and not check.failed
+    assert check.already == 1
     again = run(tmp_path, GATE)
     assert again.changes == () and app.read_bytes() == written
