@@ -105,9 +105,10 @@ class OwnerTable(Codemod):
         return tree
 
 
-def _project_texts(facts: MigrateFacts) -> dict[str, str]:
-    """Every Python file of the project (to find who else names a storage attribute)."""
-    out: dict[str, str] = {}
+def _project_texts(facts: MigrateFacts) -> dict[str, str | None]:
+    """Every Python file of the project (to find who else names a storage attribute); None for
+    one that cannot be read (a FIFO, a dangling link), which might name it."""
+    out: dict[str, str | None] = {}
     for path in facts.root.rglob("*.py"):
         rel = path.relative_to(facts.root).as_posix()
         if any(part.startswith(".") for part in rel.split("/")):
@@ -115,7 +116,7 @@ def _project_texts(facts: MigrateFacts) -> dict[str, str]:
         try:
             out[rel] = fsio.read_text(path, errors="replace")
         except OSError:
-            continue
+            out[rel] = None
     return out
 
 
@@ -128,7 +129,7 @@ class Storage:
 
 class TableRewrite:
     def __init__(self, codemod: OwnerTable, tree: cst.Module, owner: Owner,
-                 texts: dict[str, str], regs: tuple[Registration, ...]) -> None:
+                 texts: dict[str, str | None], regs: tuple[Registration, ...]) -> None:
         self.codemod, self.tree, self.owner, self.texts = codemod, tree, owner, texts
         self.regs = regs
         text = tree.code
@@ -239,7 +240,11 @@ class TableRewrite:
         dotted = re.compile(rf"\.{re.escape(attr)}\b")
         named = re.compile(rf"\b{re.escape(self.owner.cls)}\b")
         for rel, text in sorted(self.texts.items()):
-            if rel != self.owner.file and dotted.search(text) and named.search(text):
+            if rel == self.owner.file:
+                continue
+            if text is None:
+                return f"{rel} (it cannot be read, so it might be)"
+            if dotted.search(text) and named.search(text):
                 return rel
         outside = [s for s in self.tree.body if s is not cls]
         if any(word.search(self.code(s)) for s in outside):
