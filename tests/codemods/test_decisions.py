@@ -237,3 +237,20 @@ def test_each_file_is_parsed_once_not_once_per_handler(tmp_path: Path,
     _, text = migrated(tmp_path, app)
     assert text.count("@returns_decisions(deny=PermissionError)") == 30
     assert parses <= 6, parses
+
+
+def test_relative_imports_resolve_by_the_scans_module_names_in_a_src_layout(
+        tmp_path: Path) -> None:
+    """`src/mini/guards.py` is the module `mini.guards` (src is no package), so its
+    `from .bus import Stop` is `mini.bus.Stop`, the exception the pack names."""
+    pack = tmp_path / "mini.yaml"
+    pack.write_text(textwrap.dedent(PACK))
+    guards = ("from .bus import Bus, Stop\n\n\ndef guard(**_):\n    raise Stop\n\n\n"
+              "bus = Bus()\nbus.on(guard)\n")
+    write_tree(tmp_path / "t", {"src/mini/bus.py": BUS, "src/mini/guards.py": guards})
+    (tmp_path / "t" / "src" / "__init__.py").unlink()  # src/ is the import root, not a package
+    config = Config(root=tmp_path / "t", packs=(pack,), builtin_packs=(), use_cache=False)
+    result = migrate(config, MigrateOptions(select=("registration", "decisions"), write=True))
+    text = (tmp_path / "t" / "src" / "mini" / "guards.py").read_text()
+    assert "@returns_decisions(stop=Stop)" in text, result.not_migrated
+    assert "return InterceptorDecision(disposition=InterceptorDisposition.STOP)" in text

@@ -133,7 +133,8 @@ class TableRewrite:
         self.codemod, self.tree, self.owner, self.texts = codemod, tree, owner, texts
         self.regs = regs
         text = tree.code
-        names = module_names(ast.parse(text), package_of(owner.file), text)
+        package = codemod.facts.package(owner.file) if codemod.facts else package_of(owner.file)
+        names = module_names(ast.parse(text), package, text)
         # owner_dispatch ran first on this tree: its imports are asked for, not yet added
         pending = codemod.context.scratch.get(AddImportsVisitor.CONTEXT_KEY, [])
         names.imports.update({i.alias or i.obj_name: f"{i.module}.{i.obj_name}"
