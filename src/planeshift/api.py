@@ -53,18 +53,21 @@ def scan(config: Config, progress: Progress | None = None,
     unreadable += [FileError(rel, cause) for rel, cause in unlisted]
     if seen is not None:
         seen.update((s.file.rel, (s.key, s.file.module, s.file.is_package)) for s in sources)
+    # where the context was found belongs to this run, not to the run that filled the cache (two
+    # installs of one library share its entries: the key is the bytes read, not their folder)
+    context = context_uses(config, packs, roots, missing, library)
     known = store.result(sources, unreadable)
     if known is not None:  # the tree is as last scanned
-        return owned(replace(known, stats=_stats(started, "result", len(sources), 0,
-                                                 store.warnings)), config)
+        return owned(replace(known, context=context, stats=_stats(
+            started, "result", len(sources), 0, store.warnings)), config)
 
     extraction = Extraction(sources, config, store.facts)
     extracted = extraction.all(vocab, progress, store.known_digests())
     known = store.result_of_facts(sources, extracted.digests())
     if known is not None:  # files changed, their facts did not (comments, formatting)
-        return owned(replace(known, stats=_stats(started, "result-facts", extracted.cache_hits,
-                                                 extracted.jobs,
-                                                 [*extracted.warnings, *store.warnings])), config)
+        stats = _stats(started, "result-facts", extracted.cache_hits, extracted.jobs,
+                       [*extracted.warnings, *store.warnings])
+        return owned(replace(known, context=context, stats=stats), config)
 
     with heap_frozen():  # the facts are read, not freed, while they are linked and checked
         outcome = link(extracted, extraction, packs, vocab, store.last_link(), store.old_facts)
@@ -83,7 +86,7 @@ def scan(config: Config, progress: Progress | None = None,
         files_scanned=len(files),
         files_with_sites=sum(1 for f in tree if f.has_sites),
         packs=tuple(p.name for p in packs),
-        context=context_uses(config, packs, roots, missing, library),
+        context=context,
         library=library_activated(outcome.linked),
     )
     if not any(s.problem for s in sources):  # a file changed mid-scan: keep nothing of it
@@ -98,7 +101,7 @@ def scan(config: Config, progress: Progress | None = None,
 def characterize(config: Config, progress: Progress | None = None) -> Characterization:
     """Scan, then plan a characterization test of every dispatch path that can be built
     without I/O (``characterize/``); the scan's own result rides along as ``scan``."""
-    from .characterize.run import characterization
+    from .characterize.plan import characterization
 
     result = scan(config, progress)
     packs = load_packs(config)

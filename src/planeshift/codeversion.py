@@ -11,12 +11,19 @@ from . import __version__
 
 @functools.cache
 def code_version() -> str:
-    """planeshift's version and a digest of its own modules' sizes and mtimes: an editable
+    """planeshift's version and a digest of its own modules' paths and bytes: an editable
     install or a checkout updated between releases must not answer from caches that older code
-    wrote (60 stats, well under a millisecond)."""
-    root = Path(__file__).resolve().parent
+    wrote, while two installs of one commit (the pre-commit hook's environment and the user's
+    venv) share them. The key is the content, never a modification time (about 200 files,
+    1.8 MB: a few milliseconds to read and hash, once a process)."""
+    return f"{__version__}+{tree_digest(Path(__file__).resolve().parent)[:12]}"
+
+
+def tree_digest(root: Path) -> str:
+    """A digest of the relative path and the bytes of every ``*.py`` under *root*."""
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
-        st = path.stat()
-        digest.update(f"{path.relative_to(root)}|{st.st_size}|{st.st_mtime_ns}\0".encode())
-    return f"{__version__}+{digest.hexdigest()[:12]}"
+        data = path.read_bytes()
+        digest.update(f"{path.relative_to(root).as_posix()}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()

@@ -291,6 +291,9 @@ class Finding:
     end_line: int | None = None  # the span of the node found, when it has one
     end_col: int | None = None
     owner: str | None = None  # from [tool.planeshift] owners, else CODEOWNERS (ADR-0120 D2)
+    # the other files of the tree whose content decided it (the handler's definition, the
+    # dispatcher's loop and policy, the helper's callers): lint judges it when one changes
+    evidence_files: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "kind": self.kind, "file": self.file, "line": self.line,

@@ -10,12 +10,21 @@ from pathlib import Path
 import planeshift
 
 from .atomic import write_atomic
+from .pyfloor import (
+    KERNELS_FLOOR,
+    FloorError,
+    PythonFloor,
+    dotted,
+    project_root,
+    target_floor,
+)
 
 __all__ = [
     "ADAPTERS",
     "LIONAGI_TARGET",
     "MARKER",
     "VendorError",
+    "check_floor",
     "infer_package",
     "kernel_sources",
     "vendor_kernels",
@@ -39,14 +48,23 @@ def kernel_sources() -> list[Path]:
 
 
 def infer_package(into: Path) -> str:
-    """The dotted package name of `into`, climbing parents for as long as they are packages."""
+    """The dotted package name of `into`: from the outermost regular package (a folder with an
+    ``__init__.py``) above it, folders without one in between included (``lionagi/runtime``
+    has none in lionagi 0.36.0, yet ``lionagi.runtime.dispatch`` is the name). The climb stops
+    at the project root (pyproject.toml, setup.cfg or setup.py); without one, at the first folder
+    above a package that is not one."""
     into = Path(into).resolve()
-    parts = [into.name]
-    parent = into.parent
-    while (parent / "__init__.py").is_file() and parent != parent.parent:
-        parts.insert(0, parent.name)
-        parent = parent.parent
-    return ".".join(parts)
+    root = project_root(into)
+    above = list(into.parents)
+    top = -1
+    for index, folder in enumerate(above):
+        if folder == root:
+            break
+        if (folder / "__init__.py").is_file():
+            top = index
+        elif root is None and top >= 0:
+            break
+    return ".".join([f.name for f in reversed(above[: top + 1])] + [into.name])
 
 
 def is_vendored_copy(path: Path) -> bool:
@@ -92,15 +110,23 @@ def _planeshift_imports(text: str, name: str) -> list[str]:
     return found
 
 
-def vendor_kernels(into: Path, package: str | None = None, *, force: bool = False) -> list[Path]:
+def vendor_kernels(into: Path, package: str | None = None, *, force: bool = False,
+                   requires_python: str | None = None) -> list[Path]:
     """Write the kernels into directory `into` as package `package` (inferred when None).
 
-    Refuses, before writing anything, to overwrite a file that is not an earlier vendored copy
-    unless `force`. Each file is written atomically. Returns the paths written.
+    Refuses, before writing anything, to vendor for a project whose Python floor (see
+    ``target_floor``; `requires_python` overrides what it declares) is below the kernels' own,
+    and to overwrite a file that is not an earlier vendored copy unless `force`. Each file is
+    written atomically. Returns the paths written.
     """
     into = Path(into)
     if into.exists() and not into.is_dir():
         raise VendorError(f"{into} exists and is not a directory")
+    try:
+        floor = target_floor(into, requires_python)
+    except FloorError as exc:
+        raise VendorError(str(exc)) from exc
+    check_floor(floor)
     package = package if package is not None else infer_package(into)
     if not _PACKAGE.match(package):
         raise VendorError(f"{package!r} is not a dotted Python package name")
@@ -115,6 +141,18 @@ def vendor_kernels(into: Path, package: str | None = None, *, force: bool = Fals
     for dest, text in planned:
         _atomic_write(dest, text)
     return [dest for dest, _ in planned] + _package_markers(into, package)
+
+
+def check_floor(floor: PythonFloor) -> None:
+    """VendorError when the target declares a Python older than the kernels run on."""
+    if floor.version is not None and floor.version < KERNELS_FLOOR:
+        where = f"requires-python {floor.spec!r} in {floor.source}" if floor.source else (
+            f"--requires-python {floor.spec!r}")
+        raise VendorError(
+            f"the target's floor is Python {dotted(floor.version)} ({where}), "
+            f"but the kernels need Python >= {dotted(KERNELS_FLOOR)}; nothing was written "
+            f"(raise the target's floor to >={dotted(KERNELS_FLOOR)} first)"
+        )
 
 
 def _package_markers(into: Path, package: str) -> list[Path]:

@@ -99,3 +99,50 @@ def test_the_cli_reads_context_flags(tmp_path: Path) -> None:
                                       "--no-context"])
     assert result.exit_code == 0, result.output
     assert '"origin": "not read (--no-context)"' in result.output
+
+
+def test_two_installs_of_a_library_share_the_cache_and_an_edited_one_does_not(
+        tmp_path: Path) -> None:
+    """The demo bus installed twice (two venvs, files written at other times) and described by
+    one pack kept in two places: a scan with either answers from the other's cache, and says
+    which it read; one byte edited in an install, its size and mtime kept, is read afresh."""
+    import os
+
+    from analyzer.helpers import DEMO_FILES, DEMO_PACK, write_tree
+    from planeshift.api import scan
+    from planeshift.config import Config
+
+    pack = DEMO_PACK.read_text(encoding="utf-8").replace("pack: demo\n",
+                                                         "pack: demo\npackage: demo\n", 1)
+    assert "package: demo\n" in pack
+    root = tmp_path / "app"
+    write_tree(root, {"app.py": "from demo.bus import EventBus\n\n\ndef audit(**payload):\n"
+                                "    return payload\n\n\nbus = EventBus()\nbus.subscribe(audit)\n"})
+    installs = [tmp_path / "venv-a" / "site", tmp_path / "venv-b" / "site"]
+    for install in installs:
+        write_tree(install, DEMO_FILES)
+        (install / "demo.yaml").write_text(pack, encoding="utf-8")
+    for path in installs[0].rglob("*"):
+        os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+
+    def run(install: Path) -> tuple[str, str | None, str, int]:
+        seen: dict[str, tuple[str, str, bool]] = {}
+        result = scan(Config(root=root, packs=(install / "demo.yaml",), builtin_packs=(),
+                             context=(install,), jobs=1), seen=seen)
+        [use] = result.context
+        return (result.stats["cache"], use.root, seen["<context>/demo/bus.py"][0],
+                len(result.registrations))
+
+    cold, warm, again = run(installs[0]), run(installs[1]), run(installs[0])
+    assert cold[0] == "cold" and cold[3] == 1
+    assert (warm[0], again[0]) == ("result", "result")
+    assert (cold[1], warm[1], again[1]) == tuple(
+        (i / "demo").resolve().as_posix() for i in (installs[0], installs[1], installs[0]))
+    assert cold[2] == warm[2] == again[2]  # the key is the bytes, wherever they lie
+
+    bus = installs[1] / "demo" / "bus.py"
+    before, text = bus.stat(), bus.read_bytes()
+    bus.write_bytes(text.replace(b"EventBus", b"EventBuS", 1))
+    os.utime(bus, ns=(before.st_atime_ns, before.st_mtime_ns))
+    edited = run(installs[1])
+    assert edited[0] != "result" and edited[2] != warm[2]

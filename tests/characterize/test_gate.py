@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from planeshift.characterize.model import Characterization
-from planeshift.characterize.runner import EXPECT_ENV, run_against
+from planeshift.characterize.against_copy import EXPECT_ENV, run_against
 
 from .helpers import Mutant, characterize_buses, copy_buses, failed_tests
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from shared_cache import cache_flags
 
 from planeshift import __version__
 from planeshift.cli import cli, main
@@ -37,7 +38,7 @@ def run(*args: str | Path) -> Result:
 
 
 def scan(project: Path, *args: str | Path) -> Result:
-    return run("scan", project, "--no-cache", *args)
+    return run("scan", project, *cache_flags(), *args)
 
 
 def test_version() -> None:

@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 from analyzer.helpers import DEMO_FILES, DEMO_PACK, write_tree
 from click.testing import CliRunner, Result
+from shared_cache import cache_flags
 
 from planeshift.cli import cli
 from planeshift.reports.migrate_json import load_migrate_schema
@@ -45,7 +46,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def migrate(*args: str | Path) -> Result:
-    return CliRunner().invoke(cli, ["migrate", "--no-cache", *map(str, args)])
+    return CliRunner().invoke(cli, ["migrate", *cache_flags(), *map(str, args)])
 
 
 def test_a_dry_run_prints_the_diff_and_the_report_and_writes_nothing(project: Path) -> None:
@@ -53,7 +54,7 @@ def test_a_dry_run_prints_the_diff_and_the_report_and_writes_nothing(project: Pa
     result = migrate()
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("--- a/app.py\n+++ b/app.py\n")
-    assert "+bus.subscribe(as_subscriber(Subscription(" in result.stdout
+    assert "+bus.subscribe(\n+    as_subscriber(Subscription(" in result.stdout
     assert "app.py:14: registration: interceptor (stage BEFORE)" in result.stderr
     assert result.stderr.rstrip().endswith("1 file would change (apply with --write)")
     assert (project / "app.py").read_text() == before

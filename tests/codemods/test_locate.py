@@ -103,7 +103,7 @@ def test_positions_in_every_kind_of_statement(source: str, line: int, col: int, 
 
 
 SAMPLES = ["codemods/locate.py", "kernels/fanout.py", "analyzer/extract/symbols.py",
-           "cli_lint.py", "rules/pack_reader.py"]
+           "cli/lint.py", "rules/pack_reader.py"]
 
 
 @pytest.mark.parametrize("rel", SAMPLES)

@@ -42,15 +42,24 @@ def test_whole_tree_sarif_is_valid_and_lists_every_finding(corpus_root: Path,
     assert result.by_severity() == {"error": 2, "warning": 33, "info": 14}
 
 
-def test_changed_files_are_judged_alone(corpus_root: Path, lionagi_scan: ScanResult) -> None:
+def test_changed_files_and_the_findings_they_reach_are_judged(corpus_root: Path,
+                                                              lionagi_scan: ScanResult) -> None:
+    """The findings in the changed files, and those elsewhere whose evidence a changed file
+    holds: tools/coding.py defines the tool processors factory.py's chained hooks deny through,
+    session/branch.py calls the helpers that register imodel stream processors."""
     result = _lint(corpus_root, lionagi_scan, CHANGED)
-    sites = [(f.finding.rule, f.finding.file, f.finding.line) for f in result.open]
-    assert sites == [("PS103", "hooks/bus.py", 61),  # HookPoint.ARTIFACT_CREATED, never emitted
-                     ("PS101", "session/branch.py", 149), ("PS101", "session/branch.py", 150),
-                     ("PS101", "session/branch.py", 151), ("PS104", "session/observer.py", 369),
-                     ("PS104", "session/observer.py", 374), ("PS104", "session/observer.py", 594),
-                     ("PS102", "tools/coding.py", 360)]
-    assert result.files_read == len(CHANGED) and result.errors == ()
+    sites = [(f.finding.rule, f.finding.file, f.finding.line, f.reached_from) for f in result.open]
+    assert sites == [("PS105", "agent/factory.py", 434, ("tools/coding.py",)),
+                     ("PS105", "agent/factory.py", 446, ("tools/coding.py",)),
+                     ("PS103", "hooks/bus.py", 61, ()),  # HookPoint.ARTIFACT_CREATED, never emitted
+                     ("PS101", "operations/run/run.py", 793, ("session/branch.py",)),
+                     ("PS101", "service/imodel.py", 820, ("session/branch.py",)),
+                     ("PS101", "session/branch.py", 149, ()), ("PS101", "session/branch.py", 150, ()),
+                     ("PS101", "session/branch.py", 151, ()), ("PS104", "session/observer.py", 369, ()),
+                     ("PS104", "session/observer.py", 374, ()),
+                     ("PS104", "session/observer.py", 594, ()),
+                     ("PS102", "tools/coding.py", 360, ())]
+    assert result.files_read == len(CHANGED) + 3 and result.errors == ()  # + the reached files
 
 
 def test_a_baseline_of_the_tree_holds_every_finding(corpus_root: Path, lionagi_scan: ScanResult,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import marshal
+import os
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from analyzer.helpers import DEMO_PACK
 from planeshift.analyzer.store import caches
 from planeshift.analyzer.store.codec import DIGEST
 from planeshift.api import scan
+from planeshift.codeversion import tree_digest
 from planeshift.config import Config
 from planeshift.reports.json_report import render_json
 from planeshift.rules import packs
@@ -84,28 +86,54 @@ def test_a_cache_another_planeshift_version_wrote_is_ignored(tmp_path: Path,
     assert scan(config).stats["cache"] == "result"  # its own cache, it does answer from
 
 
-def test_a_cache_an_edited_install_wrote_is_ignored(tmp_path: Path) -> None:
-    """The same version number, but its code edited since (an editable install, a checkout
-    updated between releases): the cache the old code wrote is not answered from, and pruned."""
-    code = tmp_path / "install"
-    shutil.copytree(SRC / "planeshift", code / "planeshift",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+def test_two_installs_of_one_commit_share_the_cache_and_an_edited_one_does_not(
+        tmp_path: Path) -> None:
+    """Two installs of the same code (the pre-commit hook's environment and the user's venv),
+    their files written at different times, answer from each other's cache, alternately; the
+    same version number with its code edited since (an editable install, a checkout updated
+    between releases) does not answer from the cache the old code wrote, which is pruned."""
+    installs = [tmp_path / "install-a", tmp_path / "install-b"]
+    for install in installs:
+        shutil.copytree(SRC / "planeshift", install / "planeshift",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    for path in (installs[0] / "planeshift").rglob("*.py"):
+        os.utime(path, ns=(1_000_000_000, 1_000_000_000))  # other mtimes, the same bytes
     root = tree(tmp_path / "tree")
     args = ["scan", str(root), "--format", "json", *PACK_FLAGS]
 
-    def stats() -> dict:
-        run = process(args, cwd=root, env={"PYTHONPATH": str(code)})
+    def stats(install: Path) -> dict:
+        run = process(args, cwd=root, env={"PYTHONPATH": str(install)})
         assert run.code == 0, run.stderr
         return json.loads(run.stdout)["stats"]
 
-    assert stats()["cache"] == "cold"
-    assert stats()["cache"] == "result"  # its own cache, it does answer from
+    assert stats(installs[0])["cache"] == "cold"
+    assert [stats(i)["cache"] for i in (installs[1], installs[0])] == ["result", "result"]
     theirs = {p.name for p in (root / ".planeshift_cache").glob("facts-*")}
-    with open(code / "planeshift" / "rules" / "classify.py", "a") as module:
-        module.write("\n# edited since the cache was written\n")  # the version stays 0.1.0
-    edited = stats()
+    module = installs[1] / "planeshift" / "rules" / "classify.py"
+    before = module.stat()
+    text = module.read_bytes()
+    assert text.startswith(b'"""')  # one byte of its docstring: the size and version stay
+    module.write_bytes(text[:3] + text[3:4].swapcase() + text[4:])
+    os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))  # and so does the mtime
+    assert module.stat().st_size == before.st_size and module.read_bytes() != text
+    edited = stats(installs[1])
     assert edited["cache"] == "cold" and edited["cache_hits"] == 0
     assert theirs and not theirs & {p.name for p in (root / ".planeshift_cache").glob("facts-*")}
+
+
+def test_the_code_digest_is_of_content_not_of_modification_times(tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder in (first, second):
+        shutil.copytree(SRC / "planeshift", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    os.utime(second / "api.py", ns=(5, 5))
+    assert tree_digest(first) == tree_digest(second)
+    data = (second / "api.py").read_bytes()
+    (second / "api.py").write_bytes(data.replace(b"def scan(", b"def scaN(", 1))
+    assert tree_digest(first) != tree_digest(second)
+    (second / "api.py").write_bytes(data)
+    (second / "api_renamed.py").write_bytes((second / "api.py").read_bytes())
+    (second / "api.py").unlink()
+    assert tree_digest(first) != tree_digest(second)  # the path is part of the content
 
 
 # A scan in a child whose file-size limit cuts every cache write past LIMIT bytes half way (as a

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .helpers import phase, policy, run, stage
+from .helpers import phase, policy, run, run_virtual, stage
 
 
 def _sleeper(delay: float, result: Any = None, log: list[str] | None = None) -> Any:
@@ -139,14 +139,12 @@ def test_detached_phase_is_still_bounded_by_its_deadline(kernels: ModuleType) ->
     )
     dispatcher = _dispatch(kernels, pol, _sleeper(5, "never", log))
 
-    async def main() -> float:
-        loop = asyncio.get_running_loop()
-        start = loop.time()
+    async def main() -> None:
         await dispatcher.emit("s")
         await dispatcher.wait_detached()
-        return loop.time() - start
 
-    assert run(main()) < 0.5 and log == []
+    _, elapsed = run_virtual(main)
+    assert elapsed == pytest.approx(0.05) and log == []  # stopped at its deadline, not after 5 s
 
 
 @pytest.mark.parametrize("concurrency", ["SEQUENTIAL", "CONCURRENT"])
@@ -159,21 +157,16 @@ def test_deadline_is_one_shared_budget(kernels: ModuleType, concurrency: str) ->
     )
     dispatcher = _dispatch(kernels, pol, _sleeper(0.06, 1), _sleeper(0.06, 2), _sleeper(0.06, 3))
 
-    async def main() -> tuple[Any, float]:
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        report = await dispatcher.emit("s")
-        return report, loop.time() - start
-
-    report, elapsed = run(main())
-    assert elapsed < 0.3
+    report, elapsed = run_virtual(lambda: dispatcher.emit("s"))
     statuses = [o.status.value for o in report.outcomes]
     if concurrency == "SEQUENTIAL":  # a per-handler timeout would have let all three finish
         assert report.deadline_expired
         assert statuses == ["returned", "timed_out", "not_started"]
+        assert elapsed == pytest.approx(0.1)  # the second handler was stopped at the budget's end
     else:  # together they fit in the one budget
         assert not report.deadline_expired
         assert statuses == ["returned"] * 3
+        assert elapsed == pytest.approx(0.06)
 
 
 def test_deadline_raise_carries_the_report(kernels: ModuleType) -> None:

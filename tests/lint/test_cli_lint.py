@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from shared_cache import cache_flags
 
 from planeshift.cli import cli
 
@@ -28,7 +29,7 @@ def run(*args: str | Path) -> Result:
 
 
 def lint(*args: str | Path) -> Result:
-    return run("lint", "--no-cache", *args)
+    return run("lint", *cache_flags(), *args)
 
 
 def test_a_finding_exits_1_with_a_sorted_line_and_summary(project: Path) -> None:
@@ -36,15 +37,20 @@ def test_a_finding_exits_1_with_a_sorted_line_and_summary(project: Path) -> None
     assert result.exit_code == 1, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("app/main.py:6:16: PS101 [error] lambda payload: send(payload)")
-    assert lines[-1] == ("1 finding (1 error, 0 warning, 0 info), 0 suppressed, 0 baselined; "
-                         "failed (fail-on warning)")
+    summary = lines.index("1 finding (1 error, 0 warning, 0 info), 0 suppressed, 0 baselined; "
+                          "failed (fail-on warning)")
+    assert lines[summary - 1].startswith("context: ")  # where library source came from
+    assert lines[summary + 1:summary + 3] == [
+        "next:", "  planeshift explain PS101  — what the rule checks and how to fix it"]
+    assert lines[-1].startswith("  planeshift baseline -o planeshift-baseline.json  — ")
     assert "Traceback" not in result.output
 
 
 def test_paths_limit_the_findings_judged(project: Path) -> None:
     result = lint("app/clean.py")
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("0 findings")
+    assert result.stdout.splitlines()[-1].startswith("0 findings")  # and no next step
+    assert result.stdout.startswith("context: ")
 
 
 def test_paths_are_relative_to_the_working_folder(project: Path,
@@ -136,7 +142,7 @@ def test_a_tool_error_exits_2_without_a_traceback(project: Path,
 
 
 def test_baseline_then_lint_with_it(project: Path) -> None:
-    made = run("baseline", "--no-cache", "-o", "planeshift-baseline.json")
+    made = run("baseline", *cache_flags(), "-o", "planeshift-baseline.json")
     assert made.exit_code == 0, made.output
     assert "wrote 1 finding to planeshift-baseline.json" in made.stderr
     result = lint("--baseline", "planeshift-baseline.json")
@@ -148,7 +154,7 @@ def test_configured_baseline_is_the_default_and_no_baseline_ignores_it(project: 
     (project / "pyproject.toml").write_text(
         (project / "pyproject.toml").read_text() + 'baseline = "ci/baseline.json"\n')
     (project / "ci").mkdir()
-    assert run("baseline", "--no-cache").exit_code == 0
+    assert run("baseline", *cache_flags()).exit_code == 0
     assert (project / "ci" / "baseline.json").is_file()
     assert lint().exit_code == 0
     assert lint("--no-baseline").exit_code == 1
@@ -156,16 +162,16 @@ def test_configured_baseline_is_the_default_and_no_baseline_ignores_it(project: 
 
 def test_baseline_of_some_paths_keeps_the_other_entries(project: Path) -> None:
     (project / "app" / "other.py").write_text(module(HAZARD))
-    assert run("baseline", "--no-cache", "-o", "b.json").exit_code == 0
+    assert run("baseline", *cache_flags(), "-o", "b.json").exit_code == 0
     assert len(json.loads((project / "b.json").read_text())["findings"]) == 2
     (project / "app" / "other.py").write_text("x = 1\n")  # fixed
-    assert run("baseline", "--no-cache", "-o", "b.json", "app/other.py").exit_code == 0
+    assert run("baseline", *cache_flags(), "-o", "b.json", "app/other.py").exit_code == 0
     files = [e["file"] for e in json.loads((project / "b.json").read_text())["findings"]]
     assert files == ["app/main.py"]
 
 
 def test_baseline_needs_a_file(project: Path) -> None:
-    result = run("baseline", "--no-cache")
+    result = run("baseline", *cache_flags())
     assert result.exit_code == 2 and "-o/--output: no baseline file" in result.stderr
 
 

@@ -44,18 +44,23 @@ def test_the_work_is_shared_and_largest_first(tmp_path: Path) -> None:
     parent = os.getpid()
     taken: list[int] = []
     helper_started = tmp_path / "helper-took-an-item"
+    parent_started = tmp_path / "parent-took-an-item"
+
+    def meet(mine: Path, theirs: Path) -> None:
+        """Each process holds its first item until the other has taken one: the sharing is shown
+        by the order of events, however loaded the machine (a hang guard, not a measure)."""
+        mine.touch()
+        for _ in range(60_000):
+            if theirs.exists():
+                return
+            time.sleep(0.001)
 
     def where(k: int) -> bytes:
         if os.getpid() != parent:
-            helper_started.touch()
+            meet(helper_started, parent_started)
             return b"helper"
         taken.append(k)
-        # the parent holds its first item until the helper has taken one: the sharing is
-        # shown by the order of events, however loaded the machine (a hang guard, not a measure)
-        for _ in range(60_000):
-            if helper_started.exists():
-                break
-            time.sleep(0.001)
+        meet(parent_started, helper_started)
         return b"parent"
 
     sizes = [(k * 7) % 40 for k in range(40)]

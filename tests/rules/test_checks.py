@@ -10,7 +10,7 @@ from analyzer.helpers import scan_tree
 
 from planeshift.rules.catalog import documented_rules
 from planeshift.rules.checks import Invalid, Valid, all_rules
-from planeshift.rules.docs import missing_headings, rule_by_code, rule_page
+from planeshift.rules.docs import index_page, missing_headings, rule_by_code, rule_page
 
 REPO = Path(__file__).resolve().parents[2]
 RULES = all_rules()
@@ -57,8 +57,15 @@ def test_rule_codes_and_kinds_are_unique() -> None:
 
 
 def test_every_rule_page_belongs_to_a_rule() -> None:
-    pages = {p.stem for p in (REPO / "docs" / "rules").glob("*.md")}
+    pages = {p.stem for p in (REPO / "docs" / "rules").glob("*.md")} - {"index"}
     assert pages == {r.code for r in DOCUMENTED}
+
+
+def test_the_rules_index_is_current() -> None:
+    """docs/rules/index.md lists every rule and codemod, as the generator writes it."""
+    page = REPO / "docs" / "rules" / "index.md"
+    assert page.read_text(encoding="utf-8") == index_page(), "stale: python -m planeshift.rules.docs"
+    assert all(f"[{r.code}]({r.code}.md)" in index_page() for r in DOCUMENTED)
 
 
 @pytest.mark.parametrize("rule", DOCUMENTED, ids=[r.code for r in DOCUMENTED])

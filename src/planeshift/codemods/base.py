@@ -223,9 +223,9 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
             result = change(result)
         return result
 
-    def add_import(self, qualified: str) -> None:
+    def add_import(self, qualified: str, alias: str | None = None) -> None:
         module, _, name = qualified.rpartition(".")
-        AddImportsVisitor.add_needed_import(self.context, module, name)
+        AddImportsVisitor.add_needed_import(self.context, module, name, alias)
 
     # -- outcomes ---------------------------------------------------------------------------
 

@@ -85,20 +85,35 @@ class DecisionsCodemod(Codemod):
             bus.on(Point.BEFORE, guard)
             ''',
         after='''
-            from demo.bus import EventBus, Point
-            from planeshift.kernels import InterceptorDecision, InterceptorDisposition, InterceptorRegistration
+            from planeshift.kernels import (
+                InterceptorDecision,
+                InterceptorDisposition,
+                InterceptorRegistration,
+            )
             from planeshift.kernels.adapters import as_interceptor, returns_decisions
+
+            from demo.bus import EventBus, Point
 
 
             @returns_decisions(deny=PermissionError)
             def guard(**payload):
                 if payload.get("tool") == "rm":
-                    return InterceptorDecision(disposition=InterceptorDisposition.DENY, reason=f"{payload['tool']} is not allowed")
+                    return InterceptorDecision(
+                        disposition=InterceptorDisposition.DENY,
+                        reason=f"{payload['tool']} is not allowed",
+                    )
                 return None
 
 
             bus = EventBus()
-            bus.on(Point.BEFORE, as_interceptor(InterceptorRegistration(name="app.guard", stage="BEFORE", handler=guard, order=0)))
+            bus.on(
+                Point.BEFORE,
+                as_interceptor(
+                    InterceptorRegistration(
+                        name="app.guard", stage="BEFORE", handler=guard, order=0
+                    )
+                ),
+            )
             ''')]
 
     @classmethod

@@ -22,6 +22,7 @@ from ..workers import shared_map
 from .base import OUTCOMES, TEXT, Codemod, Item
 from .facts import MigrateFacts
 from .imports import apply_imports
+from .layout import fit
 from .model import Migrated, NotMigrated
 from .writer import SourceFile, WriteError, check_python, read_source
 
@@ -72,7 +73,11 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
         tree = _transform(codemod, items, tree, context, facts, run)
     run.rewritten |= facts.rewritten - before
     try:
-        new = apply_imports(context, tree).code
+        tree = apply_imports(context, tree, facts.style)
+        # call-site rewrites are laid out as the target's formatter would; an owner rewrite
+        # writes a dispatcher's body from its own template, laid out there
+        new = tree.code if facts.options.owners else fit(tree, text, facts.style,
+                                                          facts.adapter_names)
         if new != text:
             check_python(new, rel)
     except Exception as exc:  # noqa: BLE001 - an uncompilable result or a bug: reported, unchanged

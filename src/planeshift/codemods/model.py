@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..types import FileError, Registration
+from ..types import ContextUse, FileError, Registration
 from .linediff import unified_diff
 
 
@@ -91,6 +91,8 @@ class MigrateResult:
     changes: tuple[FileChange, ...] = ()
     errors: tuple[FileError, ...] = ()  # files the scan could not analyse
     already: int = 0  # registrations found already in their migrated form
+    context: tuple[ContextUse, ...] = ()  # the library source the scan read (scan's "context")
+    packs: tuple[str, ...] = ()  # the rule packs in use
     stats: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property

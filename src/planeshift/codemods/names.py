@@ -64,7 +64,7 @@ class ModuleNames:
 
 def module_names(tree: ast.Module, package: str = "", text: str | None = None) -> ModuleNames:
     imports: dict[str, str] = {}
-    for node in _top_level(tree.body):
+    for node in top_level(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -80,13 +80,13 @@ def module_names(tree: ast.Module, package: str = "", text: str | None = None) -
     return ModuleNames(imports, tree, text)
 
 
-def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
+def top_level(body: list[ast.stmt]) -> list[ast.stmt]:
     """Module statements, looking into top-level try/except (optional imports) but not into
     ``if TYPE_CHECKING:``, whose imports bind nothing at run time."""
     out: list[ast.stmt] = []
     for node in body:
         if isinstance(node, ast.Try):
-            out += _top_level([*node.body, *[s for h in node.handlers for s in h.body]])
+            out += top_level([*node.body, *[s for h in node.handlers for s in h.body]])
         else:
             out.append(node)
     return out

@@ -62,6 +62,7 @@ def migrate(config: Config, options: MigrateOptions | None = None,
     if absent and options.write and not options.check:
         raise InputError("--kernel-module", "<flag>", _ABSENT.format(module=absent[0]))
     counter = _Counter(progress, len(work))
+    facts.style  # read once, before the workers fork  # noqa: B018
     runs = run_files(work, facts, config.jobs or _cores(), counter.step)
     for done in runs.values():
         facts.rewritten |= done.rewritten
@@ -85,6 +86,8 @@ def migrate(config: Config, options: MigrateOptions | None = None,
         changes=tuple(changes),
         errors=tuple(e for e in scan.errors if facts.in_scope(e.file)),
         already=sum(p.already for p in plans.values()) + sum(o is None for o in outcomes),
+        context=scan.context,
+        packs=scan.packs,
         stats={"seconds": round(time.perf_counter() - started, 3),
                "scan_seconds": scan.stats.get("seconds"), "scan_cache": scan.stats.get("cache"),
                "files_parsed": sum(1 for r in runs if r.endswith(".py")),

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._calls import ThreadState
+from ._compat import cancel, deadline_at
 from ._vocab import CompletionTiming, OutcomeStatus
 from .report import HandlerOutcome, Registration
 
@@ -87,7 +88,7 @@ async def run_sequential(
             slot.settle(OutcomeStatus.NOT_STARTED)
             continue
         try:
-            async with asyncio.timeout_at(deadline) as scope:
+            async with deadline_at(deadline) as scope:
                 await step(slot)
         except TimeoutError:
             if not scope.expired():
@@ -139,7 +140,7 @@ async def _cancel(
 ) -> None:
     for task in pending:
         tasks[task].kernel_cancel = reason
-        task.cancel()
+        cancel(task)
     if pending:
         await asyncio.wait(pending)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Final, Literal, Self
+from typing import Final, Literal
 
 __all__ = [
     "CompletionTiming",
@@ -33,7 +33,7 @@ class UnsetType:
     __slots__ = ()
     _instance: UnsetType | None = None
 
-    def __new__(cls) -> Self:
+    def __new__(cls) -> UnsetType:
         # A singleton, so `x is Unset` is the one test and copies/pickles stay identical.
         if cls._instance is None:
             cls._instance = super().__new__(cls)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import LEVELS
-from ..types import FileError, Finding
+from ..types import ContextUse, FileError, Finding
 
 RANK = {level: len(LEVELS) - i for i, level in enumerate(LEVELS)}  # error 3, warning 2, info 1
 STATUSES = ("open", "suppressed", "baselined")
@@ -20,10 +20,14 @@ class LintFinding:
     fingerprint: str
     status: str = "open"  # open | suppressed (by a comment) | baselined
     justification: str = ""  # the suppression's reason, or the baseline file
+    # the files in PATHS it was judged through, when its own file is not among them (the
+    # handler it registers, or its dispatcher, changed): root-relative
+    reached_from: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {**self.finding.to_json(), "owner": self.owner, "fingerprint": self.fingerprint,
-                "status": self.status, "justification": self.justification or None}
+                "status": self.status, "justification": self.justification or None,
+                "reached_from": list(self.reached_from)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +41,8 @@ class LintResult:
     baseline: str | None = None
     baseline_fixed: int = 0  # baseline entries in scope that matched no finding
     files_read: int = 0
+    context: tuple[ContextUse, ...] = ()  # the library source the scan read (scan's "context")
+    packs: tuple[str, ...] = ()  # the rule packs in use
     stats: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property

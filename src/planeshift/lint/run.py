@@ -15,12 +15,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..config import Config
+from ..owners import Owners
 from ..types import Finding, ScanResult
 from .baseline import BaselineEntry, load_baseline
 from .comments import SourceText, Suppression, read_source
 from .fingerprint import fingerprints, site_index
 from .model import LintFinding, LintResult
-from ..owners import Owners
 from .scope import Scope
 from .suppress import apply
 
@@ -35,7 +35,7 @@ def lint(config: Config, scope: Scope, baseline: Path | None = None,
     result = scanned if scanned is not None else api.scan(config)
     started = time.perf_counter()
     overrides = dict(config.severity)
-    hazards = configured((f for f in result.findings if f.file in scope), overrides)
+    hazards = configured((f for f in result.findings if reaches(f, scope)), overrides)
     errors = tuple(e for e in result.errors if e.file in scope)
     broken = {e.file for e in errors}
     sources = {rel: read_source(config.root / rel, rel)
@@ -43,10 +43,15 @@ def lint(config: Config, scope: Scope, baseline: Path | None = None,
     comments = [c for rel, text in sources.items() if text and rel not in broken
                 for c in text.comments]
     suppressed, comments = apply(hazards, comments)
-    findings = [*hazards, *configured(_comment_findings(comments), overrides)]
-    judged = _judge(findings, suppressed, result, sources, config)
+    # a comment is judged in the files in scope only: a file read for a finding the change
+    # reaches may hold suppressions of findings the change does not reach
+    findings = [*hazards, *configured(_comment_findings([c for c in comments if c.file in scope]),
+                                      overrides)]
+    judged = _judge(findings, suppressed, result, sources, config, scope)
     entries = load_baseline(baseline) if baseline is not None else ()
-    judged, fixed = _apply_baseline(judged, [e for e in entries if e.file in scope], baseline)
+    reached = {(j.finding.file, j.fingerprint) for j in judged if j.reached_from}
+    judged, fixed = _apply_baseline(
+        judged, [e for e in entries if e.file in scope or e.key in reached], baseline)
     stats = {**result.stats, "lint_seconds": round(time.perf_counter() - started, 3)}
     return LintResult(
         root=config.root.as_posix(),
@@ -58,8 +63,16 @@ def lint(config: Config, scope: Scope, baseline: Path | None = None,
         baseline=str(baseline) if baseline is not None else None,
         baseline_fixed=fixed,
         files_read=len(sources),
+        context=result.context,
+        packs=result.packs,
         stats=stats,
     )
+
+
+def reaches(finding: Finding, scope: Scope) -> bool:
+    """Is *finding* judged: it lies in scope, or a file its evidence comes from does (a
+    handler made async in a changed file turns a registration elsewhere into a hazard)."""
+    return finding.file in scope or any(f in scope for f in finding.evidence_files)
 
 
 def configured(findings: Iterable[Finding], overrides: dict[str, str]) -> list[Finding]:
@@ -80,7 +93,8 @@ def _comment_findings(comments: Sequence[Suppression]) -> list[Finding]:
 
 
 def _judge(findings: Sequence[Finding], suppressed: dict[int, Suppression], result: ScanResult,
-           sources: dict[str, SourceText | None], config: Config) -> list[LintFinding]:
+           sources: dict[str, SourceText | None], config: Config,
+           scope: Scope) -> list[LintFinding]:
     from ..rules.suppressions import all_suppression_rules
 
     comment_rules = frozenset(r.code for r in all_suppression_rules())
@@ -89,8 +103,10 @@ def _judge(findings: Sequence[Finding], suppressed: dict[int, Suppression], resu
     out = []
     for i, (finding, fingerprint) in enumerate(zip(findings, prints, strict=True)):
         by = suppressed.get(i)
+        via = () if finding.file in scope else tuple(
+            f for f in finding.evidence_files if f in scope)
         out.append(LintFinding(finding, owners(finding.file), fingerprint,
-                               "suppressed" if by else "open", by.reason if by else ""))
+                               "suppressed" if by else "open", by.reason if by else "", via))
     return out
 
 
@@ -111,9 +127,11 @@ def _apply_baseline(judged: list[LintFinding], entries: Sequence[BaselineEntry],
 
 
 def baseline_entries(result: LintResult) -> list[BaselineEntry]:
-    """What ``planeshift baseline`` records: every finding no comment suppresses."""
+    """What ``planeshift baseline`` records: every finding in PATHS no comment suppresses (one a
+    change in PATHS reaches in another file is that file's to record)."""
     return [BaselineEntry(f.finding.file, f.finding.rule, f.finding.kind, f.fingerprint,
-                          f.finding.message) for f in result.findings if f.status != "suppressed"]
+                          f.finding.message) for f in result.findings
+            if f.status != "suppressed" and not f.reached_from]
 
 
 def _order(item: LintFinding) -> tuple:

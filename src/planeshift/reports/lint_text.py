@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from ..lint.model import LintFinding, LintResult
+from .guidance import context_lines, next_step_lines
 
 GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -18,23 +19,31 @@ def display_path(result: LintResult, rel: str, cwd: Path | None) -> str:
     return Path(os.path.relpath(Path(result.root) / rel, cwd)).as_posix()
 
 
-def message_of(item: LintFinding) -> str:
+def message_of(item: LintFinding, result: LintResult, cwd: Path | None) -> str:
+    """The finding's message, its owner, and the changed files it was judged through."""
     owner = f" (owner: {item.owner})" if item.owner else ""
-    return f"{item.finding.message}{owner}"
+    reached = ""
+    if item.reached_from:
+        files = ", ".join(display_path(result, rel, cwd) for rel in item.reached_from)
+        reached = f" (reached through {files})"
+    return f"{item.finding.message}{owner}{reached}"
 
 
 def render_text(result: LintResult, cwd: Path | None = None) -> str:
     """One line per open finding (columns 1-based, as editors count), one per file that could
-    not be analysed, then the summary."""
+    not be analysed, the context read, the summary, then (when a finding is open) the next
+    steps: explain, suppress, baseline."""
     lines = []
     for item in result.open:
         f = item.finding
         lines.append(f"{display_path(result, f.file, cwd)}:{f.line}:{f.col + 1}: {f.rule} "
-                     f"[{f.severity}] {message_of(item)}")
+                     f"[{f.severity}] {message_of(item, result, cwd)}")
     for error in result.errors:
         path = display_path(result, error.file, cwd)
         lines.append(f"{path}: cannot be analysed: {error.message}")
+    lines += context_lines(result.context, result.packs)
     lines.append(summary_line(result))
+    lines += next_step_lines((item.finding.rule, item.finding.severity) for item in result.open)
     return "\n".join(lines) + "\n"
 
 
@@ -68,7 +77,7 @@ def render_github(result: LintResult, cwd: Path | None = None) -> str:
         if end_col is not None:
             props["endColumn"] = end_col  # 0-based exclusive = 1-based inclusive
         props["title"] = f"{f.rule} {f.kind}"
-        lines.append(command(GITHUB_COMMAND[f.severity], props, message_of(item)))
+        lines.append(command(GITHUB_COMMAND[f.severity], props, message_of(item, result, cwd)))
     for error in result.errors:
         props = {"file": display_path(result, error.file, cwd), "title": "planeshift"}
         lines.append(command("error", props, f"cannot be analysed: {error.message}"))

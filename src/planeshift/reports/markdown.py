@@ -14,6 +14,7 @@ from ..types import (
     Registration,
     ScanResult,
 )
+from .guidance import context_lines, next_steps
 from .json_report import PLANES, mechanism_ids
 from .matrix import render_matrix
 from .md_table import cell, code, table
@@ -44,6 +45,7 @@ def render_markdown(result: ScanResult) -> str:
         parts.append(_findings(result.findings))
     if result.errors:
         parts.append(_skipped(result.errors))
+    parts.append(_next_steps(result.findings))
     return "\n\n".join(p for p in parts if p).rstrip("\n") + "\n"
 
 
@@ -55,6 +57,8 @@ def _header(result: ScanResult) -> str:
     ]
     if result.packs:
         facts.append(f"- Rule packs: {', '.join(code(p) for p in result.packs)}")
+    for line in context_lines(result.context, result.packs):
+        facts.append("- Context: " + cell(line.removeprefix("context: ")))
     if result.library:
         calls = result.library_activations
         facts.append(f"- Library registrations activated here: {len(result.library)}, by {calls} "
@@ -180,6 +184,14 @@ def _findings(findings: Sequence[Finding]) -> str:
              f.owner or NONE, f.message] for f in findings]
     return "## Findings\n\n" + table(
         ["rule", "severity", "location", "mechanism", "owner", "message"], rows)
+
+
+def _next_steps(findings: Sequence[Finding]) -> str:
+    steps = next_steps(((f.rule, f.severity) for f in findings), scan=True)
+    if not steps:
+        return ""
+    return "## Next steps\n\n" + "\n".join(f"- {code(command)}: {cell(what)}"
+                                            for command, what in steps)
 
 
 def _skipped(errors: Sequence[FileError]) -> str:

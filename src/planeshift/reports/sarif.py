@@ -89,6 +89,11 @@ def _result(item: LintFinding, index: dict[str, int]) -> dict[str, Any]:
     }
     if f.rule in index:
         out["ruleIndex"] = index[f.rule]
+    if item.reached_from:  # judged because a change to these files reaches it
+        out["relatedLocations"] = [
+            {"id": i, "physicalLocation": _location(rel),
+             "message": {"text": "changed; the finding is judged through it"}}
+            for i, rel in enumerate(item.reached_from)]
     if item.status != "open":
         kind = "inSource" if item.status == "suppressed" else "external"
         out["suppressions"] = [{"kind": kind, "justification": item.justification}]

@@ -10,6 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ._compat import BaseExceptionGroup
+
 __all__ = ["NO_HOOKS", "OwnerHooks"]
 
 

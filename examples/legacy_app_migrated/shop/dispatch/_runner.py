@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._calls import ThreadState
+from ._compat import cancel, deadline_at
 from ._vocab import CompletionTiming, OutcomeStatus
 from .report import HandlerOutcome, Registration
 
@@ -90,7 +91,7 @@ async def run_sequential(
             slot.settle(OutcomeStatus.NOT_STARTED)
             continue
         try:
-            async with asyncio.timeout_at(deadline) as scope:
+            async with deadline_at(deadline) as scope:
                 await step(slot)
         except TimeoutError:
             if not scope.expired():
@@ -142,7 +143,7 @@ async def _cancel(
 ) -> None:
     for task in pending:
         tasks[task].kernel_cancel = reason
-        task.cancel()
+        cancel(task)
     if pending:
         await asyncio.wait(pending)
 

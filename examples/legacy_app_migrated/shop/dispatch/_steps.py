@@ -12,6 +12,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from ._calls import ThreadState, close_unawaited, is_returned_awaitable, run_in_thread
+from ._compat import emitter_cancelling
 from ._hooks import NO_HOOKS, OwnerHooks
 from ._runner import Slot
 from ._vocab import (
@@ -35,13 +36,6 @@ from .errors import ReturnedAwaitableRejected
 from .phases import DispatchPhase, DispatchStagePolicy
 
 __all__ = ["PhaseSteps", "emitter_cancelling", "settled", "settled_sync"]
-
-
-def emitter_cancelling() -> bool:
-    # A cancel *requested* on the running task comes from outside (emitter, deadline, sibling
-    # policy); a CancelledError raised while none is pending was raised by the handler itself.
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
 
 
 async def settled(pending: Any) -> None:
@@ -192,7 +186,7 @@ class PhaseSteps:
         try:
             await invocation
         except asyncio.CancelledError as exc:
-            if emitter_cancelling() and not self.drains_outside_cancel:
+            if emitter_cancelling(exc) and not self.drains_outside_cancel:
                 raise
             self._cancelled(slot, exc, self.phase.invocation)
         except Exception as exc:
@@ -213,7 +207,7 @@ class PhaseSteps:
         try:
             slot.settle(S.RETURNED, await awaitable)
         except asyncio.CancelledError as exc:
-            if emitter_cancelling():
+            if emitter_cancelling(exc):
                 raise
             self._cancelled(slot, exc, stage)
         except Exception as exc:

@@ -40,7 +40,7 @@ from ..extract.facts import (
 from ..extract.summary import FileSummary
 from ..link.candidate import Call, Candidate
 
-FORMAT = 21
+FORMAT = 22
 
 
 # -- codec --------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ With the cache off it knows nothing and keeps nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,7 +57,8 @@ class Store:
         self.unread: tuple[str, ...] = ()  # the files and folders not read, in the result keys
         self.folder = cache_folder(config)
         self.packs = packs
-        self.base = (config.root.as_posix(), repr(packs))
+        # the packs by content: a built-in pack's path names the install, not what it says
+        self.base = (config.root.as_posix(), repr(tuple(replace(p, path="") for p in packs)))
         self.vocab = vocab
         self.warnings: list[str] = []
         self._results = ResultCache(self.folder) if self.enabled else None

@@ -57,10 +57,12 @@ def run_checks(project: ProjectFacts) -> tuple[list[Finding], list[Registration]
     hazards found on them."""
     findings: list[Finding] = []
     flags: dict[tuple, list[str]] = {}
+    modules = {f.module: f.path for f in project.files
+               if not f.path.startswith("<context>/")}  # the tree, not the libraries read
     try:
         for rule in all_rules():
             for hazard in rule().check(project):
-                findings.append(hazard.finding)
+                findings.append(with_evidence(hazard, project, modules))
                 for reg in hazard.registrations:
                     flags.setdefault(reg.key, []).append(rule.kind)
     finally:
@@ -72,3 +74,35 @@ def run_checks(project: ProjectFacts) -> tuple[list[Finding], list[Registration]
     ]
     findings.sort(key=lambda f: (f.file, f.line, f.col, f.rule))
     return findings, registrations
+
+
+def with_evidence(hazard: Hazard, project: ProjectFacts, modules: dict[str, str]) -> Finding:
+    """The hazard's finding with the other files of the tree its registrations' facts come
+    from: where each handler (or each candidate) is defined, where the helper a registration sits
+    in is called, and where its mechanism's dispatcher, loop and policy evidence lie. A change to
+    any of them can make or unmake the finding, so the commit gate judges it (``lint PATHS``)."""
+    files: set[str] = set()
+    for reg in hazard.registrations:
+        files.add(reg.file)
+        files.update(a.file for a in reg.activations)
+        for name in (reg.handler.qualname, *reg.handler.candidates):
+            files.add(_module_file(name, modules))
+        mech = project.mechanism(reg.mechanism)
+        files.update(_module_file(cls, modules) for cls in mech.classes)
+        files.update(path.file for path in mech.dispatch_paths)
+        files.update(e.file or "" for axis in mech.policy_axes for e in axis.evidence)
+    tree = set(modules.values())
+    files = {f for f in files if f in tree} - {hazard.finding.file}
+    if not files:
+        return hazard.finding
+    return replace(hazard.finding, evidence_files=tuple(sorted(files)))
+
+
+def _module_file(qualname: str | None, modules: dict[str, str]) -> str:
+    """The file of the longest module *qualname* starts with ("" when none is in the tree)."""
+    name = qualname or ""
+    while name:
+        if name in modules:
+            return modules[name]
+        name = name.rpartition(".")[0]
+    return ""

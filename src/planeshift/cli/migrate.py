@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .cli_lint import _common, _setup
-from .cli_options import (
+from ..types import InputError
+from .lint import _common, _setup
+from .options import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
@@ -17,14 +18,12 @@ from .cli_options import (
     check_output,
     echo_errors,
     errors_exit_2,
-    output_option,
     project_options,
     write_output,
 )
-from .types import InputError
 
 if TYPE_CHECKING:
-    from .codemods.model import MigrateResult
+    from ..codemods.model import MigrateResult
 
 FORMATS = ("text", "json")
 CODEMODS = "registration, argv, discard_gate, decisions; with --owners: owner_dispatch, owner_table"
@@ -49,8 +48,9 @@ lionagi pack's default is lionagi.runtime.dispatch; planeshift.kernels works too
 
 \b
 Not done (listed as not migrated, with the reason): needs_review and low-confidence
-registrations, decorator registrations, handlers that may be None, observing subscribers (no
-wake policy to write), shell pipelines. The dispatchers themselves are --owners' work.
+registrations, decorator registrations, observing subscribers (no wake policy to write), shell
+pipelines. A handler that may be None is migrated through `optional` (None reaches the legacy
+API as before). The dispatchers themselves are --owners' work.
 
 \b
 --owners (ADR-0120 Phase 1, "kernels behind existing façades") rewrites the dispatchers
@@ -78,7 +78,8 @@ Exit codes:
 """
 
 
-@click.command("migrate", help=MIGRATE_HELP)
+@click.command("migrate", help=MIGRATE_HELP,
+               short_help="Rewrite registrations (or dispatchers) onto the kernels.")
 @_common
 @click.option("--write", is_flag=True, help="Apply the changes (atomically, file by file).")
 @click.option("--check", is_flag=True,
@@ -99,14 +100,16 @@ Exit codes:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="text: diff on stdout, report on stderr; json: the planeshift.migrate/1 "
                    "report (diffs included) on stdout.")
-@output_option
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the report to FILE (atomically) instead of stderr (text) or stdout "
+                   "(json); the text diff still goes to stdout.")
 @project_options
 @click.pass_context
 def migrate_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | None, write: bool,
                     check: bool, select: tuple[str, ...], ignore: tuple[str, ...],
                     kernel_module: str | None, owners: bool, convert_discard: bool, fmt: str,
                     output: Path | None, project: ProjectFlags) -> None:
-    from .codemods.facts import MigrateOptions
+    from ..codemods.facts import MigrateOptions
 
     with errors_exit_2(ctx, "migrate"):
         if write and check:
@@ -127,7 +130,7 @@ def _ids(values: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _run(config, options) -> MigrateResult:  # type: ignore[no-untyped-def]
-    from .codemods.run import migrate, selected
+    from ..codemods.run import migrate, selected
 
     try:
         selected(options)
@@ -135,7 +138,7 @@ def _run(config, options) -> MigrateResult:  # type: ignore[no-untyped-def]
         raise InputError("--select/--ignore", "<flag>", str(exc)) from exc
     if not sys.stderr.isatty():
         return migrate(config, options)
-    from .reports.terminal import make_console, make_progress
+    from ..reports.terminal import make_console, make_progress
 
     bar, callback = make_progress(make_console(stderr=True), "migrating", threshold=8)
     with bar:
@@ -148,7 +151,7 @@ def _report(result: MigrateResult, fmt: str, output: Path | None) -> None:
     if fmt == "json" or output is not None:  # the text report on stderr lists them itself
         echo_errors(result.errors)
     if fmt == "json":
-        from .reports.migrate_json import render_migrate_json
+        from ..reports.migrate_json import render_migrate_json
 
         text = render_migrate_json(result)
         if output is None:
@@ -157,7 +160,7 @@ def _report(result: MigrateResult, fmt: str, output: Path | None) -> None:
             write_output(output, text)
             click.echo(f"wrote json report to {output}", err=True)
         return
-    from .reports.migrate_text import render_diff, render_report
+    from ..reports.migrate_text import render_diff, render_report
 
     if result.mode != "write":
         colour = sys.stdout.isatty() and "NO_COLOR" not in __import__("os").environ

@@ -18,9 +18,9 @@ from typing import Any, NoReturn
 
 import click
 
-from .atomic import write_atomic
-from .config import Config, ConfigError, load_config
-from .types import FileError, InputError
+from ..atomic import write_atomic
+from ..config import Config, ConfigError, load_config
+from ..types import FileError, InputError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -64,7 +64,8 @@ _OPTIONS = (
     click.option("--no-gitignore", is_flag=True, help="Scan files that .gitignore excludes."),
     click.option("--no-cache", is_flag=True, help="Neither read nor write the caches."),
     click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
-                 help="Where the caches live [default: PATH/.planeshift_cache]."),
+                 help="Where the caches live [default: .planeshift_cache in the project "
+                      "root]."),
     click.option("--jobs", type=click.IntRange(min=0), metavar="N",
                  help="Processes (this one and forked helpers); 0 means one per core [default: 0]."),
     click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False),

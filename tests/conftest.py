@@ -1,0 +1,58 @@
+"""The two parts of the suite: the everyday run and the slow one.
+
+``python -m pytest`` with no arguments is the everyday run, the one to run before a commit: it
+leaves out the runs over the lionagi corpus (marked ``corpus``) and the end-to-end runs that
+build environments, spawn interpreters or generate and run whole test suites (marked ``slow``
+here, by file). ``python -m pytest -m "corpus or slow"`` runs those; ``.ci/run`` runs both parts.
+Naming files, folders or a ``-m`` expression selects exactly what is named, slow or not.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+SLOW = (  # files or single tests: each builds an environment or runs a suite in other processes
+    "tests/lint/test_precommit.py",  # pre-commit installs planeshift into its own venv
+    "tests/characterize/test_gate.py",  # generated gates run against mutated copies
+    "tests/characterize/test_cli.py",
+    "tests/characterization/test_runner.py",
+    "tests/kernels/test_kernel_py310.py::test_kernel_suite_passes_on_python_310",  # under 3.10
+    "tests/kernels/test_kernel_py310.py::test_a_vendored_copy_imports_and_runs_on_a_plain_python_310",
+    "tests/guarantees/test_properties.py",  # hypothesis over generated programs
+    "tests/guarantees/test_crash_safe.py",  # killed and re-run processes
+    "tests/examples/test_migrated_example.py",
+)
+EVERYDAY = "not corpus and not slow"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "slow: an end-to-end run left out of the everyday run (tests/conftest.py)")
+
+
+def _everyday(config: pytest.Config) -> bool:
+    """True when pytest was started with no paths and no -m: the everyday run."""
+    return (config.args_source == pytest.Config.ArgsSource.TESTPATHS
+            and not config.option.markexpr)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = config.rootpath
+    for item in items:
+        rel = item.path.relative_to(root).as_posix()
+        if rel in SLOW or f"{rel}::{item.name.split('[')[0]}" in SLOW:
+            item.add_marker(pytest.mark.slow)
+    if not _everyday(config):
+        return
+    kept = [i for i in items if not (i.get_closest_marker("corpus") or i.get_closest_marker("slow"))]
+    left = [i for i in items if i not in set(kept)]
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if _everyday(config):
+        return ('everyday run: corpus and slow tests left out; run them with '
+                'python -m pytest -m "corpus or slow"')
+    return None
