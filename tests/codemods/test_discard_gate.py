@@ -386,3 +386,22 @@ def test_the_optional_form_unconverted_is_recorded_like_any_other(tmp_path: Path
     text = (tmp_path / "app.py").read_text()
     assert NOTE in text and "optional(on_event, lambda handler: as_subscriber(" in flat(text)
     assert run(tmp_path, ()).changes == ()
+
+
+def test_a_note_on_the_first_line_of_a_file_with_a_bom_is_seen_again(tmp_path: Path) -> None:
+    """With a UTF-8 BOM the file's first line starts with U+FEFF, which is not whitespace: the
+    note written there must still be read as the record (write, check, write again: no second
+    note)."""
+    write_tree(tmp_path, DEMO_FILES)
+    app = tmp_path / "app.py"
+    app.write_bytes(b"\xef\xbb\xbffrom demo.bus import EventBus; bus = EventBus(on_event=[print])\n")
+    first = run(tmp_path, GATE)
+    assert len(first.migrated) == 1 and not first.failed
+    written = app.read_bytes()
+    assert written == b"\xef\xbb\xbf" + NOTE.encode() + \
+        b"\nfrom demo.bus import EventBus; bus = EventBus(on_event=[print])\n"
+    check = run(tmp_path, GATE, write=False)  # what `migrate --check` exits 0 on
+    assert check.changes == () and check.migrated == () and not check.failed
+    assert check.already == 1
+    again = run(tmp_path, GATE)
+    assert again.changes == () and app.read_bytes() == written

@@ -72,17 +72,24 @@ LEFT = {
     # DEFAULT_HOOKS' own handler per point, through the loop variable `handler`: a typed
     # registration at the call would carry one name for four handlers
     ("lionagi/hooks/loader.py", 96): (4, "reaches this call from a literal table"),
+    # run(): `prev_stream_func = model.streaming_process_func`, put back in the `finally`
+    ("lionagi/operations/run/run.py", 793): (1, "puts back the handler saved from "
+                                                "`streaming_process_func`"),
+    # iModel.copy(): the copy is handed the handler the model already holds
+    ("lionagi/service/imodel.py", 820): (1, "copies the handler `streaming_process_func` "
+                                             "already holds"),
 }
 
 
 def test_high_confidence_registrations_are_rewritten_except_the_pinned_faithful_refusals(
         migrated: Migrated) -> None:
-    # 59 of 67 (88%; the issue asks for 80%). It was 43 of 67 while a handler that may be None
-    # (or of unknown kind) was refused: those 16 are now rewritten through `optional`, which
-    # hands None on as before. The figure is pinned with every refusal, not a threshold.
+    # 57 of 67. It was 43 of 67 while a handler that may be None (or of unknown kind) was
+    # refused: those 16 are rewritten through `optional`, which hands None on as before; then
+    # 59, until a restore and a copy of a handler (no registrations) were left alone. The
+    # figure is pinned with every refusal, not a threshold.
     classified = migrated.classified
     done = [r for r in classified if r.key in migrated.rewritten]
-    assert (len(done), len(classified)) == (59, 67)
+    assert (len(done), len(classified)) == (57, 67)
     reasons = {n.registration.key: n.reason for n in migrated.result.not_migrated
                if n.codemod == "registration" and n.registration is not None}
     left = [r for r in classified if r.key not in migrated.rewritten]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from analyzer.helpers import scan_tree
+from shared_cache import FOLDER as SHARED_CACHE
 
 from planeshift.rules.catalog import documented_rules
 from planeshift.rules.checks import Invalid, Valid, all_rules
@@ -94,7 +95,7 @@ def test_shell_command_string_in_settings_file(tmp_path: Path) -> None:
     from planeshift.api import scan
     from planeshift.config import Config
 
-    result = scan(Config(root=tmp_path, use_cache=False, jobs=1))
+    result = scan(Config(root=tmp_path, cache_dir=SHARED_CACHE, jobs=1))
     planes = {(r.point, r.plane) for r in result.registrations}
     assert planes == {("PreToolUse", "interceptor"), ("PostToolUse", "observing_subscriber")}
     assert [(f.rule, f.line) for f in result.findings] == [("PS107", 8)]

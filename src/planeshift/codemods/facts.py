@@ -9,10 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import fsio
 from ..config import Config
 from ..packs.model import DEFAULT_KERNEL_MODULE, Mechanism, Pack
 from ..types import Registration, ScanResult
-from .names import module_of
+from .names import module_of, package_of
 from .sites import site_of
 from .style import TargetStyle, read_style
 from .templates import OPTIONAL, Template, free_names
@@ -65,11 +66,28 @@ class MigrateFacts:
         cache = self.__dict__.setdefault("_lines", {})
         if rel not in cache:
             try:
-                cache[rel] = (self.root / rel).read_text(encoding="utf-8",
-                                                         errors="replace").splitlines()
+                cache[rel] = fsio.decode_source(fsio.read_bytes(self.root / rel),
+                                                rel).splitlines()
             except OSError:
                 cache[rel] = []
         return cache[rel]
+
+    def module(self, rel: str) -> str:
+        """*rel*'s module name as the scan gave it (a `src/` layout, a namespace package, a
+        script), else the one its path spells."""
+        seen = self.scanned.get(rel)
+        return seen[1] if seen is not None and seen[1] else module_of(rel)
+
+    def package(self, rel: str) -> str:
+        """The package *rel*'s relative imports start from, by the scan's module name ("" for
+        a script, which has none)."""
+        seen = self.scanned.get(rel)
+        if seen is None or not seen[1]:
+            return package_of(rel)
+        _, module, is_package = seen
+        if "/" in module:  # a script, named by its path: no package
+            return ""
+        return module if is_package else module.rpartition(".")[0]
 
     def in_scope(self, rel: str) -> bool:
         paths = self.options.paths

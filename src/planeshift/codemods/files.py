@@ -24,7 +24,6 @@ from .facts import MigrateFacts
 from .imports import apply_imports
 from .layout import fit
 from .model import Migrated, NotMigrated
-from .names import module_of, package_of
 from .writer import SourceFile, WriteError, check_python, read_source
 
 Step = tuple[type[Codemod], list[Item]]
@@ -67,8 +66,8 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
     if tree.code != text:  # LibCST 1.x drops a form feed starting a statement, a final CR
         return _fail(run, steps, f"LibCST cannot reproduce it byte for byte{_why(text)}; it is "
                                  "left as it is")
-    context = CodemodContext(filename=str(run.source.path), full_module_name=module_of(rel),
-                             full_package_name=package_of(rel), scratch={TEXT: (tree, text)})
+    context = CodemodContext(filename=str(run.source.path), full_module_name=facts.module(rel),
+                             full_package_name=facts.package(rel), scratch={TEXT: (tree, text)})
     before = set(facts.rewritten)
     for codemod, items in steps:
         tree = _transform(codemod, items, tree, context, facts, run)

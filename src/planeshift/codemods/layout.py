@@ -16,6 +16,7 @@ in document order, to LibCST's, see ``locate``), and only those are rendered wit
 from __future__ import annotations
 
 import ast
+import bisect
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import cast
@@ -55,7 +56,10 @@ def fit(tree: cst.Module, before: str, style: TargetStyle,
         unit = entry.unit
         if not isinstance(unit, cst.SimpleStatementLine) or len(unit.body) != 1:
             continue
-        if any(stmt.lineno <= n <= (stmt.end_lineno or stmt.lineno) for n in long):
+        # the first long line at or after the statement's start (long is in line order): one
+        # bisection per statement, not a pass over every long line (statements x long lines)
+        at = bisect.bisect_left(long, stmt.lineno)
+        if at < len(long) and long[at] <= (stmt.end_lineno or stmt.lineno):
             units[id(unit)] = (unit, entry.ancestors, stmt.col_offset)
     if not units:
         return code

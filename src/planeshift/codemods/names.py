@@ -36,7 +36,12 @@ class ModuleNames:
         return self._names[1]
 
     def _mentions(self, name: str) -> bool:
-        return self.text is None or name in self.text
+        if self.text is None:
+            return True
+        seen = self.__dict__.setdefault("_mentioned", {})  # one search of the text per name
+        if name not in seen:
+            seen[name] = name in self.text
+        return seen[name]  # type: ignore[no-any-return]
 
     def builtin(self, name: str) -> bool:
         """Does *name* mean the builtin here (nothing in the module binds it)?"""

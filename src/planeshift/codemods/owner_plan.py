@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import fsio
 from ..types import DispatchPath
 from .facts import MigrateFacts
 from .owner_policy import scan_gate
@@ -100,6 +101,6 @@ def kernel_missing(root: Path, kernel: str) -> str | None:
 
 def _has(path: Path, text: str) -> bool:
     try:
-        return text in path.read_text(encoding="utf-8")
+        return text in fsio.read_text(path)
     except OSError:
         return False

@@ -10,6 +10,7 @@ from .base import MOVED, Codemod, Example, Item, Plan, Source, register
 from .facts import MigrateFacts
 from .locate import handler_node
 from .names import top_level
+from .pass_through import pass_through
 from .sites import Site, by_site, differences, entries, handler_from_table, site_of
 from .templates import OPTIONAL, Template
 
@@ -204,6 +205,11 @@ class RegistrationCodemod(Codemod):
                  source: Source) -> tuple[str, str]:
         """("done", action), ("already", ""), or ("refused", reason)."""
         assert self.facts is not None
+        resolved = reg.handler.qualname is not None or reg.handler.kind != "unknown"
+        why = pass_through(reg.api.rsplit(".", 1)[-1], reg.handler.expr, resolved, reg.scope,
+                           source.ast)
+        if why:
+            return "refused", why
         found = source.locator.at(reg.line, reg.col, reg.end_line or None, reg.end_col or None)
         if found is None:
             return "refused", (f"no registering call starts at {reg.line}:{reg.col} (did the "

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import re
 
-DIRECTIVE = re.compile(r"planeshift:\s*discard-unawaited\b(?P<rest>.*)")
-_OWNER = re.compile(r"^owner=(?P<owner>\S+)\s*(?P<reason>.*)$")
+# matched in any case (`# PLANESHIFT: IGNORE[ps101]`), as lint reads them (lint/comments.py)
+DIRECTIVE = re.compile(r"planeshift:\s*discard-unawaited\b(?P<rest>.*)", re.IGNORECASE)
+_OWNER = re.compile(r"^owner=(?P<owner>\S+)\s*(?P<reason>.*)$", re.IGNORECASE)
 UNASSIGNED = "unassigned"  # the owner written when the project names none
-_SUPPRESSED = re.compile(r"planeshift:\s*ignore\[[^\]]*\bPS101\b")
+_SUPPRESSED = re.compile(r"planeshift:\s*ignore\[[^\]]*\bPS101\b", re.IGNORECASE)
 
 
 def annotation_comment(owner: str, reason: str) -> str:
@@ -51,7 +52,7 @@ def is_recorded(lines: list[str], line: int) -> bool:
     """Is the registration at *line* (1-based) already recorded: an annotation or a PS101
     suppression at the end of its line or alone on the line above?"""
     here = lines[line - 1] if 0 < line <= len(lines) else ""
-    above = lines[line - 2].strip() if 1 < line <= len(lines) + 1 else ""
+    above = lines[line - 2].strip().lstrip("\ufeff") if 1 < line <= len(lines) + 1 else ""
     candidates = [here[here.find("#"):] if "#" in here else ""]
     if above.startswith("#"):
         candidates.append(above)

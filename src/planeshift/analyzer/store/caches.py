@@ -15,6 +15,7 @@ import hashlib
 import marshal
 from pathlib import Path
 
+from ... import fsio
 from ...atomic import write_atomic
 from ...codeversion import code_version
 from ...types import ScanResult
@@ -66,7 +67,7 @@ class FactCache:
     def get_bytes(self, key: str) -> bytes | None:
         """The entry's bytes, undecoded (a corrupt entry is found, and rebuilt, at decode)."""
         try:
-            return (self.folder / key[:2] / f"{key}.facts").read_bytes()
+            return fsio.read_bytes(self.folder / key[:2] / f"{key}.facts")
         except OSError:
             return None
 
@@ -108,7 +109,7 @@ class ResultCache:
 
     def get(self, key: str) -> ScanResult | None:
         try:
-            version, row = marshal.loads((self.folder / f"{key}.result").read_bytes())
+            version, row = marshal.loads(fsio.read_bytes(self.folder / f"{key}.result"))
             if version != FORMAT:
                 return None
             return decode(ScanResult, row)

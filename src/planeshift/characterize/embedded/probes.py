@@ -9,6 +9,7 @@ generated suite needs only the standard library, pytest and the package under te
 import asyncio
 import dataclasses
 import enum
+import importlib
 import inspect
 import logging  # noqa: F401 (observe.py's part, copied below this one, logs)
 import os
@@ -259,16 +260,26 @@ class Rendezvous(Spec):
 
 @dataclasses.dataclass
 class Where(Spec):
-    """A sync handler that records whether it runs on the emitter's thread or another one."""
+    """A sync handler that records which thread it runs on: the emitter's, one of anyio's worker
+    threads (and then whether ``anyio.from_thread`` reaches the loop from it, as a handler of an
+    owner that offloads through anyio may rely on), or another thread."""
 
     label: str
 
     def make(self, scene: Scene) -> Handler:
         def handler(*args: Any, **kwargs: Any) -> None:
-            same = threading.get_ident() == scene.thread
-            scene.trace.append(
-                f"{self.label} on {'the emitting' if same else 'a worker'} thread"
-            )
+            name = threading.current_thread().name
+            if threading.get_ident() == scene.thread:
+                scene.trace.append(f"{self.label} on the emitting thread")
+            elif name.startswith("AnyIO worker thread"):
+                scene.trace.append(f"{self.label} on an anyio worker thread")
+                from_thread = importlib.import_module("anyio.from_thread")
+                if from_thread.run_sync(lambda: True):
+                    scene.trace.append(
+                        f"{self.label} reached the loop through anyio.from_thread"
+                    )
+            else:
+                scene.trace.append(f"{self.label} on a worker thread")
 
         return handler
 
