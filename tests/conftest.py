@@ -42,6 +42,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         rel = item.path.relative_to(root).as_posix()
         if rel in SLOW or f"{rel}::{item.name.split('[')[0]}" in SLOW:
             item.add_marker(pytest.mark.slow)
+        if rel.startswith("tests/corpus/"):  # every run over the lionagi corpus, marked or not
+            item.add_marker(pytest.mark.corpus)
     if not _everyday(config):
         return
     kept = [i for i in items if not (i.get_closest_marker("corpus") or i.get_closest_marker("slow"))]
