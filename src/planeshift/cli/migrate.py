@@ -70,9 +70,17 @@ scan could not read, a sync dispatch method, one handler per call, a stop-on-exc
 to raise, a handler invoked once per matched value, returned awaitables gathered after the
 loop, a loop over the storage itself rather than a snapshot. Vendor the kernels first.
 
+--series DIR writes the whole migration as an ordered patch series instead, `git format-patch`
+style (`git am DIR/*.patch` applies it), one pull request a patch: the vendored kernels, the
+Phase 0 characterization gate, one patch per owner, the call sites by owner and package (the
+tests and examples apart), the settings' argv; each commit message says what, why, the ADR
+clause, the gate to run and what was left alone. Each patch is made on a temporary copy holding
+the ones before it; nothing is written outside DIR.
+
 \b
 Exit codes:
-  {EXIT_OK}  nothing to do, or the changes were shown or written, and nothing failed
+  {EXIT_OK}  nothing to do, or the changes (or the series) were shown or written, and nothing
+     failed
   {EXIT_FINDINGS}  --check found changes to make, or a file was not migrated because of an error
   {EXIT_USAGE}  usage, configuration, rule-pack or tool error
 """

@@ -174,7 +174,7 @@ class SeriesRun:
             key = f"owner:{mechanism}:{cls}"
             needs = {KERNELS, GATE_KEY} | ({files[file]} if file in files else set())
             files[file] = key
-            what = [f"{_where(m)}: {m.action}" for m in result.migrated]
+            what = [f"{_where(m)}: {m.action}{_differences(m)}" for m in result.migrated]
             self.patches.append(Patch(key, 3, Message(
                 f"{_package(file)}: run {cls} on the fan-out kernel ({mechanism})", what,
                 f"{cls} keeps its public methods; its hand-written fan-out becomes the kernel's "
@@ -263,6 +263,15 @@ def _family(options: MigrateOptions, owners: bool, without: str = ""
         return None, ()
     ignore = tuple(filter(mine, options.ignore)) + ((without,) if without else ())
     return select, ignore
+
+
+def _differences(done: Migrated) -> str:
+    """Where an owner's policy differs from its nearest ADR profile (``failure: isolate_base_
+    exceptions, not isolate``), or ''."""
+    policy = (done.owner or {}).get("policy") or {}
+    found = [f"{d['axis']}: {d['code']}, not {d['profile']}"
+             for d in policy.get("differences", ())]
+    return f" (differs in {'; '.join(found)})" if found else ""
 
 
 def _folder(root: Path, module: str) -> Path:
