@@ -268,3 +268,37 @@ def test_migrate_never_loads_networkx_unless_it_writes_a_series(tmp_path: Path) 
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300, check=False)
     assert done.stdout.split() == ["0", "False"], done.stderr
+
+
+def test_a_new_file_and_a_missing_final_newline_are_written_as_git_writes_them() -> None:
+    new = FileDiff("pkg/new.py", None, "a = 1\nb = 2").text()
+    assert new.startswith("diff --git a/pkg/new.py b/pkg/new.py\nnew file mode 100644\n"
+                          "--- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1,2 @@\n+a = 1\n+b = 2\n"
+                          "\\ No newline at end of file\n")
+    edit = FileDiff("pkg/old.py", "x = 1\n", "x = 2\n").text()
+    assert "--- a/pkg/old.py\n+++ b/pkg/old.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n" in edit
+
+
+def test_a_message_line_git_would_read_as_the_diff_or_its_end_is_indented() -> None:
+    body = Message("s", ["diff -u a b"], refused=["--- a note"]).body()
+    assert "\n  - diff -u a b\n" in body and "\n  - --- a note" in body
+    assert not any(line.startswith(("---", "diff -")) for line in body.splitlines())
+
+
+@needs_git
+def test_a_rendered_patch_applies_with_git_am(tmp_path: Path) -> None:
+    from planeshift.codemods.patchfile import render
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "old.py").write_text("x = 1\n", encoding="utf-8")
+    committed(repo)
+    text = render(Message("pkg: one change", ["old.py: x"], "why", "ADR-0120 D1", "none"),
+                  [FileDiff("old.py", "x = 1\n", "x = 2\n"), FileDiff("new.py", None, "y = 1")],
+                  1, 1, "Wed, 02 Dec 2026 12:00:00 +0000")
+    (tmp_path / "0001.patch").write_text(text, encoding="utf-8")
+    done = git(repo, "am", "-q", str(tmp_path / "0001.patch"))
+    assert done.returncode == 0, done.stderr
+    assert (repo / "old.py").read_text() == "x = 2\n" and (repo / "new.py").read_text() == "y = 1"
+    message = git(repo, "log", "-1", "--format=%s%n%b").stdout
+    assert message.startswith("pkg: one change\nWhat:\n  - old.py: x\n") and "ADR: ADR-0120 D1" in message
