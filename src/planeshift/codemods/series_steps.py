@@ -142,7 +142,7 @@ class SeriesRun:
         paths = sorted({f"{p.recipe.dispatcher}" for p in result.plans})
         ours = tuple(f"{package}." for package in result.packages)
         skipped = [f"{s.dispatcher}: {s.reason}" for s in result.skipped
-                   if s.dispatcher.startswith(ours) and "context package" not in s.reason]
+                   if s.dispatcher.startswith(ours) and not _absent(s.reason)]
         count = len(result.plans)
         what = (f"{GATE}: {result.tests} tests pinning how {count} dispatch "
                 f"path{'s' if count != 1 else ''} behave today ({', '.join(paths)}), written by "
@@ -163,7 +163,9 @@ class SeriesRun:
         dry = self._migrate(owners=True, write=False, select=select, ignore=ignore)
         rewritten = dict.fromkeys((m.owner["mechanism"], m.owner["class"], m.file)
                                   for m in dry.migrated if m.owner and "class" in m.owner)
-        refused = [f"{_where(n)}: {n.reason}" for n in dry.not_migrated]
+        classes = {(mechanism, cls) for mechanism, cls, _ in rewritten}
+        refused = [f"{_where(n)}: {n.reason}" for n in dry.not_migrated
+                   if not _of(n, classes)]  # the storage a rewritten owner keeps: its patch
         files: dict[str, str] = {}
         for mechanism, cls, file in rewritten:
             result = self._migrate(owners=True, owner=f"{mechanism}:{cls}", select=select,
@@ -180,7 +182,10 @@ class SeriesRun:
                 f"{cls} keeps its public methods; its hand-written fan-out becomes the kernel's "
                 "under the policy read from its own loop, so later changes of policy are "
                 "declarations rather than loop edits",
-                ADR["owner"], ""), changes, needs, frozenset({mechanism})))
+                ADR["owner"], "", [f"{_where(n)}: {n.codemod}: {n.reason}"
+                                   for n in result.not_migrated
+                                   if _of(n, {(mechanism, cls)})]),
+                changes, needs, frozenset({mechanism})))
         return refused
 
     def _call_sites(self) -> None:
@@ -263,6 +268,18 @@ def _family(options: MigrateOptions, owners: bool, without: str = ""
         return None, ()
     ignore = tuple(filter(mine, options.ignore)) + ((without,) if without else ())
     return select, ignore
+
+
+def _of(item: NotMigrated, owners: set[tuple[str, str]]) -> bool:
+    """Is *item* a refusal about one of *owners* (mechanism, class)?"""
+    owner = item.owner or {}
+    return (owner.get("mechanism"), owner.get("class")) in owners
+
+
+def _absent(reason: str) -> bool:
+    """A characterize skip that says there is nothing in the tree to pin (no dispatch loop, a
+    dispatcher of a context package), not one the reviewer needs to know of."""
+    return "no dispatch path" in reason or "context package" in reason
 
 
 def _differences(done: Migrated) -> str:
