@@ -306,3 +306,30 @@ def test_a_rendered_patch_applies_with_git_am(tmp_path: Path) -> None:
     assert (repo / "old.py").read_text() == "x = 2\n" and (repo / "new.py").read_text() == "y = 1"
     message = git(repo, "log", "-1", "--format=%s%n%b").stdout
     assert message.startswith("pkg: one change\nWhat:\n  - old.py: x\n") and "ADR: ADR-0120 D1" in message
+
+
+@needs_git
+def test_a_project_below_the_git_top_with_its_kernels_vendored_starts_at_the_gate(
+        tmp_path: Path) -> None:
+    from planeshift.vendor import vendor_kernels
+
+    top = tmp_path / "repo"
+    root = top / "services" / "shop"
+    shutil.copytree(LEGACY, root, ignore=SKIP)
+    vendor_kernels(root / "shop" / "dispatch", "shop.dispatch")
+    committed(top)
+    out = tmp_path / "patches"
+    done = series(root, out)
+    assert done.returncode == 0, done.stderr
+    found = subjects(out)
+    assert found[0][1] == "[PATCH 1/5] tests: add the Phase 0 characterization gate"
+    assert len(found) == 5 and "Vendor" not in " ".join(s for _, s in found)
+    gate = (out / found[0][0]).read_text(encoding="utf-8")
+    assert f"diff --git a/services/shop/{GATE} b/services/shop/{GATE}" in gate
+    assert f"Gate: cd services/shop && python -m pytest {GATE}\n" in gate
+    copy = tmp_path / "clone"
+    assert git(tmp_path, "clone", "-q", str(top), str(copy)).returncode == 0
+    applied = git(copy, "am", "-q", *map(str, sorted(out.glob("*.patch"))))
+    assert applied.returncode == 0, applied.stderr
+    after = {rel: data for rel, data in tree(copy / "services" / "shop").items() if rel != GATE}
+    assert after == tree(MIGRATED)

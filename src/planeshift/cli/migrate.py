@@ -168,7 +168,7 @@ def _series(config, options, out: Path) -> None:  # type: ignore[no-untyped-def]
                    f"file{'s' if files != 1 else ''})")
     for note in done.notes:
         click.echo(f"planeshift: note: {note}", err=True)
-    gate = f"; the gate: python -m pytest {done.gate}" if done.gate else ""
+    gate = f"; the gate: {done.command}" if done.command else ""
     click.echo(f"{len(done.patches)} patches in {out}: apply them in order with "
                f"`git am {out}/*.patch`{gate}", err=True)
 

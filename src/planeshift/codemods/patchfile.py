@@ -63,7 +63,7 @@ class Message:
     def body(self) -> str:
         out = ["What:", *(_wrap(line, "  - ") for line in self.what), "",
                _wrap(f"Why: {self.why}"), "", _wrap(f"ADR: {self.adr}"), "",
-               _wrap(f"Gate: {self.gate}")]
+               f"Gate: {self.gate}"]  # a command to copy: never wrapped
         if self.refused:
             out += ["", f"Left as it is ({len(self.refused)}), and why:",
                     *(_wrap(line, "  - ") for line in self.refused)]

@@ -49,3 +49,4 @@ class Series:
     packages: tuple[str, ...]  # the import packages the gate guards
     results: list[MigrateResult]
     notes: list[str]
+    command: str | None = None  # the gate's command, from the git top-level

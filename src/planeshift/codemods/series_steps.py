@@ -39,12 +39,15 @@ class SeriesRun:
                                                       for r in refused]
         self._call_sites()
         self._argv()
-        gate = f"python -m pytest {self.prefix}{GATE}" if self.gate else (
-            "none: nothing could be characterized (see the report); run the project's tests")
+        gate = "none: nothing could be characterized (see the report); run the project's tests"
+        if self.gate:
+            run = f"python -m pytest {GATE}"  # from the project root, where its package imports
+            gate = f"cd {self.prefix.rstrip('/')} && {run}" if self.prefix else run
         for patch in self.patches:
             if patch.phase > 1 or self.gate is None:
                 patch.message.gate = gate
-        return Series(self.patches, self.gate, self.packages, self.results, self.notes)
+        return Series(self.patches, self.gate, self.packages, self.results, self.notes,
+                      gate if self.gate else None)
 
     # -- the copy -------------------------------------------------------------------------------
 
