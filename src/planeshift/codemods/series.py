@@ -35,8 +35,8 @@ def build_series(config: Config, options: MigrateOptions, out: Path) -> Series:
         copy = Path(tmp) / "tree" / config.root.name
         shutil.copytree(config.root, copy, symlinks=True,
                         ignore=shutil.ignore_patterns(*ALWAYS_SKIPPED))
-        run = SeriesRun(config, _rebase(config, copy, Path(tmp) / "cache"), options,
-                   _prefix(config.root))
+        run = SeriesRun(_rebase(config, copy, Path(tmp) / "cache"), options,
+                        _prefix(config.root))
         series = run.steps()
     series.patches = order(series.patches)
     _write(series, out)

@@ -19,9 +19,11 @@ from .series_model import ADR, GATE, GATE_KEY, KERNELS, Patch, Series, SeriesErr
 
 
 class SeriesRun:
-    def __init__(self, user: Config, config: Config, options: MigrateOptions,
-                 prefix: str) -> None:
-        self.user, self.config, self.options, self.prefix = user, config, options, prefix
+    """The steps on one temporary copy (*config* is its configuration), in the order they
+    apply; *prefix* is the project root's path below its git top-level."""
+
+    def __init__(self, config: Config, options: MigrateOptions, prefix: str) -> None:
+        self.config, self.options, self.prefix = config, options, prefix
         self.root = config.root
         self.patches: list[Patch] = []
         self.results: list[MigrateResult] = []
@@ -89,6 +91,8 @@ class SeriesRun:
         options = replace(self.options, **{"write": True, "check": False, **flags})
         result = migrate(config, options)
         self.results.append(result)
+        self.notes += [f"{e.file}: cannot be analysed: {e.message}" for e in result.errors
+                       if f"{e.file}: cannot be analysed: {e.message}" not in self.notes]
         errors = [n for n in result.not_migrated if n.error]
         if errors:
             e = errors[0]
