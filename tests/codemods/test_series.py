@@ -283,6 +283,13 @@ def test_a_new_file_and_a_missing_final_newline_are_written_as_git_writes_them()
     assert "--- a/pkg/old.py\n+++ b/pkg/old.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n" in edit
 
 
+def test_identical_message_lines_are_said_once_with_their_count() -> None:
+    body = Message("s", ["a.py:3: registration: x", "a.py:3: registration: x"],
+                   refused=["b.py:1: why"] * 3).body()
+    assert "  - a.py:3: registration: x (x2)\n" in body
+    assert "Left as it is (3), and why:\n  - b.py:1: why (x3)" in body
+
+
 def test_a_message_line_git_would_read_as_the_diff_or_its_end_is_indented() -> None:
     body = Message("s", ["diff -u a b"], refused=["--- a note"]).body()
     assert "\n  - diff -u a b\n" in body and "\n  - --- a note" in body

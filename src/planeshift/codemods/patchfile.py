@@ -61,15 +61,23 @@ class Message:
     refused: list[str] = field(default_factory=list)
 
     def body(self) -> str:
-        out = ["What:", *(_wrap(line, "  - ") for line in self.what), "",
+        out = ["What:", *(_wrap(line, "  - ") for line in _counted(self.what)), "",
                _wrap(f"Why: {self.why}"), "", _wrap(f"ADR: {self.adr}"), "",
                f"Gate: {self.gate}"]  # a command to copy: never wrapped
         if self.refused:
             out += ["", f"Left as it is ({len(self.refused)}), and why:",
-                    *(_wrap(line, "  - ") for line in self.refused)]
+                    *(_wrap(line, "  - ") for line in _counted(self.refused))]
         out = "\n".join(out).splitlines()
         # a body line git would read as the end of the message or the start of the diff
         return "\n".join(re.sub(r"^(---|diff -|Index: |From )", r" \1", line) for line in out)
+
+
+def _counted(lines: list[str]) -> list[str]:
+    """Identical lines (one call making several registrations) once, with their count."""
+    counts: dict[str, int] = {}
+    for line in lines:
+        counts[line] = counts.get(line, 0) + 1
+    return [line if n == 1 else f"{line} (x{n})" for line, n in counts.items()]
 
 
 def _wrap(text: str, first: str = "") -> str:
