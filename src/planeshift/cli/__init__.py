@@ -3,7 +3,9 @@ characterize, graph, kernels, packs and explain) over the shared options in ``op
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
+from typing import NoReturn
 
 import click
 
@@ -16,7 +18,7 @@ from .lint import baseline_command, lint_command
 from .migrate import migrate_command
 from .scan import scan
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "main", "run"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -53,3 +55,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo(str(exc.code), err=True)
         return 1
     return 0
+
+
+def run() -> NoReturn:
+    """The console script and ``python -m planeshift``: :func:`main`, then the process exits.
+
+    Everything alive is frozen first, so the collections the interpreter runs while it shuts
+    down skip it: they would traverse every object the command made (a cold scan of lionagi:
+    up to a third of a second) only to free memory the exit frees anyway. Finalizers still run
+    for what reference counting frees; nothing the commands write is left buffered in a cycle.
+    """
+    code = main()
+    gc.freeze()
+    raise SystemExit(code)
