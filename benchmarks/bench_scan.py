@@ -263,8 +263,9 @@ def targets(timings: dict[str, list[bu.Timed]]) -> list[dict[str, Any]]:
     # load than wall seconds: on a busy shared host a scan on two cores loses against a parse
     # on one. No targets: context for the wall ratios above.
     cpu = {name: bu.summary([t.cpu for t in runs])["median"] for name, runs in timings.items()}
-    out[4:4] = [{"measure": f"{name} cpu / parse-only cpu", "target": "", "pass": None,
-                 "value": cpu[name] / cpu["parse-only"]} for name in ("cold", "warm")]
+    if cpu["parse-only"] > 0:
+        out[4:4] = [{"measure": f"{name} cpu / parse-only cpu", "target": "", "pass": None,
+                     "value": cpu[name] / cpu["parse-only"]} for name in ("cold", "warm")]
     return out
 
 
