@@ -29,6 +29,7 @@ class MigrateOptions:
     check: bool = False  # report whether anything would change (never writes)
     paths: tuple[str, ...] = ()  # root-relative files or folders; () = the whole project
     owners: bool = False  # --owners: the owner codemods (dispatchers themselves), not call sites
+    owner: str | None = None  # with owners: only this one, "mechanism:Class" (--series)
 
 
 @dataclass

@@ -59,7 +59,8 @@ def owners(facts: MigrateFacts) -> tuple[list[Owner], list[Refusal]]:
                                        f"not an owner: {path.entry} is {what}; Phase 1 rewrites "
                                        "the dispatch loops of dispatcher classes (façades)"))
                 continue
-            found[(mech.id, path.file, cls)].append(path)
+            if facts.options.owner in (None, f"{mech.id}:{cls}"):
+                found[(mech.id, path.file, cls)].append(path)
     out = []
     for (mechanism, file, cls), paths in sorted(found.items()):
         kernel = facts.kernel(facts.mechanisms[mechanism][1]) if mechanism in facts.mechanisms \

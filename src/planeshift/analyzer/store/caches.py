@@ -63,6 +63,7 @@ class FactCache:
         self.folder = folder / f"facts-{namespace}"
         self.warning: str | None = None
         self._writable = True
+        self._made: set[str] = set()  # subfolders this process made or found (a mkdir a file)
 
     def get_bytes(self, key: str) -> bytes | None:
         """The entry's bytes, undecoded (a corrupt entry is found, and rebuilt, at decode)."""
@@ -85,8 +86,11 @@ class FactCache:
             return
         folder = self.folder / key[:2]
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            _ensure_gitignore(self.folder.parent)
+            if key[:2] not in self._made:
+                folder.mkdir(parents=True, exist_ok=True)
+                if not self._made:
+                    _ensure_gitignore(self.folder.parent)
+                self._made.add(key[:2])
             write_atomic(folder / f"{key}.facts", blob)
         except OSError as exc:
             self._writable = False
