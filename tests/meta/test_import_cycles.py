@@ -137,6 +137,28 @@ def test_the_checks_see_an_upward_import_and_a_cycle() -> None:
         "planeshift.analyzer.shapes -> planeshift.packs.reader -> planeshift.analyzer.shapes"]
 
 
+def test_every_planeshift_import_names_a_module() -> None:
+    """A lazy import of a module that moved fails only when it runs: every ``from planeshift...``
+    (relative or not) names a module of the package."""
+    paths = sorted(PACKAGE.rglob("*.py"))
+    modules = {module_name(p) for p in paths}
+    missing = []
+    for path in paths:
+        name = module_name(path)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith(
+                    "planeshift")):
+                parts = package.split(".")
+                base = node.module or ""
+                if node.level:
+                    parent = ".".join(parts[: len(parts) - node.level + 1])
+                    base = f"{parent}.{base}" if base else parent
+                if base not in modules:
+                    missing.append(f"{name}:{node.lineno} imports {base}")
+    assert missing == []
+
+
 def test_every_module_has_a_layer() -> None:
     assert layer_of("planeshift.somewhere_new") is None  # a new top-level module must be placed
     assert [m for m in import_graph() if layer_of(m) is None] == []

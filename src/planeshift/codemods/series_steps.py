@@ -104,7 +104,7 @@ class SeriesRun:
 
     def _kernels(self) -> None:
         from .. import api
-        from ..rules.forms import DEFAULT_KERNEL_MODULE
+        from ..packs.model import DEFAULT_KERNEL_MODULE
         from ..vendor import VendorError, vendor_kernels
         from .owner_plan import kernel_missing
 
