@@ -159,6 +159,13 @@ def test_every_planeshift_import_names_a_module() -> None:
     assert missing == []
 
 
+def test_every_folder_of_modules_is_a_package() -> None:
+    """A folder of modules without ``__init__.py`` is left out of the installed package."""
+    folders = {p.parent for p in PACKAGE.rglob("*.py")}
+    assert sorted(str(f.relative_to(PACKAGE)) for f in folders
+                  if not (f / "__init__.py").is_file()) == []
+
+
 def test_every_module_has_a_layer() -> None:
     assert layer_of("planeshift.somewhere_new") is None  # a new top-level module must be placed
     assert [m for m in import_graph() if layer_of(m) is None] == []
