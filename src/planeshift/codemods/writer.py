@@ -47,7 +47,7 @@ class SourceFile:
         try:
             again = decode_source(data, self.rel)
         except ValueError as exc:
-            raise WriteError(f"the new bytes would not be read back: {exc}") from exc
+            raise WriteError(f"the new bytes would not read back: {exc}") from exc
         if again.text != text or again.encoding != self.encoding or again.bom != self.bom:
             raise WriteError("the new bytes would not read back as the rewritten text "
                              f"(as {again.encoding}{' with a BOM' if again.bom else ''}); "
