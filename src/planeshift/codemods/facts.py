@@ -12,6 +12,7 @@ from pathlib import Path
 from ..config import Config
 from ..rules.forms import DEFAULT_KERNEL_MODULE, Mechanism, Pack
 from ..types import Registration, ScanResult
+from .lines import python_lines
 from .names import module_of
 from .templates import OPTIONAL, Template, free_names
 
@@ -63,8 +64,8 @@ class MigrateFacts:
         cache = self.__dict__.setdefault("_lines", {})
         if rel not in cache:
             try:
-                cache[rel] = (self.root / rel).read_text(encoding="utf-8",
-                                                         errors="replace").splitlines()
+                cache[rel] = python_lines((self.root / rel).read_text(encoding="utf-8",
+                                                                      errors="replace"))
             except OSError:
                 cache[rel] = []
         return cache[rel]
