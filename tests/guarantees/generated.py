@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import difflib
 import json
+import re
 
 import hypothesmith
 import yaml
@@ -138,8 +139,12 @@ def settings_file(draw: st.DrawFn) -> tuple[str, str]:
         events[event] = [{"matcher": "*", "hooks": hooks}]
     data = {"statusLine": {"type": "command", "command": draw(command())}, "hooks": events}
     if draw(st.booleans()):
-        text = json.dumps(data, ensure_ascii=draw(st.booleans()),
+        spelling = draw(st.sampled_from(["ascii", "raw", "escaped"]))
+        text = json.dumps(data, ensure_ascii=spelling == "ascii",
                           indent=draw(st.sampled_from([None, 2])))
+        if spelling == "escaped":  # astral characters raw, what YAML cannot hold raw escaped
+            text = re.sub("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]",
+                          lambda m: f"\\u{ord(m.group()):04x}", text)
         return ".demo/hooks.json", text + "\n"
     text = yaml.safe_dump(data, allow_unicode=draw(st.booleans()), sort_keys=False,
                           default_flow_style=draw(st.sampled_from([False, None])),
