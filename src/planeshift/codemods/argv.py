@@ -25,7 +25,10 @@ class ArgvCodemod(Codemod):
     replaced by the words `sh` would pass (POSIX token recognition): in the settings files the packs name (YAML, JSON,
     TOML; only the string token is replaced, the file is never re-dumped, so comments and layout
     stay) and in Python code (a `command=` argument or a `"command"` key holding a string
-    literal).
+    literal). In a settings file each command is found by its position and key path, written
+    with escapes every format reads back (controls, NEL, line separators), and the new file is
+    read back (YAML, and JSON for a JSON file) and compared with the original's data: only the
+    rewritten commands may differ, each equal to its argv, or the rewrite is refused.
 
     ## Why
     ADR-0120 D6: "command is argv and never reaches a shell". A string either fails lionagi's
