@@ -59,10 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", type=int, default=5, help="failing inputs printed (stderr)")
     args = parser.parse_args(argv)
 
+    from guarantees.generated import injected, module, settings_file
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
-
-    from guarantees.generated import injected, module, settings_file
 
     sources = {"injected": injected().map(lambda t: ("injected", "app.py", t)),
                "module": module().map(lambda t: ("module", "app.py", t)),
@@ -155,8 +154,8 @@ def _python(before: bytes, after: bytes) -> list[str]:
 
 def _settings(rel: str, text: str, after_bytes: bytes, result) -> list[str]:  # type: ignore[no-untyped-def]
     import yaml
-
     from guarantees.generated import outside_spans_kept
+
     from planeshift.codemods.settings import Document
 
     after = after_bytes.decode("utf-8")

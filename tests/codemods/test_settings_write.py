@@ -12,7 +12,14 @@ import yaml
 from analyzer.helpers import DEMO_FILES, write_tree
 
 from planeshift.codemods import settings
-from planeshift.codemods.settings import Document, Edit, SettingsError, apply, quoted, verify
+from planeshift.codemods.settings import (
+    Document,
+    Edit,
+    SettingsError,
+    apply,
+    quoted,
+    verify,
+)
 from planeshift.codemods.shell import argv_of
 
 from .helpers import run

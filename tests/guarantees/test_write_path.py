@@ -50,7 +50,7 @@ def test_write_then_check_then_write_again_changes_nothing(text: str) -> None:
 
 def hook_spans(text: str) -> dict[tuple[int, int], tuple[int, int]]:
     """(line, column) -> (start, end) of each hooks command scalar, read independently."""
-    body = text[1:] if text.startswith("\ufeff") else text
+    body = text.removeprefix("\ufeff")
     root = yaml.compose(body, Loader=yaml.SafeLoader)
     spans = {}
     for _, groups in next(v for k, v in root.value if k.value == "hooks").value:

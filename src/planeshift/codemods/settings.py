@@ -191,7 +191,7 @@ def _loader() -> Any:
 def _yaml_data(text: str) -> Any:
     import yaml
 
-    return yaml.load(text, Loader=_loader())  # noqa: S506 - a safe loader
+    return yaml.load(text, Loader=_loader())
 
 
 def _read(load: Any, text: str, what: str) -> Any:
@@ -199,7 +199,7 @@ def _read(load: Any, text: str, what: str) -> Any:
         return load(text)
     except RecursionError as exc:
         raise SettingsError(f"it would be nested too deeply to read back as {what}") from exc
-    except Exception as exc:  # noqa: BLE001 - every reader's own error: the file is refused
+    except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SettingsError(f"it would not read back as {what}: {first}") from exc
 
@@ -216,8 +216,8 @@ def _compare(before: Any, after: Any, edits: Sequence[Edit], by_path: bool) -> N
             if not _same(new, edit.argv):
                 raise SettingsError(f"{_show(path)} would read back as {new!r}, not "
                                     f"{edit.argv!r}")
-        for path, edit in wanted.items():
-            raise SettingsError(f"{_show(path)} would not read back as {edit.argv!r}")
+        for where, edit in wanted.items():
+            raise SettingsError(f"{_show(where)} would not read back as {edit.argv!r}")
         return
     pending = [(e.token.value, e.argv) for e in edits]
     for path, old, new in changes:

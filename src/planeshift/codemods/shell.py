@@ -28,8 +28,7 @@ _BLANK = " \t"  # the only word separators of sh (newline ends the command: refu
 _IN_DOUBLE = '$`"\\\n'  # what a backslash escapes inside double quotes
 # reserved words of sh (and of bash, which a runner may use): as the first word they start a
 # compound command, as argv[0] they would name a program
-_RESERVED = frozenset("if then else elif fi do done case esac while until for in function select "
-                      "time coproc".split())
+_RESERVED = frozenset(["if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until", "for", "in", "function", "select", "time", "coproc"])
 
 
 def shell_syntax(command: str) -> str:

@@ -128,9 +128,10 @@ class _Lines:
         self.text, self.data, self.encoding = text, data, encoding
         self.chars = [0]  # where each line starts, in characters and in bytes
         self.bytes = [0]
-        for i, ch in enumerate(text):
-            if ch == "\n":
-                self.chars.append(i + 1)
+        at = text.find("\n")
+        while at != -1:
+            self.chars.append(at + 1)
+            at = text.find("\n", at + 1)
         at = data.find(b"\n")
         while at != -1:
             self.bytes.append(at + 1)
