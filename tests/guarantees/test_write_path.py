@@ -103,3 +103,22 @@ def test_argv_is_what_sh_passes(text: str) -> None:
     done = subprocess.run(["sh", "-c", "printf '%s\\0' " + text], capture_output=True,
                           check=True)
     assert done.stdout.decode("utf-8", "surrogateescape").split("\0")[:-1] == argv
+
+
+@pytest.mark.parametrize("separator", ["", "s = '\u2028'\n", "s = '\x0c\x85'\n"])
+def test_a_note_already_there_is_seen_after_a_bom_or_an_odd_separator(
+        tmp_path: Path, separator: str) -> None:
+    """The plans' line checks number lines as Python does and drop the BOM: the record above a
+    registration is found, and no second one is added."""
+    from analyzer.helpers import DEMO_FILES, write_tree
+    from codemods.helpers import DISCARDING_BUS, discarding_pack, run
+
+    note = ("# planeshift: discard-unawaited owner=@demo-team returned awaitables stay unawaited "
+            "as today; the flip is its own change (ADR-0120 D2)")
+    write_tree(tmp_path / "p", {**DEMO_FILES, "demo/bus.py": DISCARDING_BUS})
+    text = (f"\ufeff{separator}{note}\n"
+            "from demo.bus import EventBus; bus = EventBus(on_event=[print])\n")
+    (tmp_path / "p" / "app.py").write_bytes(text.encode())
+    result = run(tmp_path / "p", ("discard_gate",), pack=discarding_pack(tmp_path / "pack"))
+    assert result.changes == () and result.already == 1
+    assert (tmp_path / "p" / "app.py").read_bytes() == text.encode()

@@ -64,7 +64,7 @@ class MigrateFacts:
         cache = self.__dict__.setdefault("_lines", {})
         if rel not in cache:
             try:
-                cache[rel] = python_lines((self.root / rel).read_text(encoding="utf-8",
+                cache[rel] = python_lines((self.root / rel).read_text(encoding="utf-8-sig",
                                                                       errors="replace"))
             except OSError:
                 cache[rel] = []
