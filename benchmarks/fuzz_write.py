@@ -85,8 +85,11 @@ def main(argv: list[str] | None = None) -> int:
         if problems and len(shown) < args.show:
             shown.append(f"{problems}\n{rel}: {text!r}")
 
+    from hypothesis.reporting import with_reporter
+
     try:
-        one()
+        with with_reporter(lambda *_: None):  # no "reproduce with @seed" for the time limit
+            one()
     except TimeUp:
         pass
     for entry in shown:
