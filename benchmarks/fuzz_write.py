@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -45,6 +46,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "src"), str(REPO / "tests")]
 warnings.filterwarnings("ignore", category=SyntaxWarning)
 
+REASONS: Counter[str] = Counter()  # why files were listed as errors (not failures: refusals)
 FAILURES = ("crashes", "unparseable", "non_idempotent", "changed_outside", "argv_differs")
 
 
@@ -94,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         pass
     for entry in shown:
         print(entry, file=sys.stderr)
+    for reason, n in REASONS.most_common(5):
+        print(f"error outcome x{n}: {reason}", file=sys.stderr)
     width = max(map(len, counts))
     for key in [*FAILURES, *sorted(k for k in counts if k not in FAILURES)]:
         print(f"{key:<{width}}  {counts[key]}")
@@ -127,6 +131,9 @@ def run_one(rel: str, text: str, counts: Counter[str]) -> list[str]:
         counts["scan_errors"] += sum(e.file == rel for e in first.errors)
         counts["refused"] += sum(not n.error for n in mine)
         counts["error_outcomes"] += sum(n.error for n in mine)
+        for n in mine:
+            if n.error:
+                REASONS[re.sub(r"\d+", "N", n.reason)[:100]] += 1
         counts["registrations_rewritten"] += sum(m.file == rel for m in first.migrated)
         counts["files_rewritten"] += after != before
         problems = [f"crashes: {n.reason}" for n in mine if "internal error" in n.reason]
