@@ -36,6 +36,7 @@ class Timed:
     peak_pss: int = 0  # largest sampled sum of PSS over the process tree (0: not sampled)
     stats: dict[str, Any] = field(default_factory=dict)
     stdout: str = ""
+    cpu: float = 0.0  # user + system seconds of the process and the helpers it waited for
 
 
 # -- corpus and trees ---------------------------------------------------------------------------
@@ -147,7 +148,8 @@ def run_timed(cmd: list[str], sample_memory: bool = False, interval: float = 0.1
         proc.returncode = os.waitstatus_to_exitcode(status)
         sink.seek(0)
         stdout = sink.read()
-    return Timed(seconds, proc.returncode, usage.ru_maxrss * 1024, peak, stdout=stdout)
+    return Timed(seconds, proc.returncode, usage.ru_maxrss * 1024, peak, stdout=stdout,
+                 cpu=usage.ru_utime + usage.ru_stime)
 
 
 def scan(tree: Path, cache_dir: Path, out: Path, sample_memory: bool = False,
@@ -194,7 +196,7 @@ def parse_only(tree: Path) -> Timed:
     """The LibCST floor: the in-process parse loop's seconds (startup and imports excluded)."""
     timed = run_timed([sys.executable, __file__, "parse-only", str(tree)])
     report = json.loads(timed.stdout)
-    timed.seconds, timed.stats = report.pop("seconds"), report
+    timed.seconds, timed.cpu, timed.stats = report.pop("seconds"), report.pop("cpu"), report
     return timed
 
 
@@ -203,14 +205,65 @@ def _parse_only_main(tree: Path) -> None:
 
     files = python_files(tree)
     errors = 0
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for path in files:
         try:
             libcst.parse_module(path.read_bytes())
         except libcst.ParserSyntaxError:
             errors += 1
-    seconds = time.perf_counter() - started
-    print(json.dumps({"seconds": seconds, "files": len(files), "syntax_errors": errors}))
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "files": len(files),
+                      "syntax_errors": errors}))
+
+
+def profile_scan(tree: Path, work: Path, top: int = 15) -> str:
+    """cProfile of one cold scan with ``--jobs 1`` (every file extracted in this one process, so
+    the profile sees all the work; the timed cold runs use every core): the whole run, startup
+    and imports included, as the *top* functions by own time and the phases by cumulative time."""
+    import io
+    import pstats
+
+    stats_file, out = work / "cold.prof", work / "profile-report.json"
+    cmd = [sys.executable, "-m", "cProfile", "-o", str(stats_file), "-m", "planeshift", "scan",
+           str(tree), "--format", "json", "-o", str(out), "--cache-dir",
+           str(work / "profile-cache"), "--jobs", "1"]
+    subprocess.run(cmd, check=False, capture_output=True)
+    stats = pstats.Stats(str(stats_file), stream=(buffer := io.StringIO()))
+    stats.strip_dirs().sort_stats("tottime").print_stats(top)
+    # the whole run: the outermost call's cumulative time (own times summed miss the profiler's
+    # own bookkeeping between calls)
+    total = max(cum for (_, _, _, cum, _) in stats.stats.values())  # type: ignore[attr-defined]
+    phases = []
+    for (file, _, name), (_, _, _, cum, _) in stats.stats.items():  # type: ignore[attr-defined]
+        label = PHASES.get((file, name))
+        if label:
+            phases.append((cum, label))
+    order = list(PHASES.values())
+    phases.sort(key=lambda p: order.index(p[1]))
+    main = next((cum for cum, label in phases if label == order[0]), total)
+    lines = [f"{'start-up and imports':<50} {total - main:7.3f} s  {(total - main) / total:6.1%}",
+             *(f"{label:<50} {cum:7.3f} s  {cum / total:6.1%}" for cum, label in phases)]
+    body = buffer.getvalue()
+    body = body[body.index("ncalls"):] if "ncalls" in body else body
+    return "\n".join(["phases (cumulative seconds under the profiler, of "
+                      f"{total:.3f} s in all):", *lines, "", f"top {top} by own time:", body])
+
+
+# (file, function) of the profile -> the phase it stands for; cumulative times nest
+PHASES = {
+    ("__init__.py", "main"): "the command, after start-up and imports",
+    ("pool.py", "all"): "  extraction (every file, cache writes included)",
+    ("~", "<built-in method builtins.compile>"): "    ast.parse (with the re-extraction's)",
+    ("symbols.py", "collect_symbols"): "    symbol walk (names, sites, dispatch loops)",
+    ("__init__.py", "file_facts"): "    hazard rules' per-file facts",
+    ("codec.py", "dumps"): "    cache encoding (marshal rows)",
+    ("caches.py", "put_bytes"): "    cache writes",
+    ("run.py", "link"): "  link (with the files re-extracted for it)",
+    ("pool.py", "again"): "    re-extraction under a widened vocabulary",
+    ("__init__.py", "run_checks"): "  hazard checks",
+    ("store.py", "keep"): "  cache keep (result, link snapshot)",
+    ("scan.py", "_render"): "  report rendering",
+}
 
 
 # -- fixit --------------------------------------------------------------------------------------

@@ -21,6 +21,12 @@ SLOW = (  # files or single tests: each builds an environment or runs a suite in
     "tests/guarantees/test_properties.py",  # hypothesis over generated programs
     "tests/guarantees/test_crash_safe.py",  # killed and re-run processes
     "tests/examples/test_migrated_example.py",
+    # migrate --series, then git am patch by patch, the package imported and the gate run after each
+    "tests/codemods/test_series.py::test_the_example_series_is_in_dependency_order",
+    "tests/codemods/test_series.py::test_each_example_patch_says_what_why_adr_gate_and_what_was_refused",
+    "tests/codemods/test_series.py::test_the_example_patches_apply_one_by_one_and_the_gate_stays_green",
+    "tests/codemods/test_series.py::test_a_small_app_gets_its_owner_before_its_call_sites_and_its_tests_last",
+    "tests/codemods/test_series.py::test_a_project_below_the_git_top_with_its_kernels_vendored_starts_at_the_gate",
 )
 EVERYDAY = "not corpus and not slow"
 
@@ -42,6 +48,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         rel = item.path.relative_to(root).as_posix()
         if rel in SLOW or f"{rel}::{item.name.split('[')[0]}" in SLOW:
             item.add_marker(pytest.mark.slow)
+        if rel.startswith("tests/corpus/"):  # every run over the lionagi corpus, marked or not
+            item.add_marker(pytest.mark.corpus)
     if not _everyday(config):
         return
     kept = [i for i in items if not (i.get_closest_marker("corpus") or i.get_closest_marker("slow"))]

@@ -8,6 +8,6 @@ import sys
 if sys.path and not sys.flags.safe_path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
-from planeshift.cli import main
+from planeshift.cli import run
 
-raise SystemExit(main())
+run()

@@ -69,28 +69,28 @@ def scan(config: Config, progress: Progress | None = None,
                        [*extracted.warnings, *store.warnings])
         return owned(replace(known, context=context, stats=stats), config)
 
-    with heap_frozen():  # the facts are read, not freed, while they are linked and checked
+    with heap_frozen():  # the facts are read, not freed, while they are linked, checked and kept
         outcome = link(extracted, extraction, packs, vocab, store.last_link(), store.old_facts)
         project = classified(outcome.linked, config, tuple(r.package for r in roots))
         findings, registrations = run_checks(project)
-    tree = [f for f in outcome.linked.summaries if not is_context(f.path)]
-    skipped = [FileError(f.path, f.error) for f in tree if f.error is not None]
-    result = ScanResult(
-        root=config.root.as_posix(),
-        registrations=tuple(registrations),
-        emissions=project.emissions,
-        mechanisms=tuple(mechanism_summaries(project)),
-        findings=tuple(f for f in findings if not is_context(f.file)),
-        errors=tuple(sorted([*skipped, *(e for e in unreadable if not is_context(e.file))],
-                            key=lambda e: e.file)),
-        files_scanned=len(files),
-        files_with_sites=sum(1 for f in tree if f.has_sites),
-        packs=tuple(p.name for p in packs),
-        context=context,
-        library=library_activated(outcome.linked),
-    )
-    if not any(s.problem for s in sources):  # a file changed mid-scan: keep nothing of it
-        store.keep(result, outcome.linked, extracted, outcome.layer)
+        tree = [f for f in outcome.linked.summaries if not is_context(f.path)]
+        skipped = [FileError(f.path, f.error) for f in tree if f.error is not None]
+        result = ScanResult(
+            root=config.root.as_posix(),
+            registrations=tuple(registrations),
+            emissions=project.emissions,
+            mechanisms=tuple(mechanism_summaries(project)),
+            findings=tuple(f for f in findings if not is_context(f.file)),
+            errors=tuple(sorted([*skipped, *(e for e in unreadable if not is_context(e.file))],
+                                key=lambda e: e.file)),
+            files_scanned=len(files),
+            files_with_sites=sum(1 for f in tree if f.has_sites),
+            packs=tuple(p.name for p in packs),
+            context=context,
+            library=library_activated(outcome.linked),
+        )
+        if not any(s.problem for s in sources):  # a file changed mid-scan: keep nothing of it
+            store.keep(result, outcome.linked, extracted, outcome.layer)
     stats = _stats(started, outcome.layer, extracted.cache_hits, extracted.jobs,
                    [*extracted.warnings, *store.warnings])
     if outcome.full_link and store.enabled:
@@ -101,7 +101,7 @@ def scan(config: Config, progress: Progress | None = None,
 def characterize(config: Config, progress: Progress | None = None) -> Characterization:
     """Scan, then plan a characterization test of every dispatch path that can be built
     without I/O (``characterize/``); the scan's own result rides along as ``scan``."""
-    from .characterize.run import characterization
+    from .characterize.plan import characterization
 
     result = scan(config, progress)
     packs = load_packs(config)

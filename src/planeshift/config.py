@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from . import fsio
 from .types import InputError
 
 KEYS = ("packs", "builtin-packs", "exclude", "gitignore", "cache-dir", "jobs", "context",
@@ -67,7 +68,7 @@ def find_pyproject(root: Path) -> Path | None:
     here = root if root.is_dir() else root.parent
     for folder in (here, *here.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+        if candidate.exists() and not candidate.is_dir():  # a FIFO here is an error, not a read
             return candidate
         if (folder / ".git").exists():
             return None
@@ -81,7 +82,7 @@ def load_config(root: Path, pyproject: Path | None = None) -> Config:
         return Config(root=root)
     label = str(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(fsio.read_text(path))
     except OSError as exc:
         raise ConfigError(label, "<file>", f"cannot read: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -19,7 +19,20 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         if collecting:
+            promote()
             gc.enable()
+
+
+def promote() -> None:
+    """Move every tracked object to the oldest generation (inside :func:`heap_frozen`, to the
+    frozen ones) without traversing any. Left young, what a paused stretch made (every file's
+    facts, say) would be traversed by the first collection after it, the whole heap of them at
+    once: a fifth of a second on lionagi's facts, for no garbage. They are collected, if ever they
+    become garbage, with the oldest generation."""
+    frozen = gc.get_freeze_count()
+    gc.freeze()
+    if not frozen:
+        gc.unfreeze()
 
 
 @contextmanager

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import fsio
 from .config import Config
 from .repository import git_top
 
@@ -86,7 +87,10 @@ def read_codeowners(top: Path) -> OwnerTable | None:
     for place in CODEOWNERS_PLACES:
         path = top / place
         if path.is_file():
-            text = path.read_text(encoding="utf-8", errors="replace")
+            try:
+                text = fsio.read_text(path, errors="replace")
+            except OSError:
+                continue  # (a FIFO or an unreadable file owns nothing)
             return OwnerTable(top, [compile_rule(p, o, True) for p, o in parse_codeowners(text)])
     return None
 

@@ -61,6 +61,36 @@ def test_module_names_come_from_package_folders(tmp_path: Path) -> None:
     assert names["scripts/tool.py"] == ("tool", False)
 
 
+def test_a_file_no_import_can_name_is_a_script_named_by_its_path(tmp_path: Path) -> None:
+    write(tmp_path, {"run-hooks.py": "", "sp ace.py": "", "scripts/run-hooks.py": "",
+                     "pkg/__init__.py": "", "pkg/a.b.py": "", "my-pkg/__init__.py": ""})
+    names = {f.rel: (f.module, f.is_package) for f in discover(tmp_path)}
+    assert names["run-hooks.py"] == ("run-hooks", False)
+    assert names["sp ace.py"] == ("sp ace", False)
+    assert names["scripts/run-hooks.py"] == ("scripts/run-hooks", False)
+    assert names["pkg/a.b.py"] == ("pkg/a.b", False)  # never the dotted name `pkg.a.b`
+    assert names["my-pkg/__init__.py"] == ("my-pkg", True)
+    assert all(module for module, _ in names.values())
+    single = discover(tmp_path / "run-hooks.py")
+    assert [(f.rel, f.module) for f in single] == [("run-hooks.py", "run-hooks")]
+
+
+def test_namespace_packages_get_dotted_names(tmp_path: Path) -> None:
+    """A folder without __init__.py above a regular package is a PEP 420 namespace portion;
+    `src` stays a source root, and a folder of plain modules its own sys.path entry."""
+    write(tmp_path, {
+        "acme/cloud/storage/__init__.py": "", "acme/cloud/storage/hooks.py": "",
+        "acme/cloud/tool.py": "", "src/acme/plugins/__init__.py": "",
+        "src/acme/plugins/bus.py": "", "scripts/tool.py": "",
+    })
+    names = {f.rel: (f.module, f.is_package) for f in discover(tmp_path)}
+    assert names["acme/cloud/storage/hooks.py"] == ("acme.cloud.storage.hooks", False)
+    assert names["acme/cloud/storage/__init__.py"] == ("acme.cloud.storage", True)
+    assert names["acme/cloud/tool.py"] == ("acme.cloud.tool", False)
+    assert names["src/acme/plugins/bus.py"] == ("acme.plugins.bus", False)
+    assert names["scripts/tool.py"] == ("tool", False)
+
+
 def test_scanning_a_package_folder_keeps_full_module_names(tmp_path: Path) -> None:
     write(tmp_path, {"lib/__init__.py": "", "lib/hooks/__init__.py": "", "lib/hooks/bus.py": ""})
     found = {f.rel: f.module for f in discover(tmp_path / "lib")}

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from planeshift.characterize.model import Characterization
-from planeshift.characterize.runner import EXPECT_ENV, run_against
+from planeshift.characterize.against_copy import EXPECT_ENV, run_against
 
 from .helpers import Mutant, characterize_buses, copy_buses, failed_tests
 
@@ -101,6 +101,12 @@ MUTANTS = [
     Mutant("offload-to-inline", "offload.py", "await asyncio.to_thread(callback, event)",
            "callback(event)",
            ("test_offload_bus_dispatch_sync_handlers_offload",)),
+    # the owner's anyio worker threads traded for threads of another pool: a handler's
+    # anyio.from_thread no longer reaches the loop
+    Mutant("anyio-offload-to-another-pool", "deadline.py",
+           "await anyio.to_thread.run_sync(handler, event)",
+           "await asyncio.to_thread(handler, event)",
+           ("test_budget_bus_fire_sync_handlers_offload",)),
     Mutant("silent-deadline-raises", "deadline.py", "with anyio.move_on_after(self._budget):",
            "with anyio.fail_after(self._budget):",
            ("test_budget_bus_fire_deadline_disposition_silent_stop",)),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,14 @@ def discarding_pack(folder: Path, convert: str | None = None) -> Path:
     pack = folder / "pack.yaml"
     pack.write_text(text)
     return pack
+
+
+def flat(text: str) -> str:
+    """*text* with the formatter's line breaks folded (a call split one argument a line reads
+    as the one line it was before layout), for assertions on what a rewrite says."""
+    text = re.sub(r"\s+", " ", text)
+    text = re.sub(r"([(\[{]) ", r"\1", text)
+    return re.sub(r",? ([)\]}])", r"\1", text)
 
 
 def dedent(text: str) -> str:

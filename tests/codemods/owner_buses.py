@@ -379,6 +379,8 @@ AFTER["offload"] = '''\
 
 import logging
 
+import anyio.to_thread
+
 from planeshift.kernels import DispatchPolicy, FanoutDispatcher
 
 logger = logging.getLogger("buses.offload")
@@ -415,6 +417,7 @@ class OffloadBus:
 
         await self._handlers.fan_out(
             lambda handler, call: call(handler, event),
+            offload=lambda fn: anyio.to_thread.run_sync(fn, abandon_on_cancel=True),
             failed=_failed,
         )
 '''

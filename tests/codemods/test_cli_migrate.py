@@ -54,7 +54,7 @@ def test_a_dry_run_prints_the_diff_and_the_report_and_writes_nothing(project: Pa
     result = migrate()
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("--- a/app.py\n+++ b/app.py\n")
-    assert "+bus.subscribe(as_subscriber(Subscription(" in result.stdout
+    assert "+bus.subscribe(\n+    as_subscriber(Subscription(" in result.stdout
     assert "app.py:14: registration: interceptor (stage BEFORE)" in result.stderr
     assert result.stderr.rstrip().endswith("1 file would change (apply with --write)")
     assert (project / "app.py").read_text() == before

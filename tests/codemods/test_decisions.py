@@ -14,7 +14,7 @@ from analyzer.helpers import write_tree
 from planeshift.codemods import MigrateOptions, migrate
 from planeshift.config import Config
 
-from .helpers import dedent
+from .helpers import dedent, flat
 
 BUS = '''
 """A bus whose handlers may stop the chain (Stop) or deny (PermissionError)."""
@@ -96,8 +96,8 @@ def test_stop_and_deny_become_decisions_and_the_bus_sees_the_same_exceptions(
     result, text = migrated(tmp_path, APP)
     assert "@returns_decisions(deny=PermissionError, stop=Stop)\nasync def guard" in text
     assert 'return InterceptorDecision(disposition=InterceptorDisposition.DENY, ' \
-           'reason="rm is not allowed")' in text
-    assert "return InterceptorDecision(disposition=InterceptorDisposition.STOP)" in text
+           'reason="rm is not allowed")' in flat(text)
+    assert "return InterceptorDecision(disposition=InterceptorDisposition.STOP)" in flat(text)
     assert "raise" not in text
     probe = ("import asyncio, app\n"
              "print([asyncio.run(app.bus.run(tool=t)) for t in ('rm', 'done', 'ls')])\n")
@@ -118,7 +118,8 @@ def test_nothing_changes_without_the_adapter_at_every_registration(tmp_path: Pat
 def test_a_handler_whose_registrations_an_earlier_run_rewrote_is_converted(
         tmp_path: Path) -> None:
     _, first = migrated(tmp_path, APP, select=("registration",))
-    assert "as_interceptor(InterceptorRegistration(" in first and "raise PermissionError" in first
+    assert "as_interceptor(InterceptorRegistration(" in flat(first)
+    assert "raise PermissionError" in first
     config = Config(root=tmp_path / "t", packs=(tmp_path / "mini.yaml",), builtin_packs=(),
                     use_cache=False)
     result = migrate(config, MigrateOptions(select=("decisions",), write=True))
@@ -187,3 +188,70 @@ def test_a_sync_handler_stays_sync_through_the_adapter(tmp_path: Path) -> None:
         sys.path.remove(str(tmp_path / "t"))
         for name in ("app", "mini", "mini.bus"):
             sys.modules.pop(name, None)
+
+
+def test_a_file_that_cannot_be_read_is_a_reason_not_the_end_of_the_run(tmp_path: Path) -> None:
+    """The search for other references reads every module: one it cannot read might name the
+    handler, so the handler keeps raising, and the run goes on."""
+    pack = tmp_path / "mini.yaml"
+    pack.write_text(textwrap.dedent(PACK))
+    write_tree(tmp_path / "t", {"mini/bus.py": BUS, "app.py": APP})
+    (tmp_path / "t" / "broken.py").symlink_to("nowhere.py")
+    config = Config(root=tmp_path / "t", packs=(pack,), builtin_packs=(), use_cache=False)
+    result = migrate(config, MigrateOptions(select=("registration", "decisions"), write=True))
+    text = (tmp_path / "t" / "app.py").read_text()
+    assert "raise PermissionError" in text and "@returns_decisions" not in text
+    assert "as_interceptor(" in text  # the rest of the run went on
+    assert any("broken.py cannot be read" in n.reason for n in result.not_migrated), \
+        result.not_migrated
+
+
+def test_a_script_naming_the_handler_is_searched_too(tmp_path: Path) -> None:
+    """Files whose names are not identifiers are modules too: one naming the handler keeps it
+    raising, however many such files there are."""
+    result, text = migrated(tmp_path, APP, extra={
+        "run-hooks.py": "from app import guard\nguard()\n", "sp ace.py": "x = 1\n"})
+    assert "raise PermissionError" in text and "@returns_decisions" not in text
+    assert any("also named at run-hooks.py:1" in n.reason for n in result.not_migrated)
+
+
+def test_each_file_is_parsed_once_not_once_per_handler(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted, never timed: deciding 30 handlers of one module reads and parses that module a
+    fixed number of times (the scan, the rewrite, the reference search), not 30 or 60."""
+    import ast
+
+    guards = "".join(f"\n\ndef guard_{i}(**_):\n    raise PermissionError('no {i}')\n"
+                     for i in range(30))
+    app = "from mini.bus import Bus\n" + guards + "\n\nbus = Bus()\n" + "".join(
+        f"bus.on(guard_{i})\n" for i in range(30))
+    parses = 0
+    original = ast.parse
+
+    def counted(source, *args, **kwargs):  # type: ignore[no-untyped-def]
+        nonlocal parses
+        if isinstance(source, (str, bytes)) and "guard_29" in str(source):
+            parses += 1
+        return original(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counted)
+    _, text = migrated(tmp_path, app)
+    assert text.count("@returns_decisions(deny=PermissionError)") == 30
+    assert parses <= 12, parses  # was 64: twice per handler
+
+
+def test_relative_imports_resolve_by_the_scans_module_names_in_a_src_layout(
+        tmp_path: Path) -> None:
+    """`src/mini/guards.py` is the module `mini.guards` (src is no package), so its
+    `from .bus import Stop` is `mini.bus.Stop`, the exception the pack names."""
+    pack = tmp_path / "mini.yaml"
+    pack.write_text(textwrap.dedent(PACK))
+    guards = ("from .bus import Bus, Stop\n\n\ndef guard(**_):\n    raise Stop\n\n\n"
+              "bus = Bus()\nbus.on(guard)\n")
+    write_tree(tmp_path / "t", {"src/mini/bus.py": BUS, "src/mini/guards.py": guards})
+    (tmp_path / "t" / "src" / "__init__.py").unlink()  # src/ is the import root, not a package
+    config = Config(root=tmp_path / "t", packs=(pack,), builtin_packs=(), use_cache=False)
+    result = migrate(config, MigrateOptions(select=("registration", "decisions"), write=True))
+    text = (tmp_path / "t" / "src" / "mini" / "guards.py").read_text()
+    assert "@returns_decisions(stop=Stop)" in text, result.not_migrated
+    assert "return InterceptorDecision(disposition=InterceptorDisposition.STOP)" in text

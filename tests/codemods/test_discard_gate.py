@@ -14,6 +14,7 @@ from planeshift.codemods.discard_gate import _mixed
 from planeshift.codemods.facts import MigrateFacts
 from planeshift.config import Config
 from planeshift.lint import Scope, lint
+from planeshift.reports.migrate_text import render_report
 from planeshift.rules.discard_annotation import is_recorded, parse_annotation
 from planeshift.types import Handler, Registration, ScanResult
 
@@ -23,6 +24,7 @@ from .helpers import (
     check_transformed,
     dedent,
     discarding_pack,
+    flat,
     run,
 )
 
@@ -73,14 +75,24 @@ def test_recorded_registrations_are_left_alone(tmp_path: Path) -> None:
     assert result.already == 2 and result.not_migrated == ()
 
 
-def test_without_an_owner_nothing_is_written_and_the_reason_is_listed(tmp_path: Path) -> None:
+def test_without_an_owner_the_registration_is_recorded_unassigned_and_listed_once(
+        tmp_path: Path) -> None:
     write_tree(tmp_path, {**DEMO_FILES, "app.py": "from demo.bus import EventBus\n\n"
-                                                  "bus = EventBus(on_event=[print])\n"})
+                                                  "bus = EventBus(on_event=[print])\n"
+                                                  "other = EventBus(on_event=[repr])\n"})
     config = Config(root=tmp_path, packs=(DEMO_PACK,), builtin_packs=(), use_cache=False)
     result = migrate(config, MigrateOptions(select=GATE, write=True))
-    assert result.changes == ()
-    (left,) = result.not_migrated
-    assert left.reason.startswith("no owner for app.py") and not left.error
+    assert result.not_migrated == ()
+    assert [m.action for m in result.migrated] == ["recorded as discarding (owner unassigned)"] * 2
+    text = (tmp_path / "app.py").read_text()
+    assert text.count("# planeshift: discard-unawaited owner=unassigned ") == 2
+    report = render_report(result)
+    assert report.count("owner to fill in (1 file;") == 1 and "\n  app.py\n" in report
+    linted = lint(config, Scope())  # an unassigned owner suppresses nothing
+    assert sorted(f.finding.rule for f in linted.findings if f.status == "open"
+                  and f.finding.rule in ("PS101", "PS901")) == ["PS101", "PS101", "PS901", "PS901"]
+    again = migrate(config, MigrateOptions(select=GATE, check=True))
+    assert again.changes == () and again.already == 2  # recorded once, not again
 
 
 def test_the_owner_comes_from_codeowners_too(tmp_path: Path) -> None:
@@ -140,8 +152,14 @@ def test_a_discarding_registration_rewritten_alone_is_still_found_and_recorded_l
     second = run(tmp_path, GATE)
     assert [m.action for m in second.migrated] == ["recorded as discarding (owner @demo-team)"]
     assert (tmp_path / "app.py").read_text().endswith(
-        f"{NOTE}\nbus = EventBus(on_event=[as_subscriber(Subscription(name=\"builtins.print\", "
-        'policy="demo_callbacks", handler=print))])\n')
+        "bus = EventBus(\n"
+        f"    {NOTE}\n"  # the registration (on_event=) starts on the line below now
+        "    on_event=[\n"
+        "        as_subscriber(\n"
+        '            Subscription(name="builtins.print", policy="demo_callbacks", handler=print)\n'
+        "        )\n"
+        "    ]\n"
+        ")\n")
     assert run(tmp_path).changes == ()
 
 
@@ -189,15 +207,36 @@ def test_convert_after_registration_wraps_the_handler_inside_the_typed_registrat
 
         first, second = EventBus(on_event=[print]), EventBus(on_event=[lambda e: notify(e)])
         ''', '''
-        from demo.bus import EventBus
         from planeshift.kernels.adapters import Subscription, as_subscriber, scheduling
+
+        from demo.bus import EventBus
 
 
         async def notify(event):
             return None
 
 
-        first, second = EventBus(on_event=[as_subscriber(Subscription(name="builtins.print", policy="demo_callbacks", handler=scheduling(print)))]), EventBus(on_event=[as_subscriber(Subscription(name="app.<lambda:8>", policy="demo_callbacks", handler=scheduling(lambda e: notify(e))))])
+        first, second = EventBus(
+            on_event=[
+                as_subscriber(
+                    Subscription(
+                        name="builtins.print",
+                        policy="demo_callbacks",
+                        handler=scheduling(print),
+                    )
+                )
+            ]
+        ), EventBus(
+            on_event=[
+                as_subscriber(
+                    Subscription(
+                        name="app.<lambda@on_event>",
+                        policy="demo_callbacks",
+                        handler=scheduling(lambda e: notify(e)),
+                    )
+                )
+            ]
+        )
         ''', ("registration", "discard_gate"), convert_discard=True)
 
 
@@ -218,8 +257,9 @@ TABLE_LOOP = '''
 def test_a_call_registering_one_handler_per_table_entry_is_converted_once(
         tmp_path: Path) -> None:
     result = check_transformed(tmp_path, TABLE_LOOP, '''
-        from demo.bus import EventBus, Point
         from planeshift.kernels.adapters import Subscription, as_subscriber, scheduling
+
+        from demo.bus import EventBus, Point
 
 
         def log(**payload):
@@ -228,7 +268,12 @@ def test_a_call_registering_one_handler_per_table_entry_is_converted_once(
 
         bus = EventBus()
         for point in (Point.AFTER, Point.NEVER_EMITTED):
-            bus.on(point, as_subscriber(Subscription(name="app.log", policy="demo_bus", handler=scheduling(log))))
+            bus.on(
+                point,
+                as_subscriber(
+                    Subscription(name="app.log", policy="demo_bus", handler=scheduling(log))
+                ),
+            )
         ''', ("registration", "discard_gate"), files={"demo/bus.py": DISCARDING_BUS},
         pack=discarding_pack(tmp_path.parent / f"{tmp_path.name}-pack", "scheduling({handler})"),
         convert_discard=True)
@@ -265,9 +310,9 @@ def test_a_later_conversion_wraps_the_handler_inside_its_typed_registration(
     run(tmp_path, ("registration",))
     converted = run(tmp_path, GATE, convert_discard=True)
     assert [m.action for m in converted.migrated] == ["converted: scheduling(print)"]
-    assert (tmp_path / "app.py").read_text().endswith(
+    assert flat((tmp_path / "app.py").read_text()).rstrip().endswith(
         'bus = EventBus(on_event=[as_subscriber(Subscription(name="builtins.print", '
-        'policy="demo_callbacks", handler=scheduling(print)))])\n')
+        'policy="demo_callbacks", handler=scheduling(print)))])')
     assert run(tmp_path, GATE).changes == ()  # converted: not recorded on top
 
 
@@ -285,9 +330,33 @@ CONVERTED_OPTIONAL = ('    return EventBus(on_event=[optional(on_event, lambda h
 
 def test_convert_in_the_optional_form_wraps_the_lambdas_handler_so_none_stays_none(
         tmp_path: Path) -> None:
-    after = ("from demo.bus import EventBus\n"
-             "from planeshift.kernels.adapters import Subscription, as_subscriber, optional, "
-             "scheduling\n\n\ndef install(on_event=None):\n" + CONVERTED_OPTIONAL)
+    after = '''
+        from planeshift.kernels.adapters import (
+            Subscription,
+            as_subscriber,
+            optional,
+            scheduling,
+        )
+
+        from demo.bus import EventBus
+
+
+        def install(on_event=None):
+            return EventBus(
+                on_event=[
+                    optional(
+                        on_event,
+                        lambda handler: as_subscriber(
+                            Subscription(
+                                name="app.install.on_event",
+                                policy="demo_callbacks",
+                                handler=scheduling(handler),
+                            )
+                        ),
+                    )
+                ]
+            )
+        '''
     result = check_transformed(tmp_path, OPTIONAL_LISTENER, after,
                                ("registration", "discard_gate"), convert_discard=True)
     (converted,) = [m for m in result.migrated if m.codemod == "discard_gate"]
@@ -299,11 +368,12 @@ def test_a_later_conversion_of_the_optional_form_wraps_the_lambdas_handler(
         tmp_path: Path) -> None:
     write_tree(tmp_path, {**DEMO_FILES, "app.py": dedent(OPTIONAL_LISTENER)})
     run(tmp_path, ("registration",))
-    assert "optional(on_event, lambda handler: " in (tmp_path / "app.py").read_text()
+    assert "optional(on_event, lambda handler: " in flat((tmp_path / "app.py").read_text())
     converted = run(tmp_path, GATE, convert_discard=True)
     assert [m.action.split(" inside ")[0] for m in converted.migrated] == [
         "converted: scheduling(handler)"]
-    assert (tmp_path / "app.py").read_text().endswith(CONVERTED_OPTIONAL)
+    assert flat((tmp_path / "app.py").read_text()).rstrip().endswith(
+        flat(CONVERTED_OPTIONAL).rstrip())
     assert run(tmp_path, ()).changes == ()  # converted and migrated: nothing more to do
     assert run(tmp_path, GATE, convert_discard=True).changes == ()
 
@@ -314,5 +384,24 @@ def test_the_optional_form_unconverted_is_recorded_like_any_other(tmp_path: Path
     recorded = run(tmp_path, GATE)
     assert [m.action for m in recorded.migrated] == ["recorded as discarding (owner @demo-team)"]
     text = (tmp_path / "app.py").read_text()
-    assert NOTE in text and "optional(on_event, lambda handler: as_subscriber(" in text
+    assert NOTE in text and "optional(on_event, lambda handler: as_subscriber(" in flat(text)
     assert run(tmp_path, ()).changes == ()
+
+
+def test_a_note_on_the_first_line_of_a_file_with_a_bom_is_seen_again(tmp_path: Path) -> None:
+    """With a UTF-8 BOM the file's first line starts with U+FEFF, which is not whitespace: the
+    note written there must still be read as the record (write, check, write again: no second
+    note)."""
+    write_tree(tmp_path, DEMO_FILES)
+    app = tmp_path / "app.py"
+    app.write_bytes(b"\xef\xbb\xbffrom demo.bus import EventBus; bus = EventBus(on_event=[print])\n")
+    first = run(tmp_path, GATE)
+    assert len(first.migrated) == 1 and not first.failed
+    written = app.read_bytes()
+    assert written == b"\xef\xbb\xbf" + NOTE.encode() + \
+        b"\nfrom demo.bus import EventBus; bus = EventBus(on_event=[print])\n"
+    check = run(tmp_path, GATE, write=False)  # what `migrate --check` exits 0 on
+    assert check.changes == () and check.migrated == () and not check.failed
+    assert check.already == 1
+    again = run(tmp_path, GATE)
+    assert again.changes == () and app.read_bytes() == written

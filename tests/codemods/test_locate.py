@@ -103,7 +103,7 @@ def test_positions_in_every_kind_of_statement(source: str, line: int, col: int, 
 
 
 SAMPLES = ["codemods/locate.py", "kernels/fanout.py", "analyzer/extract/symbols.py",
-           "cli_lint.py", "rules/pack_reader.py"]
+           "cli/lint.py", "rules/pack_reader.py"]
 
 
 @pytest.mark.parametrize("rel", SAMPLES)
@@ -152,3 +152,94 @@ def test_statement_at_a_line_and_the_break_before_a_continuation_line() -> None:
     assert locator.first_line(entry) == 2
     found = locator.line_break_before(3, 4)
     assert found is not None and isinstance(found.nodes[0], cst.ParenthesizedWhitespace)
+
+
+NESTED = '''
+import os; import sys
+@decorator(
+    "é", 1)
+class Owner:
+    """Dôc."""
+    x = 1; y = (2,
+                3); z = 4
+    if x: a = 1; b = 2
+    elif y:
+        pass
+    else:
+        try:
+            c = "ünïcode"; d = 5
+        except (OSError, ValueError) as exc:
+            raise
+        else:
+            e = 6
+        finally:
+            f = 7
+
+    @staticmethod
+    def method(arg):
+        for item in arg:
+            while item:
+                with open(item) as fh: g = fh
+        else:
+            h = 8
+        match arg:
+            case [1, *rest]:
+                return rest
+            case _:
+                return None
+    s = """multi
+line"""; t = 9
+async def coroutine():
+    async for item in aiter(): await item
+    async with lock: pass
+'''
+
+
+def _brute_force(locator: Locator, line: int, col: int) -> int | None:
+    """The linear scan the index replaced: the last statement in document order holding it."""
+    from planeshift.codemods.locate import _start
+
+    best = None
+    for index, stmt in enumerate(locator.stmts):
+        start = _start(stmt)
+        if (start[0], locator._chars(*start)) <= (line, col) <= (
+                stmt.end_lineno, locator._chars(stmt.end_lineno, stmt.end_col_offset)):
+            best = index
+    return best
+
+
+def test_the_position_index_answers_as_the_scan_of_every_statement_did() -> None:
+    _, locator = locate(NESTED)
+    for line, text in enumerate(locator.lines, 1):
+        for col in range(len(text) + 2):
+            assert locator._innermost(line, col) == _brute_force(locator, line, col), (line, col)
+        lines = [i for i, s in enumerate(locator.stmts)
+                 if locator._starts[i][0] <= line <= s.end_lineno]
+        expected = locator.entries[lines[-1]] if lines else None
+        assert locator.statement_at(line) is expected, line
+
+
+def test_a_lookup_reads_a_few_statements_not_every_statement_of_the_module(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cost, counted (never timed): one lookup per registration must not read every statement
+    of the module, or a migrate of R registrations in S statements costs R x S."""
+    from planeshift.codemods import locate as module
+
+    text = "".join(f"def f{i}(x):\n    if x:\n        return {i}\nbus.on(P, f{i})\n"
+                   for i in range(500))
+    tree = cst.parse_module(text)
+    locator = Locator(tree, text)
+    reads = 0
+    original = module._start
+
+    def counted(stmt):  # type: ignore[no-untyped-def]
+        nonlocal reads
+        reads += 1
+        return original(stmt)
+
+    monkeypatch.setattr(module, "_start", counted)
+    for i in range(0, 500, 5):
+        assert locator.at(4 * i + 4, 0) is not None  # each `bus.on(P, f{i})`
+        assert locator.statement_at(4 * i + 2) is not None
+        locator.first_line(locator.statement_at(4 * i + 1))
+    assert reads <= 100 * 3, reads  # was 3 x 2000 per lookup round

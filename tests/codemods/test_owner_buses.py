@@ -410,3 +410,15 @@ def test_the_bus_behaves_the_same_before_and_after_the_rewrite(tmp_path: Path, s
         sys.modules.pop(module.__name__, None)
     assert observed["before"] == EXPECTED[shape]
     assert observed["after"] == observed["before"]
+
+
+def test_a_file_that_cannot_be_read_keeps_the_owners_storage(tmp_path: Path) -> None:
+    """The table rewrite is safe only when nothing outside the class reaches the handler list;
+    a module that cannot be read might, so the storage is kept and the reason names it, and the
+    run goes on (the loop is still rewritten)."""
+    write_tree(tmp_path, {"buses/seq_isolate.py": BEFORE["seq_isolate"]})
+    (tmp_path / "buses" / "broken.py").symlink_to("nowhere.py")
+    result = _run(tmp_path)
+    assert {m.codemod for m in result.migrated} == {"owner_dispatch"}, result.not_migrated
+    assert any("broken.py (it cannot be read, so it might be)" in n.reason
+               for n in result.not_migrated), result.not_migrated

@@ -17,7 +17,7 @@ import pytest
 
 from planeshift import api
 from planeshift.characterize.model import Characterization
-from planeshift.characterize.runner import run_against
+from planeshift.characterize.against_copy import run_against
 from planeshift.config import Config
 
 pytestmark = pytest.mark.corpus

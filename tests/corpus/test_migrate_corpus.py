@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from characterization.runner import run_suite
+from codemods.helpers import flat
 
 from planeshift import api
 from planeshift.codemods import MigrateOptions, MigrateResult, migrate
@@ -71,17 +72,24 @@ LEFT = {
     # DEFAULT_HOOKS' own handler per point, through the loop variable `handler`: a typed
     # registration at the call would carry one name for four handlers
     ("lionagi/hooks/loader.py", 96): (4, "reaches this call from a literal table"),
+    # run(): `prev_stream_func = model.streaming_process_func`, put back in the `finally`
+    ("lionagi/operations/run/run.py", 793): (1, "puts back the handler saved from "
+                                                "`streaming_process_func`"),
+    # iModel.copy(): the copy is handed the handler the model already holds
+    ("lionagi/service/imodel.py", 820): (1, "copies the handler `streaming_process_func` "
+                                             "already holds"),
 }
 
 
 def test_high_confidence_registrations_are_rewritten_except_the_pinned_faithful_refusals(
         migrated: Migrated) -> None:
-    # 59 of 67 (88%; the issue asks for 80%). It was 43 of 67 while a handler that may be None
-    # (or of unknown kind) was refused: those 16 are now rewritten through `optional`, which
-    # hands None on as before. The figure is pinned with every refusal, not a threshold.
+    # 57 of 67. It was 43 of 67 while a handler that may be None (or of unknown kind) was
+    # refused: those 16 are rewritten through `optional`, which hands None on as before; then
+    # 59, until a restore and a copy of a handler (no registrations) were left alone. The
+    # figure is pinned with every refusal, not a threshold.
     classified = migrated.classified
     done = [r for r in classified if r.key in migrated.rewritten]
-    assert (len(done), len(classified)) == (59, 67)
+    assert (len(done), len(classified)) == (57, 67)
     reasons = {n.registration.key: n.reason for n in migrated.result.not_migrated
                if n.codemod == "registration" and n.registration is not None}
     left = [r for r in classified if r.key not in migrated.rewritten]
@@ -95,14 +103,14 @@ def test_named_sites_are_rewritten_as_the_pack_says(migrated: Migrated) -> None:
     branch = (migrated.root / "lionagi" / "session" / "branch.py").read_text()
     assert ('_on_message_added.append(as_subscriber(Subscription(name="lionagi.session.branch.'
             'Branch._schedule_emit", policy="message_manager", handler=self._schedule_emit)))'
-            in branch)
+            in flat(branch))
     assert "# planeshift: discard-unawaited owner=@lionagi-maintainers " in branch
     spec = (migrated.root / "lionagi" / "agent" / "spec.py").read_text()
     assert ('obj.security_pre("bash", as_interceptor(InterceptorRegistration(name="lionagi.agent.'
             'hooks.guard_destructive", stage="SECURITY_PRE", handler=guard_destructive, '
-            'order=0)))') in spec
+            'order=0)))') in flat(spec)
     notify = (migrated.root / "lionagi" / "state" / "lifecycle" / "notify_settings.py").read_text()
-    assert "as_sink(SinkRegistration(" in notify and "port=DeliverySink" in notify
+    assert "as_sink(SinkRegistration(" in flat(notify) and "port=DeliverySink" in notify
     hooks = (migrated.root / "lionagi" / "agent" / "hooks.py").read_text()
     assert "raise PermissionError" in hooks  # public guards keep raising: callers outside
     factory = (migrated.root / "lionagi" / "agent" / "factory.py").read_text()
@@ -110,19 +118,20 @@ def test_named_sites_are_rewritten_as_the_pack_says(migrated: Migrated) -> None:
             "handler))\n") in factory  # four table entries of two planes: left as it was
     # a tool without hooks gets None for its processors: optional hands None on as before
     coding = (migrated.root / "lionagi" / "tools" / "coding.py").read_text()
-    assert ("                    preprocessor=optional(self._build_preprocessor(name), lambda "
+    assert ("preprocessor=optional(self._build_preprocessor(name), lambda "
             "handler: as_interceptor(InterceptorRegistration(name=\"lionagi.agent.factory._chain_"
-            "pre_hooks.chained\", stage=\"PREPROCESS\", handler=handler, order=0))),\n") in coding
+            "pre_hooks.chained\", stage=\"PREPROCESS\", handler=handler, order=0))),") in flat(coding)
     assert "from lionagi.runtime.dispatch.adapters import as_interceptor, optional\n" in coding
     session = (migrated.root / "lionagi" / "session" / "session.py").read_text()
     assert ("return self.observer.gate(optional(check, lambda handler: as_interceptor(Interceptor"
             "Registration(name=\"lionagi.session.session.Session.gate.check\", stage=\"GATE\", "
-            "handler=handler, order=0))))") in session
+            "handler=handler, order=0))))") in flat(session)
     # the overrides' handlers (one subscriber rewrite for DEFAULT_HOOKS' four points) are
     # rewritten; DEFAULT_HOOKS' own (through the loop variable) and the dynamic points are not
     loader = (migrated.root / "lionagi" / "hooks" / "loader.py").read_text()
     assert loader.count("bus.on(point, handler)") == 2
-    assert loader.count("bus.on(point, optional(handler, lambda handler: as_subscriber(") == 1
+    assert flat(loader).count("bus.on(point, optional(handler, lambda handler: as_subscriber(")\
+        == 1
 
 
 def test_every_rewritten_file_compiles_and_the_package_imports(migrated: Migrated) -> None:

@@ -19,7 +19,7 @@ import pytest
 from characterization.runner import run_suite
 
 from planeshift import api
-from planeshift.characterize.runner import run_against
+from planeshift.characterize.against_copy import run_against
 from planeshift.codemods import MigrateOptions, MigrateResult, migrate
 from planeshift.config import Config, load_config
 from planeshift.reports.migrate_json import load_migrate_schema, migrate_dict

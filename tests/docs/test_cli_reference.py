@@ -1,6 +1,7 @@
-"""`--help` and the README agree: each command's README option table names exactly the command's
-click parameters, with the same choices and defaults, and the help says nothing the command
-does not have (a PATH it does not take, a list cut mid-sentence)."""
+"""`--help` and the command pages agree: each command's page (docs/commands/<command>.md) has an
+option table naming exactly the command's click parameters, with the same choices and defaults,
+and the help says nothing the command does not have (a PATH it does not take, a list cut
+mid-sentence)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from click.testing import CliRunner
 
 from planeshift.cli import cli
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+PAGES = Path(__file__).resolve().parents[2] / "docs" / "commands"
 
 
 def leaf_commands(group: click.Group = cli, prefix: tuple[str, ...] = ()
@@ -30,14 +31,22 @@ def leaf_commands(group: click.Group = cli, prefix: tuple[str, ...] = ()
 COMMANDS = leaf_commands()
 
 
-def readme_table(name: str) -> list[tuple[list[str], str]]:
-    """The option table of the README section ``### `planeshift NAME ...```: each row's
-    parameter spellings (``--format``, ``-o``, ``PATHS``, ``--format text|json`` kept whole)
-    and its meaning."""
-    heading = re.search(rf"^### `planeshift {re.escape(name)}(?= [\[A-Z-]|`)[^\n]*$", README, re.MULTILINE)
-    assert heading, f"no README section for planeshift {name}"
-    section = README[heading.end():]
-    section = section[:re.search(r"^#{2,3} ", section, re.MULTILINE).start()]
+def page(name: str) -> Path:
+    """The reference page of a command: ``kernels vendor`` is docs/commands/kernels-vendor.md."""
+    return PAGES / f"{name.replace(' ', '-')}.md"
+
+
+def page_table(name: str) -> list[tuple[list[str], str]]:
+    """The option table of the command's page, under its title ``# `planeshift NAME ...```
+    (up to the next heading; code blocks, whose comments look like headings, left out): each
+    row's parameter spellings (``--format``, ``-o``, ``PATHS``, ``--format text|json`` kept
+    whole) and its meaning."""
+    text = re.sub(r"^```.*?^```", "", page(name).read_text(encoding="utf-8"), flags=re.MULTILINE | re.DOTALL)
+    heading = re.search(rf"\A# `planeshift {re.escape(name)}(?= [\[A-Z-]|`)[^\n]*$", text, re.MULTILINE)
+    assert heading, f"{page(name)} does not start with the title # `planeshift {name} ...`"
+    section = text[heading.end():]
+    end = re.search(r"^#{1,3} ", section, re.MULTILINE)
+    section = section[:end.start() if end else len(section)]
     table = section[section.index("| option | meaning |"):].split("\n\n")[0]
     rows = []
     for line in table.splitlines()[2:]:
@@ -58,17 +67,21 @@ def spelled(command: click.Command) -> set[str]:
     return names
 
 
+def test_every_command_has_a_page_and_every_page_a_command() -> None:
+    assert {p.stem for p in PAGES.glob("*.md")} == {page(n).stem for n in COMMANDS}
+
+
 @pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_the_readme_table_names_every_parameter_and_nothing_else(name: str) -> None:
-    documented = {part.split(" ")[0] for parts, _ in readme_table(name) for part in parts}
+def test_the_option_table_names_every_parameter_and_nothing_else(name: str) -> None:
+    documented = {part.split(" ")[0] for parts, _ in page_table(name) for part in parts}
     assert documented == spelled(COMMANDS[name]), name
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_the_readme_table_gives_each_choice_and_default(name: str) -> None:
+def test_the_option_table_gives_each_choice_and_default(name: str) -> None:
     """``--format text|json`` lists the click choices, and the row names the default."""
     params = {o: p for p in COMMANDS[name].params if isinstance(p, click.Option) for o in p.opts}
-    for parts, meaning in readme_table(name):
+    for parts, meaning in page_table(name):
         for part in parts:
             option, _, shown = part.partition(" ")
             param = params.get(option)
@@ -83,10 +96,10 @@ def test_the_readme_table_gives_each_choice_and_default(name: str) -> None:
 
 def test_rows_as_for_another_command_name_its_options() -> None:
     for name in COMMANDS:
-        for parts, meaning in readme_table(name):
+        for parts, meaning in page_table(name):
             other = re.match(r"as for `(\w+)`", meaning)
             if other:
-                theirs = {p.split(" ")[0] for ps, _ in readme_table(other.group(1)) for p in ps}
+                theirs = {p.split(" ")[0] for ps, _ in page_table(other.group(1)) for p in ps}
                 assert {p.split(" ")[0] for p in parts} <= theirs, (name, parts)
 
 

@@ -37,7 +37,7 @@ BAD: dict[str, tuple[bytes, str]] = {
     "huge.py": (b"", "over the 5.0 MB limit (max-file-size)"),  # written below: 10 MB
     "loop_a.py": (b"", "Too many levels of symbolic links"),  # loop_a -> loop_b -> loop_a
     "dangling.py": (b"", "cannot read: No such file or directory"),  # -> nowhere.py
-    "fifo.py": (b"", "cannot read: not a regular file"),  # reading it would block for ever
+    "fifo.py": (b"", "cannot read: not a regular file (a FIFO)"),  # reading it would block for ever
 }
 
 # odd but valid: each registers audit on line 9, as APP does
@@ -81,8 +81,8 @@ def test_a_fifo_is_never_opened(tmp_path: Path, kind: str) -> None:
     run = process(command(kind, root, *extra), cwd=root, timeout=30)
     run.assert_clean_stderr()
     assert run.code == (0 if kind == "characterize" else 1)  # (characterize: the module written)
-    assert errors_of(run.json()) == {"fifo.py": "cannot read: not a regular file"}
-    assert "fifo.py: cannot be analysed: cannot read: not a regular file" in run.stderr
+    assert errors_of(run.json()) == {"fifo.py": "cannot read: not a regular file (a FIFO)"}
+    assert "fifo.py: cannot be analysed: cannot read: not a regular file (a FIFO)" in run.stderr
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from planeshift.codemods.writer import SourceFile, WriteError, decode_source
 
 from .helpers import APP, PACK_FLAGS, invoke, project
 
-REWRITTEN = b"bus.subscribe(as_subscriber(Subscription("
+REWRITTEN = b"as_subscriber(Subscription("
 
 
 def write(root: Path, data: bytes, monkeypatch: pytest.MonkeyPatch) -> bytes:

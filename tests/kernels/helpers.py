@@ -19,6 +19,19 @@ def run(awaitable: Awaitable[T]) -> T:
     return asyncio.run(main())
 
 
+def axes(**overrides: Any) -> dict[str, Any]:
+    """Every axis of a valid sequential, inline, by-return-value phase that isolates failures and
+    logs them (``DispatchPolicy.from_axes`` keywords), with *overrides*."""
+    fields: dict[str, Any] = {
+        "concurrency": "sequential", "failure": "isolate", "completion": "await_all",
+        "error_surface": "log_only", "sync_handlers": "inline", "handler_classification": "by_return_value",
+        "returned_value_classifier": "inspect_awaitable", "returned_awaitable": "await_in_invocation",
+        "sync_entry": "unavailable", "handler_cancellation": "propagate", "predicate_failure": "propagate",
+    }
+    fields.update(overrides)
+    return fields
+
+
 def phase(k: ModuleType, **overrides: Any) -> Any:
     """A valid baseline phase (sequential, inline, by return value) with fields overridden."""
     fields: dict[str, Any] = dict(

@@ -13,18 +13,7 @@ from typing import Any
 
 import pytest
 
-from .helpers import phase, policy, run, stage
-
-
-def _axes(**overrides: str) -> dict[str, Any]:
-    axes: dict[str, Any] = {
-        "concurrency": "sequential", "failure": "isolate", "completion": "await_all",
-        "error_surface": "log_only", "sync_handlers": "inline", "handler_classification": "by_return_value",
-        "returned_value_classifier": "inspect_awaitable", "returned_awaitable": "await_in_invocation",
-        "sync_entry": "unavailable", "handler_cancellation": "propagate", "predicate_failure": "propagate",
-    }
-    axes.update(overrides)
-    return axes
+from .helpers import axes, phase, policy, run, stage
 
 
 def _direct(signal: Any) -> Any:
@@ -73,7 +62,7 @@ def test_concurrent_fan_out_starts_in_order_and_reports_in_order(kernels: Module
         trace.append("fast started")
         return "fast"
 
-    pol = kernels.DispatchPolicy.from_axes(**_axes(concurrency="concurrent"))
+    pol = kernels.DispatchPolicy.from_axes(**axes(concurrency="concurrent"))
     report = run(kernels.fan_out(pol, [slow, fast], _direct("s")))
     assert trace == ["slow started", "fast started"]
     assert report.values == ("slow", "fast")
@@ -119,7 +108,7 @@ def test_call_awaits_what_the_classifier_admits(kernels: ModuleType) -> None:
     broadcaster = kernels.DispatchPolicy.broadcaster()  # asyncio.iscoroutine only
     report = run(kernels.fan_out(broadcaster, [lambda s: body(), returns_future], _direct("s")))
     assert report.values[0] == "awaited" and report.values[1] is future_holder[0]
-    inspecting = kernels.DispatchPolicy.from_axes(**_axes())
+    inspecting = kernels.DispatchPolicy.from_axes(**axes())
     report = run(kernels.fan_out(inspecting, [returns_future], _direct("s")))
     assert report.values == ("future",)
 
@@ -182,7 +171,7 @@ def test_call_under_reject_raises_in_the_step(kernels: ModuleType) -> None:
     async def body() -> None:
         return None
 
-    pol = kernels.DispatchPolicy.from_axes(**_axes(returned_awaitable="reject", failure="collect",
+    pol = kernels.DispatchPolicy.from_axes(**axes(returned_awaitable="reject", failure="collect",
                                                    error_surface="raise_first",
                                                    completion="stop_on_failure"))
     with pytest.raises(kernels.ReturnedAwaitableRejected):
@@ -220,7 +209,7 @@ def test_an_async_failed_hook_is_awaited_before_a_propagated_failure_leaves(
         await asyncio.sleep(0)
         trace.append(f"recorded {type(error).__name__}")
 
-    pol = kernels.DispatchPolicy.from_axes(**_axes(failure="propagate", completion="stop_on_failure",
+    pol = kernels.DispatchPolicy.from_axes(**axes(failure="propagate", completion="stop_on_failure",
                                                    error_surface="raise_first"))
     with pytest.raises(KeyError):
         run(kernels.fan_out(pol, [bad, lambda s: trace.append("never")], _direct("s"),
@@ -266,7 +255,7 @@ def test_isolate_base_exceptions_isolates_interpreter_exits_and_never_raises(
     async def interrupted(signal: Any) -> None:
         raise KeyboardInterrupt
 
-    pol = kernels.DispatchPolicy.from_axes(**_axes(concurrency="concurrent",
+    pol = kernels.DispatchPolicy.from_axes(**axes(concurrency="concurrent",
                                                    failure="isolate_base_exceptions"))
     report = run(kernels.fan_out(pol, [exits, interrupted, print], _direct("s"),
                                  failed=lambda e, error: logged.append(type(error).__name__)))
@@ -279,14 +268,14 @@ def test_plain_isolate_lets_an_interpreter_exit_leave(kernels: ModuleType) -> No
         raise SystemExit(2)
 
     with pytest.raises(SystemExit):
-        run(kernels.fan_out(kernels.DispatchPolicy.from_axes(**_axes()), [exits], _direct("s")))
+        run(kernels.fan_out(kernels.DispatchPolicy.from_axes(**axes()), [exits], _direct("s")))
 
 
 def test_isolate_base_exceptions_needs_a_non_raising_surface(kernels: ModuleType) -> None:
     with pytest.raises(kernels.PolicyError, match="isolate-forbids-raise-first"):
-        kernels.DispatchPolicy.from_axes(**_axes(failure="isolate_base_exceptions",
+        kernels.DispatchPolicy.from_axes(**axes(failure="isolate_base_exceptions",
                                                  error_surface="raise_first"))
-    kernels.DispatchPolicy.from_axes(**_axes(failure="isolate_base_exceptions"))  # log only: fine
+    kernels.DispatchPolicy.from_axes(**axes(failure="isolate_base_exceptions"))  # log only: fine
 
 
 def test_cancel_siblings_and_return_cancels_the_others_and_raises_nothing(
@@ -305,7 +294,7 @@ def test_cancel_siblings_and_return_cancels_the_others_and_raises_nothing(
         raise asyncio.CancelledError("own")
 
     async def main() -> Any:
-        pol = kernels.DispatchPolicy.from_axes(**_axes(
+        pol = kernels.DispatchPolicy.from_axes(**axes(
             concurrency="concurrent", handler_cancellation="cancel_siblings_and_return"))
         report = await kernels.fan_out(pol, [waits, cancels], _direct("s"))
         await asyncio.sleep(0)  # the emitting task is not left cancelled
@@ -322,7 +311,7 @@ def test_cancel_siblings_and_return_in_a_sequential_stage_skips_the_rest(
     async def cancels(signal: Any) -> None:
         raise asyncio.CancelledError
 
-    pol = kernels.DispatchPolicy.from_axes(**_axes(handler_cancellation="cancel_siblings_and_return"))
+    pol = kernels.DispatchPolicy.from_axes(**axes(handler_cancellation="cancel_siblings_and_return"))
     report = run(kernels.fan_out(pol, [cancels, print], _direct("s")))
     assert [o.status.value for o in report.outcomes] == ["cancelled", "not_started"]
 
@@ -336,7 +325,7 @@ def test_emitter_cancellation_still_propagates_under_cancel_siblings_and_return(
             entered.set()
             await asyncio.Event().wait()
 
-        pol = kernels.DispatchPolicy.from_axes(**_axes(
+        pol = kernels.DispatchPolicy.from_axes(**axes(
             concurrency="concurrent", handler_cancellation="cancel_siblings_and_return"))
         task = asyncio.ensure_future(kernels.fan_out(pol, [blocks], _direct("s")))
         await entered.wait()
@@ -357,12 +346,12 @@ def test_a_shared_deadline_stops_the_fan_out_silently_or_raises(kernels: ModuleT
     async def slow(signal: Any) -> None:
         await asyncio.sleep(5)
 
-    silent = kernels.DispatchPolicy.from_axes(**_axes(concurrency="concurrent"),
+    silent = kernels.DispatchPolicy.from_axes(**axes(concurrency="concurrent"),
                                               deadline_disposition="silent_stop",
                                               deadline_seconds=0.02)
     report = run(kernels.fan_out(silent, [slow, slow], _direct("s")))
     assert report.deadline_expired and {o.status.value for o in report.outcomes} == {"timed_out"}
-    raising = kernels.DispatchPolicy.from_axes(**_axes(), deadline_disposition="raise",
+    raising = kernels.DispatchPolicy.from_axes(**axes(), deadline_disposition="raise",
                                                deadline_seconds=0.02)
     with pytest.raises(kernels.DeadlineExceeded) as expired:
         run(kernels.fan_out(raising, [slow, slow], _direct("s")))
@@ -393,9 +382,9 @@ def test_from_axes_spells_a_named_profile_exactly(kernels: ModuleType, name: str
 def test_from_axes_refuses_an_unknown_value_and_a_disposition_without_seconds(
         kernels: ModuleType) -> None:
     with pytest.raises(kernels.PolicyError, match="concurrency must be one of"):
-        kernels.DispatchPolicy.from_axes(**_axes(concurrency="parallel"))
+        kernels.DispatchPolicy.from_axes(**axes(concurrency="parallel"))
     with pytest.raises(kernels.PolicyError, match="disposition-requires-deadline"):
-        kernels.DispatchPolicy.from_axes(**_axes(), deadline_disposition="silent_stop")
+        kernels.DispatchPolicy.from_axes(**axes(), deadline_disposition="silent_stop")
     with pytest.raises(TypeError):
         kernels.DispatchPolicy.from_axes(concurrency="sequential")  # every axis is given
 
@@ -430,7 +419,7 @@ def test_the_table_behaves_as_the_handler_list_it_replaces(kernels: ModuleType) 
 def test_the_table_fans_out_over_its_handlers_under_its_policy_and_logger(
         kernels: ModuleType, caplog: pytest.LogCaptureFixture) -> None:
     logger = logging.getLogger("owner.bus")
-    table = kernels.FanoutDispatcher(kernels.DispatchPolicy.from_axes(**_axes()), logger=logger)
+    table = kernels.FanoutDispatcher(kernels.DispatchPolicy.from_axes(**axes()), logger=logger)
 
     def bad(signal: Any) -> None:
         raise ValueError("x")

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import planeshift
-from planeshift.cli_kernels import kernels as kernels_group
+from planeshift.cli.kernels import kernels as kernels_group
 from planeshift.vendor import (
     MARKER,
     VendorError,

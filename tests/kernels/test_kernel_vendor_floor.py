@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from planeshift.cli_kernels import kernels as kernels_group
+from planeshift.cli.kernels import kernels as kernels_group
 from planeshift.pyfloor import python_floor, target_floor
 from planeshift.vendor import VendorError, infer_package, kernel_sources, vendor_kernels
 

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from analyzer.helpers import DEMO_BUS, DEMO_FILES, DEMO_PACK, write_tree
+from shared_cache import FOLDER as SHARED_CACHE
 
 from planeshift.config import load_config
 from planeshift.lint import LintResult, lint, resolve_scope
@@ -40,7 +41,7 @@ def write_project(root: Path, files: Mapping[str, str | bytes], settings: str = 
 
 def lint_project(root: Path, paths: Iterable[str] = (), baseline: Path | None = None,
                  fail_on: str | None = None) -> LintResult:
-    config = load_config(root).with_flags(use_cache=False, jobs=1)
+    config = load_config(root).with_flags(cache_dir=SHARED_CACHE, jobs=1)
     return lint(config, resolve_scope(root, [root / p for p in paths], cwd=root), baseline, fail_on)
 
 

@@ -118,3 +118,21 @@ def test_yaml_settings_comment_suppresses_a_settings_finding(tmp_path: Path) -> 
     (tmp_path / "pyproject.toml").write_text("[tool.planeshift]\n")  # the built-in lionagi pack
     result = lint_project(tmp_path, [".lionagi/settings.yaml"])
     assert [(f.finding.rule, f.status) for f in result.findings] == [("PS107", "suppressed")]
+
+
+@pytest.mark.parametrize("comment", [
+    "# PLANESHIFT: IGNORE[PS101] deliberately fire-and-forget",
+    "# Planeshift: Ignore[ps101] deliberately fire-and-forget",
+    "# planeshift: IGNORE[PS101] deliberately fire-and-forget",
+])
+def test_a_suppression_in_another_case_is_honoured(tmp_path: Path, comment: str) -> None:
+    """`# noqa` is read in any case by flake8 and ruff; so is `# planeshift: ignore[...]`:
+    a comment written in capitals suppresses as written, never silently nothing."""
+    result = _lint(tmp_path, f"{HAZARD}  {comment}")
+    assert _rules(result) == [] and result.count("suppressed") == 1
+
+
+def test_a_discard_annotation_in_another_case_is_honoured(tmp_path: Path) -> None:
+    result = _lint(tmp_path, f"# PLANESHIFT: DISCARD-UNAWAITED owner=@team fire and forget\n"
+                             f"{HAZARD}")
+    assert _rules(result) == [] and result.count("suppressed") == 1

@@ -289,9 +289,9 @@ def test_colliding_sanitised_ids_get_a_suffix() -> None:
     assert ids["point:bus:a.b"] == "p_bus_a_b" and ids["point:bus:a_b"] == "p_bus_a_b_2"
 
 
-def test_readme_example_is_what_the_command_writes(example: ScanResult) -> None:
-    readme = (EXAMPLE.parents[1] / "README.md").read_text(encoding="utf-8")
-    shown = readme.split("```mermaid\n", 1)[1].split("```", 1)[0]
+def test_the_graph_page_example_is_what_the_command_writes(example: ScanResult) -> None:
+    page = (EXAMPLE.parents[1] / "docs" / "commands" / "graph.md").read_text(encoding="utf-8")
+    shown = page.split("```mermaid\n", 1)[1].split("```", 1)[0]
     assert shown == render_mermaid(build_graph(example, ["shop_events"]))
 
 

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from shared_cache import FOLDER as SHARED_CACHE
 
 from planeshift.reports.json_report import PLANES, load_schema, to_dict
 
@@ -126,7 +127,7 @@ def test_real_scan_validates(schema: dict[str, Any], tmp_path: Any) -> None:
         "bus.on(HookPoint.SESSION_START, print)\n"
     )
     (tmp_path / "broken.py").write_text("def f(:\n")
-    result = api.scan(Config(root=tmp_path.resolve(), use_cache=False))
+    result = api.scan(Config(root=tmp_path.resolve(), cache_dir=SHARED_CACHE))
     data = json.loads(json.dumps(to_dict(result)))
     assert validate(data, schema, schema) == []
     assert data["errors"][0]["file"] == "broken.py"

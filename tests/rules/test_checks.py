@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 from analyzer.helpers import scan_tree
+from shared_cache import FOLDER as SHARED_CACHE
 
 from planeshift.rules.catalog import documented_rules
 from planeshift.rules.checks import Invalid, Valid, all_rules
-from planeshift.rules.docs import missing_headings, rule_by_code, rule_page
+from planeshift.rules.docs import index_page, missing_headings, rule_by_code, rule_page
 
 REPO = Path(__file__).resolve().parents[2]
 RULES = all_rules()
@@ -57,8 +58,15 @@ def test_rule_codes_and_kinds_are_unique() -> None:
 
 
 def test_every_rule_page_belongs_to_a_rule() -> None:
-    pages = {p.stem for p in (REPO / "docs" / "rules").glob("*.md")}
+    pages = {p.stem for p in (REPO / "docs" / "rules").glob("*.md")} - {"index"}
     assert pages == {r.code for r in DOCUMENTED}
+
+
+def test_the_rules_index_is_current() -> None:
+    """docs/rules/index.md lists every rule and codemod, as the generator writes it."""
+    page = REPO / "docs" / "rules" / "index.md"
+    assert page.read_text(encoding="utf-8") == index_page(), "stale: python -m planeshift.rules.docs"
+    assert all(f"[{r.code}]({r.code}.md)" in index_page() for r in DOCUMENTED)
 
 
 @pytest.mark.parametrize("rule", DOCUMENTED, ids=[r.code for r in DOCUMENTED])
@@ -86,7 +94,7 @@ def test_shell_command_string_in_settings_file(tmp_path: Path) -> None:
     from planeshift.api import scan
     from planeshift.config import Config
 
-    result = scan(Config(root=tmp_path, use_cache=False, jobs=1))
+    result = scan(Config(root=tmp_path, cache_dir=SHARED_CACHE, jobs=1))
     planes = {(r.point, r.plane) for r in result.registrations}
     assert planes == {("PreToolUse", "interceptor"), ("PostToolUse", "observing_subscriber")}
     assert [(f.rule, f.line) for f in result.findings] == [("PS107", 8)]

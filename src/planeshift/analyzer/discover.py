@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import fsio
+
 ALWAYS_SKIPPED = {
     ".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", "node_modules",
     ".mypy_cache", ".ruff_cache", ".pytest_cache", ".planeshift_cache", "site-packages",
@@ -102,7 +104,7 @@ class IgnoreRules:
 
     def add_file(self, path: Path, base: str) -> None:
         try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            lines = fsio.read_text(path, errors="replace").splitlines()
         except OSError as exc:  # an unreadable .gitignore ignores nothing, as git does
             self.unreadable.append(f"{path}: {exc.strerror or exc}")
             return
@@ -141,10 +143,14 @@ def _ancestor_ignores(root: Path, rules: IgnoreRules) -> None:
         return
     for folder in reversed(chain[1:]):
         gitignore = folder / ".gitignore"
-        if gitignore.is_file():
+        if gitignore.exists() and not gitignore.is_dir():  # (a FIFO: a warning, never a read)
             rel_root = root.relative_to(folder).as_posix()
             # re-base the ancestor's patterns onto the scan root by prefixing its path
-            lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
+            try:
+                lines = fsio.read_text(gitignore, errors="replace").splitlines()
+            except OSError as exc:
+                rules.unreadable.append(f"{gitignore}: {exc.strerror or exc}")
+                continue
             scoped = IgnoreRules()
             scoped.add_lines(lines, "")
             for rule in scoped.rules:
@@ -170,14 +176,41 @@ class _ModuleNamer:
         return _module_name(self.package(path.parent), path.name)
 
 
-def _module_name(package: str | None, filename: str) -> tuple[str, bool]:
-    """(module name, is a package's __init__) of *filename* in a folder that is *package*."""
+def _module_name(package: str | None, filename: str, rel: str = "") -> tuple[str, bool]:
+    """(module name, is a package's __init__) of *filename* in a folder that is *package*
+    (*rel*: its path from the scan root). A file that no import statement can name (``run-hooks.py``,
+    ``sp ace.py``, an ``__init__.py`` in a folder named so) is a script, its own module, named by
+    its path without ``.py`` (``scripts/run-hooks``): never a dotted name another file could mean."""
+    script = (rel or filename).removesuffix(".py")
     if filename == "__init__.py":
-        return package or "", True
-    stem = filename[:-3] if filename.endswith(".py") else filename
+        return package or script.removesuffix("/__init__"), True
+    stem = filename.removesuffix(".py")
     if not stem.isidentifier():
-        return "", False
+        return script, False
     return (f"{package}.{stem}" if package else stem), False
+
+
+SOURCE_ROOTS = {"src"}  # a folder of this name without __init__.py holds top-level packages
+
+
+def _namespace_folders(folders: dict[str, tuple[bool, list[str]]]) -> set[str]:
+    """The folders (relative to the scan root) that are PEP 420 namespace package portions: no
+    ``__init__.py``, an identifier for a name, not a source root (``src``), and a regular package
+    somewhere below, reached through such folders (``google/cloud/storage/__init__.py`` makes
+    ``google`` and ``google/cloud`` namespace portions). *folders* maps each walked folder to
+    (has ``__init__.py``, its walked subfolders)."""
+    below: dict[str, bool] = {}  # folder -> a regular package is at or below it, for its parent
+    for rel in reversed(folders):  # the walk lists a folder before its subfolders
+        is_init, subs = folders[rel]
+        name = rel.rpartition("/")[2]
+        # (a link to a folder is listed among the subfolders but not walked: it has no entry)
+        inner = any(below.get(f"{rel}/{s}" if rel else s, False) for s in subs)
+        if is_init and name.isidentifier():
+            below[rel] = True
+        else:
+            below[rel] = inner and name.isidentifier() and name not in SOURCE_ROOTS
+    return {rel for rel, (is_init, _) in folders.items()
+            if rel and not is_init and below.get(rel)}
 
 
 def discover(
@@ -206,7 +239,9 @@ def discover(
     wanted = IgnoreRules()
     wanted.add_lines(list(settings), "")
     found: list[SourceFile] = []
-    packages: dict[str, str | None] = {}  # folder (relative) -> its package name, if it is one
+    folders: dict[str, tuple[bool, list[str]]] = {}  # rel -> (has __init__.py, subfolders)
+    modules: list[tuple[Path, str, str]] = []  # (path, rel, folder rel) of each Python file
+
     def unlisted(exc: OSError) -> None:  # os.walk would skip the folder without a word
         if errors is not None:
             rel = Path(os.path.relpath(exc.filename or root, root)).as_posix()
@@ -216,14 +251,6 @@ def discover(
         here = Path(folder)
         rel_dir = here.relative_to(root).as_posix()
         rel_dir = "" if rel_dir == "." else rel_dir
-        if not rel_dir:
-            package = namer.package(here)  # the root itself may sit inside a package
-        else:  # below the root the walk's own listing says which folders are packages
-            parent_rel, _, name = rel_dir.rpartition("/")
-            parent = packages.get(parent_rel)
-            is_package = "__init__.py" in files and name.isidentifier()
-            package = (f"{parent}.{name}" if parent else name) if is_package else None
-        packages[rel_dir] = package
         if use_gitignore and ".gitignore" in files:
             rules.add_file(here / ".gitignore", rel_dir)
         keep = []
@@ -233,6 +260,7 @@ def discover(
                 continue
             keep.append(d)
         dirs[:] = keep
+        folders[rel_dir] = ("__init__.py" in files, keep)
         for name in sorted(files):
             rel = f"{rel_dir}/{name}" if rel_dir else name
             if not name.endswith(".py"):
@@ -241,9 +269,50 @@ def discover(
                 continue
             if excludes.ignored(rel, False) or rules.ignored(rel, False):
                 continue
-            module, is_pkg = _module_name(package, name)
-            found.append(SourceFile(here / name, rel, module, is_pkg))
+            modules.append((here / name, rel, rel_dir))
+    # below the root the walk's own listing says which folders are packages
+    namespace = _namespace_folders(folders) if folders else set()
+    packages: dict[str, str | None] = {}  # folder (relative) -> its package name, if it is one
+    for rel_dir, (is_init, _) in folders.items():  # a folder after its parent
+        if not rel_dir:
+            packages[rel_dir] = namer.package(root)  # the root may sit inside a package
+            continue
+        parent_rel, _, name = rel_dir.rpartition("/")
+        parent = packages.get(parent_rel)
+        is_package = (is_init and name.isidentifier()) or rel_dir in namespace
+        packages[rel_dir] = (f"{parent}.{name}" if parent else name) if is_package else None
+
+    for path, rel, rel_dir in modules:
+        module, is_pkg = _module_name(packages.get(rel_dir), path.name, rel)
+        found.append(SourceFile(path, rel, module, is_pkg))
+    found, twice = _once(found)
     if warnings is not None:
         warnings.extend(f"ignore file not read, so it ignores nothing: {u}" for u in rules.unreadable)
-    return sorted(found, key=lambda f: f.rel)
+        warnings.extend(twice)
+    return found
+
+
+def _once(found: list[SourceFile]) -> tuple[list[SourceFile], list[str]]:
+    """Each file once, however many paths lead to it (symbolic links to it, hard links): under
+    its first path in order that is not a symbolic link (else its first), sorted by path; a line
+    for each other path."""
+    by_file: dict[tuple[int, int], list[SourceFile]] = {}
+    kept: list[SourceFile] = []
+    for src in sorted(found, key=lambda f: f.rel):
+        try:
+            st = os.stat(src.path)
+        except OSError:  # a dangling link or a loop: its read will say why
+            kept.append(src)
+            continue
+        by_file.setdefault((st.st_dev, st.st_ino), []).append(src)
+    lines = []
+    for paths in by_file.values():
+        if len(paths) == 1:
+            kept.append(paths[0])
+            continue
+        first = next((p for p in paths if not p.path.is_symlink()), paths[0])
+        kept.append(first)
+        lines += [f"{p.rel}: the same file as {first.rel} (a link); read once, "
+                  f"as {first.rel}" for p in paths if p is not first]
+    return sorted(kept, key=lambda f: f.rel), lines
 

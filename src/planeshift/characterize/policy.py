@@ -69,6 +69,11 @@ class Policy:
             out += self.readings.get(axis, Reading(UNKNOWN)).evidence
         return tuple(dict.fromkeys(out))
 
+    def offloads_through_anyio(self) -> bool:
+        """The loop hands sync handlers to ``anyio.to_thread.run_sync`` (the code read for the
+        axis says so): they run on anyio's worker threads, where ``anyio.from_thread`` works."""
+        return any("anyio.to_thread.run_sync" in e.seen for e in self.evidence("sync_handlers"))
+
     # -- derived -----------------------------------------------------------------------------
     @property
     def sequential(self) -> bool:

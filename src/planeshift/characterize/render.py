@@ -19,10 +19,16 @@ MARKER = "# --- planeshift characterize: support (copied into the generated modu
 WIDTH = 99
 
 
+EMBEDDED = ("probes.py", "observe.py")  # in this order: observe's part uses probes' names
+
+
 def support_code() -> str:
-    """The runtime module's text below its marker line (the code the tests call)."""
-    text = (Path(__file__).parent / "runtime.py").read_text(encoding="utf-8")
-    return MARKER + text.split(MARKER, 1)[1]
+    """The embedded support's text below each part's marker line (the code the tests call),
+    under one marker: the first part carries the imports of both."""
+    folder = Path(__file__).parent / "embedded"
+    parts = [(folder / name).read_text(encoding="utf-8").split(MARKER, 1)[1].strip("\n")
+             for name in EMBEDDED]
+    return MARKER + "\n" + "\n\n\n".join(parts) + "\n"
 
 
 def slug(entry: str) -> str:

@@ -80,8 +80,9 @@ class Source:
     """The file a codemod is transforming: its tree, text, statement locator and names."""
 
     def __init__(self, tree: cst.Module, text: str, rel: str, parsed: ast.Module | None = None,
-                 original: cst.Module | None = None) -> None:
+                 original: cst.Module | None = None, package: str | None = None) -> None:
         self.tree, self.text, self.rel, self.original = tree, text, rel, original
+        self.package = package_of(rel) if package is None else package  # (relative imports)
         if parsed is not None:
             self.__dict__["ast"] = parsed
 
@@ -95,7 +96,7 @@ class Source:
 
     @functools.cached_property
     def names(self) -> ModuleNames:
-        return module_names(self.ast, package_of(self.rel), self.text)
+        return module_names(self.ast, self.package, self.text)
 
     def names_with(self, context: CodemodContext) -> ModuleNames:
         """The module's names with the imports codemods have asked for but not yet added."""
@@ -199,10 +200,11 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
         scratch, rel = self.context.scratch, self.items[0].file  # type: ignore[index]
         parsed = scratch.get(TEXT)
         if parsed is not None and (parsed[0] is tree or not scratch.get(MOVED)):
-            source = Source(tree, parsed[1], rel, scratch.get(AST), parsed[0])
+            source = Source(tree, parsed[1], rel, scratch.get(AST), parsed[0],
+                            self.context.full_package_name)
             scratch[AST] = source.ast
             return source
-        return Source(tree, tree.code, rel)
+        return Source(tree, tree.code, rel, package=self.context.full_package_name)
 
     # -- edits: scheduled on exact nodes, applied while visiting only their paths ------------
 
@@ -221,9 +223,9 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
             result = change(result)
         return result
 
-    def add_import(self, qualified: str) -> None:
+    def add_import(self, qualified: str, alias: str | None = None) -> None:
         module, _, name = qualified.rpartition(".")
-        AddImportsVisitor.add_needed_import(self.context, module, name)
+        AddImportsVisitor.add_needed_import(self.context, module, name, alias)
 
     # -- outcomes ---------------------------------------------------------------------------
 

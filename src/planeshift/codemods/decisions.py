@@ -85,20 +85,35 @@ class DecisionsCodemod(Codemod):
             bus.on(Point.BEFORE, guard)
             ''',
         after='''
-            from demo.bus import EventBus, Point
-            from planeshift.kernels import InterceptorDecision, InterceptorDisposition, InterceptorRegistration
+            from planeshift.kernels import (
+                InterceptorDecision,
+                InterceptorDisposition,
+                InterceptorRegistration,
+            )
             from planeshift.kernels.adapters import as_interceptor, returns_decisions
+
+            from demo.bus import EventBus, Point
 
 
             @returns_decisions(deny=PermissionError)
             def guard(**payload):
                 if payload.get("tool") == "rm":
-                    return InterceptorDecision(disposition=InterceptorDisposition.DENY, reason=f"{payload['tool']} is not allowed")
+                    return InterceptorDecision(
+                        disposition=InterceptorDisposition.DENY,
+                        reason=f"{payload['tool']} is not allowed",
+                    )
                 return None
 
 
             bus = EventBus()
-            bus.on(Point.BEFORE, as_interceptor(InterceptorRegistration(name="app.guard", stage="BEFORE", handler=guard, order=0)))
+            bus.on(
+                Point.BEFORE,
+                as_interceptor(
+                    InterceptorRegistration(
+                        name="app.guard", stage="BEFORE", handler=guard, order=0
+                    )
+                ),
+            )
             ''')]
 
     @classmethod
@@ -178,8 +193,8 @@ def _legacy(facts: MigrateFacts, reg: Registration) -> bool:
 
 def _refusal(facts: MigrateFacts, handler: Handler) -> str | None:
     """None: nothing to do; "": convert; else why not."""
-    short = [q.rsplit(".", 1)[-1] for q in (handler.stop, handler.deny) if q]
-    if not re.search(rf"\braise\s+({'|'.join(map(re.escape, short))})\b", handler.text):
+    short = tuple(q.rsplit(".", 1)[-1] for q in (handler.stop, handler.deny) if q)
+    if not _raises(facts, handler, short):
         return None
     if handler.conflict:
         return handler.conflict
@@ -192,8 +207,19 @@ def _refusal(facts: MigrateFacts, handler: Handler) -> str | None:
                "its decisions"
     used = other_references(facts, handler)
     if used:
-        return f"also named at {used}: a caller there would get a decision, not an exception"
+        return f"{used}: a caller there would get a decision, not an exception"
     return ""
+
+
+def _raises(facts: MigrateFacts, handler: Handler, short: tuple[str, ...]) -> bool:
+    """Does the handler's file raise one of *short* anywhere? Searched once per file and set of
+    names, not once per handler (a file of many handlers would cost handlers x its length)."""
+    seen: dict[tuple[str, tuple[str, ...]], bool] = facts.__dict__.setdefault("_raises", {})
+    key = (handler.file, short)
+    if key not in seen:
+        names = "|".join(map(re.escape, short))
+        seen[key] = re.search(rf"\braise\s+({names})\b", handler.text) is not None
+    return seen[key]
 
 
 def _unsafe(raised: cst.Raise, ancestors: tuple[cst.CSTNode, ...]) -> str:

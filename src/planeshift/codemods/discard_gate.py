@@ -7,7 +7,13 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from ..rules.discard_annotation import annotation_comment, is_recorded, owner_token
+from ..rules.discard_annotation import (
+    UNASSIGNED,
+    annotation_comment,
+    is_recorded,
+    owner_token,
+    recorded,
+)
 from ..types import Registration
 from .base import Codemod, Example, Item, Plan, Source, register
 from .facts import MigrateFacts
@@ -30,6 +36,9 @@ class DiscardGateCodemod(Codemod):
 
     with its owner from `[tool.planeshift] owners` or CODEOWNERS, so the enumeration ADR-0120 D2
     asks for lives in the code; `planeshift lint` reads it as the recorded decision for PS101.
+    Where the project names no owner for the file, the owner is written `unassigned` and the
+    report lists those files once, to fill in: such an annotation suppresses nothing until it
+    names a team (lint keeps PS101 and adds PS901).
     With `--convert-discard`, the handler is instead wrapped in the mechanism's
     `convert_discard` template (`scheduling(h)` or `awaiting(h)`), so what it returns is run;
     in a typed registration the handler inside it is wrapped, and in the optional form
@@ -57,8 +66,7 @@ class DiscardGateCodemod(Codemod):
 
     ## What it leaves alone
     Registrations already recorded (this annotation, or a `# planeshift: ignore[PS101] ...`
-    comment, on their line or the line above) or already converted; a registration with no
-    owner (set `owners` in `[tool.planeshift]` or a CODEOWNERS file); with `--convert-discard`,
+    comment, on their line or the line above) or already converted; with `--convert-discard`,
     a registration whose mechanism has no `convert_discard` template, or whose handler is not an
     expression (a decorator), is annotated instead, and listed. A call that registers one handler
     expression for every entry of a literal table has it converted once, for all entries, or
@@ -113,8 +121,9 @@ class DiscardGateCodemod(Codemod):
                 bus = EventBus(on_event=[lambda event: notify(event)])
                 ''',
             after='''
-                from demo.bus import EventBus
                 from planeshift.kernels.adapters import scheduling
+
+                from demo.bus import EventBus
 
 
                 async def notify(event):
@@ -145,9 +154,6 @@ class DiscardGateCodemod(Codemod):
                     why = mixed or ("a decorator registration" if reg.via == "decorator" else
                                     f"mechanism {reg.mechanism} has no convert_discard template")
                     unconverted = f"not converted ({why}); "
-                if decision is None:
-                    plan.refuse(cls.id, reg, unconverted + detail)
-                    continue
                 if unconverted:
                     plan.refuse(cls.id, reg, unconverted + "annotated instead")
                 plan.add(Item(reg.file, reg.line, reg.col, reg, (decision, detail)))
@@ -162,7 +168,7 @@ class DiscardGateCodemod(Codemod):
     def _annotate(self, item: Item, source: Source, owner: str) -> None:
         done = self.__dict__.setdefault("_annotated", set())
         if item.line in done:  # two registrations on one line share the annotation
-            return self.done(item, f"recorded as discarding (owner {owner})")
+            return self.done(item, recorded(owner))
         entry = source.locator.statement_at(item.line)
         if entry is None:
             return self.refuse(item, f"no statement at line {item.line}")
@@ -183,7 +189,7 @@ class DiscardGateCodemod(Codemod):
             self.edit(found.nodes[0], found.path(found.nodes[0]),
                       lambda node: _with_comment(node, line, "empty_lines"))
         done.add(item.line)
-        return self.done(item, f"recorded as discarding (owner {owner})")
+        return self.done(item, recorded(owner))
 
     def _convert(self, item: Item, source: Source, convert: Template) -> None:
         """One conversion per site: the registrations a call makes for several table entries
@@ -255,18 +261,15 @@ def _parameter_of_lambda(found: Found, name: cst.Name) -> bool:
 
 
 def gate_decision(reg: Registration, facts: MigrateFacts, convert: bool = True
-                  ) -> tuple[str | None, Any]:
-    """("convert", template), ("annotate", owner), or (None, why neither is possible); never
-    "convert" unless *convert*."""
+                  ) -> tuple[str, Any]:
+    """("convert", template) or ("annotate", owner), the owner ``unassigned`` when the project
+    names none; never "convert" unless *convert*."""
     wanted = convert and facts.options.convert_discard
     template = facts.convert_template(reg.mechanism) if wanted else None
     if template is not None and reg.via != "decorator":
         return "convert", template
     owner = facts.owners(reg.file)
-    if owner is None:
-        return None, (f"no owner for {reg.file}: set owners in [tool.planeshift] or a "
-                      "CODEOWNERS entry to record it")
-    return "annotate", owner
+    return "annotate", UNASSIGNED if owner is None else owner
 
 
 def _mixed(site: list[Registration], facts: MigrateFacts) -> str:

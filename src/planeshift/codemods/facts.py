@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import functools
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import fsio
 from ..config import Config
 from ..rules.forms import DEFAULT_KERNEL_MODULE, Mechanism, Pack
 from ..types import Registration, ScanResult
 from .lines import python_lines
-from .names import module_of
+from .names import module_of, package_of
+from .sites import site_of
+from .style import TargetStyle, read_style
 from .templates import OPTIONAL, Template, free_names
 
 
@@ -27,6 +30,7 @@ class MigrateOptions:
     check: bool = False  # report whether anything would change (never writes)
     paths: tuple[str, ...] = ()  # root-relative files or folders; () = the whole project
     owners: bool = False  # --owners: the owner codemods (dispatchers themselves), not call sites
+    owner: str | None = None  # with owners: only this one, "mechanism:Class" (--series)
 
 
 @dataclass
@@ -64,11 +68,28 @@ class MigrateFacts:
         cache = self.__dict__.setdefault("_lines", {})
         if rel not in cache:
             try:
-                cache[rel] = python_lines((self.root / rel).read_text(encoding="utf-8-sig",
-                                                                      errors="replace"))
+                cache[rel] = python_lines(fsio.decode_source(fsio.read_bytes(self.root / rel),
+                                                             rel))
             except OSError:
                 cache[rel] = []
         return cache[rel]
+
+    def module(self, rel: str) -> str:
+        """*rel*'s module name as the scan gave it (a `src/` layout, a namespace package, a
+        script), else the one its path spells."""
+        seen = self.scanned.get(rel)
+        return seen[1] if seen is not None and seen[1] else module_of(rel)
+
+    def package(self, rel: str) -> str:
+        """The package *rel*'s relative imports start from, by the scan's module name ("" for
+        a script, which has none)."""
+        seen = self.scanned.get(rel)
+        if seen is None or not seen[1]:
+            return package_of(rel)
+        _, module, is_package = seen
+        if "/" in module:  # a script, named by its path: no package
+            return ""
+        return module if is_package else module.rpartition(".")[0]
 
     def in_scope(self, rel: str) -> bool:
         paths = self.options.paths
@@ -137,6 +158,27 @@ class MigrateFacts:
         kernel = self.kernel(pack)
         return f"{kernel}.adapters.{name}" if name[0].islower() else f"{kernel}.{name}"
 
+    def registration_name(self, reg: Registration) -> str:
+        """*reg*'s typed registration name, unique among the names made up in its module."""
+        cache = self.__dict__.setdefault("_names", {})
+        if reg.file not in cache:
+            cache[reg.file] = made_names(self.by_file.get(reg.file, [reg]))
+        return cache[reg.file].get(reg.key) or handler_name(reg)
+
+    @functools.cached_property
+    def adapter_names(self) -> frozenset[str]:
+        """The calls the packs' templates wrap a handler in (``as_subscriber``...), and
+        ``optional``."""
+        texts = [t for p in self.packs for _, t in p.migrate.templates]
+        texts += [t for p in self.packs for m in p.mechanisms if m.migrate
+                  for _, t in m.migrate.templates]
+        return frozenset({t.split("(", 1)[0].strip() for t in texts} | {OPTIONAL})
+
+    @functools.cached_property
+    def style(self) -> TargetStyle:
+        """The target's formatter and import settings (line length, quotes, sections)."""
+        return read_style(self.root)
+
     @functools.cached_property
     def owners(self) -> Callable[[str], str | None]:
         from ..owners import Owners
@@ -144,15 +186,47 @@ class MigrateFacts:
         return Owners(self.config)
 
 
-def handler_name(reg: Registration) -> str:
+def handler_name(reg: Registration, table: bool = False) -> str:
     """The ``name`` of a typed registration: the handler's qualified name where the scan knows
-    it, else the expression qualified by where it is registered."""
+    it, else the expression qualified by where it is registered; a lambda is named after the
+    point (or API) it is registered on, never after a line (lines move)."""
     handler = reg.handler
     if handler.kind in ("function", "method", "class", "external") and handler.qualname:
         return handler.qualname
     if handler.kind == "partial" and handler.qualname:
         return f"partial({handler.qualname})"
     where = ".".join(p for p in (module_of(reg.file), reg.scope) if p)
-    if handler.kind == "lambda":  # told apart by the line it was registered on
-        return f"{where}.<lambda:{reg.line}>"
+    if handler.kind == "lambda":  # a table's entries share one: named after the API
+        point = reg.point if reg.point and not table and _plain(reg.point) else \
+            reg.api.rsplit(".", 1)[-1]
+        return f"{where}.<lambda@{point}>"
     return f"{where}.{' '.join(handler.expr.split())}"
+
+
+def _plain(point: str) -> bool:
+    """A point spelled as a name (``BEFORE``, ``Topic.PLACED``, ``security_pre:*``), not an
+    expression the scan could only quote (``_Filter(...)``)."""
+    return re.fullmatch(r"[\w.:*-]+", point) is not None
+
+
+def made_names(regs: list[Registration]) -> dict[tuple, str]:
+    """The name of each registration of one module (by key): a name planeshift makes up (a
+    lambda's, an expression's) is made unique within the module by ``#2``, ``#3``... in the
+    order of the call sites (the registrations one call makes for the entries of a table share
+    its one rewrite, and so its name); a function's qualified name is its own and stays."""
+    out: dict[tuple, str] = {}
+    seen: dict[str, int] = {}
+    named: dict[tuple, str] = {}
+    counts = Counter(site_of(r) for r in {r.key: r for r in regs}.values())
+    for reg in sorted(regs, key=lambda r: r.sort_key):
+        name = handler_name(reg, table=counts[site_of(reg)] > 1)
+        made = reg.handler.kind not in ("function", "method", "class", "external", "partial") \
+            or not reg.handler.qualname
+        site = (*site_of(reg), name)
+        if made and site in named:
+            name = named[site]
+        elif made:
+            seen[name] = seen.get(name, 0) + 1
+            name = named[site] = name if seen[name] == 1 else f"{name}#{seen[name]}"
+        out[reg.key] = name
+    return out

@@ -22,8 +22,8 @@ from ..workers import shared_map
 from .base import OUTCOMES, TEXT, Codemod, Item
 from .facts import MigrateFacts
 from .imports import apply_imports
+from .layout import fit
 from .model import Migrated, NotMigrated
-from .names import module_of, package_of
 from .writer import SourceFile, WriteError, check_python, read_source
 
 Step = tuple[type[Codemod], list[Item]]
@@ -66,14 +66,18 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
     if tree.code != text:  # LibCST 1.x drops a form feed starting a statement, a final CR
         return _fail(run, steps, f"LibCST cannot reproduce it byte for byte{_why(text)}; it is "
                                  "left as it is")
-    context = CodemodContext(filename=str(run.source.path), full_module_name=module_of(rel),
-                             full_package_name=package_of(rel), scratch={TEXT: (tree, text)})
+    context = CodemodContext(filename=str(run.source.path), full_module_name=facts.module(rel),
+                             full_package_name=facts.package(rel), scratch={TEXT: (tree, text)})
     before = set(facts.rewritten)
     for codemod, items in steps:
         tree = _transform(codemod, items, tree, context, facts, run)
     run.rewritten |= facts.rewritten - before
     try:
-        new = apply_imports(context, tree).code
+        tree = apply_imports(context, tree, facts.style)
+        # call-site rewrites are laid out as the target's formatter would; an owner rewrite
+        # writes a dispatcher's body from its own template, laid out there
+        new = tree.code if facts.options.owners else fit(tree, text, facts.style,
+                                                          facts.adapter_names)
         if new != text:
             check_python(new, rel)
     except Exception as exc:  # noqa: BLE001 - an uncompilable result or a bug: reported, unchanged

@@ -8,6 +8,7 @@ which on a large module costs more than parsing it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -17,13 +18,17 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
 from .fastinit import FastMatcherInit
+from .sections import place_new, top_imports_end
+from .style import TargetStyle, member_key
 
 
 class TopImportsVisitor(AddImportsVisitor, FastMatcherInit):
     """AddImportsVisitor, visiting only the module and its top-level import lines."""
 
+    style = TargetStyle()
+
     def visit_Module(self, node: cst.Module) -> None:
-        super().visit_Module(node.with_changes(body=node.body[:_top_imports_end(node)]))
+        super().visit_Module(node.with_changes(body=node.body[:top_imports_end(node)]))
 
     def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
                          ) -> cst.ImportFrom:
@@ -31,10 +36,11 @@ class TopImportsVisitor(AddImportsVisitor, FastMatcherInit):
         ones first); each position keeps its comma, so the layout does not move."""
         result = super().leave_ImportFrom(original_node, updated_node)
         old, new = updated_node.names, result.names
+        key = functools.partial(_key, style=self.style)
         if isinstance(old, cst.ImportStar) or isinstance(new, cst.ImportStar) or \
-                len(new) == len(old) or [_key(a) for a in old] != sorted(_key(a) for a in old):
+                len(new) == len(old) or [key(a) for a in old] != sorted(key(a) for a in old):
             return result
-        ordered = sorted(new, key=_key)
+        ordered = sorted(new, key=key)
         commas = [a.comma for a in new]
         return result.with_changes(names=[a.with_changes(comma=c)
                                           for a, c in zip(ordered, commas, strict=True)])
@@ -80,30 +86,21 @@ def _rewritten(old: cst.BaseStatement, new: cst.BaseStatement) -> bool:
         and new.leading_lines == old.leading_lines
 
 
-def _key(alias: cst.ImportAlias) -> str:
-    return alias.evaluated_name
+def _key(alias: cst.ImportAlias, style: TargetStyle) -> tuple:
+    return member_key(alias.evaluated_name, style)
 
 
-def _top_imports_end(module: cst.Module) -> int:
-    """Where the first block of imports (after a docstring) ends: all the adder gathers."""
-    body = module.body
-    index = 0
-    if body and isinstance(body[0], cst.SimpleStatementLine) and body[0].body and isinstance(
-            body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString):
-        index = 1
-    while index < len(body):
-        line = body[index]
-        if not isinstance(line, cst.SimpleStatementLine) or not all(
-                isinstance(s, (cst.Import, cst.ImportFrom)) for s in line.body):
-            break
-        index += 1
-    return index
-
-
-def apply_imports(context: CodemodContext, tree: cst.Module) -> cst.Module:
-    """Add, then remove, the imports scheduled on *context* (and clear them)."""
+def apply_imports(context: CodemodContext, tree: cst.Module,
+                  style: TargetStyle | None = None) -> cst.Module:
+    """Add, then remove, the imports scheduled on *context* (and clear them). With the target's
+    *style*, an import from a module the top import block does not import from yet is a line of
+    its own in its isort section, at its sorted place (see ``sections``)."""
+    if style is not None and context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
+        tree = place_new(context, tree, style)
     if context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
-        tree = _run(TopImportsVisitor(context), context, tree)
+        visitor = TopImportsVisitor(context)
+        visitor.style = style or TopImportsVisitor.style
+        tree = _run(visitor, context, tree)
     if context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY):
         tree = BlankKeepingRemoveImportsVisitor(context).transform_module(tree)
     context.scratch.pop(AddImportsVisitor.CONTEXT_KEY, None)

@@ -18,6 +18,7 @@ and the scan describe, and follows the same child positions into the edited tree
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -71,11 +72,26 @@ class Locator:
         self.entries = list(cst_statements(module))
         self.first = self.entries if self.original is module else list(
             cst_statements(self.original))
-        self.stmts = list(ast_statements((tree or ast.parse(text)).body))
+        self.stmts: list[ast.stmt] = []
+        self.parent: list[int] = []  # the index of each statement's enclosing one, -1 at the top
+        for stmt, parent in _indexed(ast_statements_with_parents((tree or ast.parse(text)).body)):
+            self.stmts.append(stmt)
+            self.parent.append(parent)
         kinds = [_kind(s) for s in self.stmts]
         if kinds != [_cst_kind(e.node) for e in self.first] or len(self.first) != len(
                 self.entries):
             raise LookupError("the ast and LibCST statements of this file do not correspond")
+        # statements by position, built once: in document (pre-)order their starts are sorted,
+        # so the last one starting at or before a position is found by bisection, and the
+        # innermost one holding it is that one or one of its enclosing statements
+        self._starts = [(_start(s)[0], self._chars(*_start(s))) for s in self.stmts]
+        self._ends = [(s.end_lineno or _start(s)[0],
+                       self._chars(s.end_lineno, s.end_col_offset or 0) if s.end_lineno
+                       else _start(s)[1]) for s in self.stmts]
+        self._lines = [line for line, _ in self._starts]
+        self._by_node: dict[int, int] | None = None
+        if any(a > b for a, b in zip(self._starts, self._starts[1:])):
+            raise LookupError("the statements of this file are not in document order")
 
     def at(self, line: int, col: int, end_line: int | None = None,
            end_col: int | None = None) -> Found | None:
@@ -128,31 +144,30 @@ class Locator:
 
     def first_line(self, entry: Entry) -> int:
         """The first line of *entry*'s statement (its first decorator's, for a definition)."""
-        index = next(i for i, e in enumerate(self.entries) if e.node is entry.node)
-        return _start(self.stmts[index])[0]
+        if self._by_node is None:
+            self._by_node = {id(e.node): i for i, e in enumerate(self.entries)}
+        return self._starts[self._by_node[id(entry.node)]][0]
 
     def statement_at(self, line: int) -> Entry | None:
-        """The innermost statement whose lines hold *line*."""
-        best = None
-        for index, stmt in enumerate(self.stmts):
-            start = _start(stmt)[0]
-            if start <= line <= (stmt.end_lineno or start):
-                best = index
-        return self.entries[best] if best is not None else None
+        """The innermost statement whose lines hold *line* (the last in document order)."""
+        index = bisect.bisect_right(self._lines, line) - 1
+        while index >= 0 and self._ends[index][0] < line:
+            index = self.parent[index]
+        return self.entries[index] if index >= 0 else None
 
     def _innermost(self, line: int, col: int) -> int | None:
-        best = None
-        for index, stmt in enumerate(self.stmts):
-            start = _start(stmt)
-            if stmt.end_lineno is None or start[0] > line or stmt.end_lineno < line:
-                continue
-            if (start[0], self._chars(start[0], start[1])) <= (line, col) <= (
-                    stmt.end_lineno, self._chars(stmt.end_lineno, stmt.end_col_offset or 0)):
-                best = index  # pre-order: a later container is nested in an earlier one
-        return best
+        """The innermost statement holding (line, col): the last one starting at or before it,
+        or the nearest enclosing one that also ends at or after it (statements nest, so any
+        other holding it encloses that last one)."""
+        index = bisect.bisect_right(self._starts, (line, col)) - 1
+        while index >= 0 and self._ends[index] < (line, col):
+            index = self.parent[index]
+        return index if index >= 0 else None
 
     def _chars(self, line: int, byte_col: int) -> int:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if text.isascii():
+            return min(byte_col, len(text))
         return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
 
     def _positions(self, entry: Entry, index: int
@@ -223,6 +238,26 @@ def _walk_compound(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]) -> Ite
                 yield from _walk_suite(child.body, (*ancestors, child))
             else:  # Else, Finally, ExceptHandler, MatchCase: a clause holding a suite
                 yield from _walk_compound(child, (*ancestors, child))
+
+
+def ast_statements_with_parents(body: list[ast.stmt], parent: ast.stmt | None = None
+                                ) -> Iterator[tuple[ast.stmt, ast.stmt | None]]:
+    """:func:`ast_statements` with each statement's enclosing statement (None at the top)."""
+    for stmt in body:
+        yield stmt, parent
+        for name in _AST_SUITES:
+            for child in getattr(stmt, name, ()) or ():
+                if isinstance(child, ast.stmt):
+                    yield from ast_statements_with_parents([child], stmt)
+                else:  # an except handler or a match case
+                    yield from ast_statements_with_parents(child.body, stmt)
+
+
+def _indexed(pairs: Iterator[tuple[ast.stmt, ast.stmt | None]]) -> Iterator[tuple[ast.stmt, int]]:
+    index: dict[int, int] = {}
+    for i, (stmt, parent) in enumerate(pairs):
+        index[id(stmt)] = i
+        yield stmt, index[id(parent)] if parent is not None else -1
 
 
 def ast_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:

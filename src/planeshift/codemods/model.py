@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..types import ContextUse, FileError, Registration
+from .linediff import unified_diff
 
 
 def registration_json(reg: Registration | None) -> dict[str, Any] | None:
@@ -70,7 +70,7 @@ class FileChange:
     @property
     def diff(self) -> str:
         """A unified diff (``a/`` and ``b/`` prefixes, as ``git apply`` and ``patch -p1`` read)."""
-        lines = difflib.unified_diff(
+        lines = unified_diff(
             self.before.splitlines(keepends=True), self.after.splitlines(keepends=True),
             f"a/{self.file}", f"b/{self.file}")
         return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"

@@ -36,7 +36,12 @@ class ModuleNames:
         return self._names[1]
 
     def _mentions(self, name: str) -> bool:
-        return self.text is None or name in self.text
+        if self.text is None:
+            return True
+        seen = self.__dict__.setdefault("_mentioned", {})  # one search of the text per name
+        if name not in seen:
+            seen[name] = name in self.text
+        return seen[name]  # type: ignore[no-any-return]
 
     def builtin(self, name: str) -> bool:
         """Does *name* mean the builtin here (nothing in the module binds it)?"""
@@ -59,7 +64,7 @@ class ModuleNames:
 
 def module_names(tree: ast.Module, package: str = "", text: str | None = None) -> ModuleNames:
     imports: dict[str, str] = {}
-    for node in _top_level(tree.body):
+    for node in top_level(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -75,13 +80,13 @@ def module_names(tree: ast.Module, package: str = "", text: str | None = None) -
     return ModuleNames(imports, tree, text)
 
 
-def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
+def top_level(body: list[ast.stmt]) -> list[ast.stmt]:
     """Module statements, looking into top-level try/except (optional imports) but not into
     ``if TYPE_CHECKING:``, whose imports bind nothing at run time."""
     out: list[ast.stmt] = []
     for node in body:
         if isinstance(node, ast.Try):
-            out += _top_level([*node.body, *[s for h in node.handlers for s in h.body]])
+            out += top_level([*node.body, *[s for h in node.handlers for s in h.body]])
         else:
             out.append(node)
     return out

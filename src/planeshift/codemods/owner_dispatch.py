@@ -134,7 +134,8 @@ class OwnerRewrite:
         self.codemod, self.tree, self.owner = codemod, tree, owner
         text = tree.code
         rel = owner.file
-        self.names = module_names(ast.parse(text), package_of(rel), text)
+        self.package = codemod.facts.package(rel) if codemod.facts else package_of(rel)
+        self.names = module_names(ast.parse(text), self.package, text)
         self.resolver = Resolver(self.names)
         self.code = tree.code_for_node
 
@@ -279,7 +280,7 @@ class OwnerRewrite:
         if not local:
             return self.resolver
         text = "".join(self.code(s).lstrip() for s in local)
-        own = module_names(ast.parse(text), package_of(self.owner.file), text)
+        own = module_names(ast.parse(text), self.package, text)
         return Resolver(ModuleNames({**self.names.imports, **own.imports}, self.names.tree,
                                     self.names.text))
 

@@ -120,6 +120,7 @@ DISPATCH_EXAMPLES: list[Example] = [
         after='''
             import logging
 
+            import anyio.to_thread
             from planeshift.kernels import DispatchPolicy, fan_out
 
             logger = logging.getLogger(__name__)
@@ -172,6 +173,7 @@ DISPATCH_EXAMPLES: list[Example] = [
                         chosen,
                         _one,
                         logger=logger,
+                        offload=lambda fn: anyio.to_thread.run_sync(fn, abandon_on_cancel=True),
                         failed=_failed,
                     )
             '''),

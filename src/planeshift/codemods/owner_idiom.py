@@ -50,6 +50,7 @@ class NoInvocation(Refused):
 class Invocation:
     axes: dict[str, str] = field(default_factory=dict)
     seen: str = ""  # the code read, for the report
+    offload: str = ""  # the owner's own offload, as the kernel's `offload=` (a one-argument call)
 
 
 def _call(call_name: str, handler: cst.BaseExpression, args: Sequence[cst.Arg]) -> cst.Await:
@@ -106,6 +107,7 @@ class IdiomReader:
 
     def __init__(self, resolver: Resolver, code: Code, call_name: str) -> None:
         self.r, self.code, self.call_name = resolver, code, call_name
+        self.offload = ""  # the last offload call read (_offload), handed to its Invocation
 
     def rewrite(self, stmts: Sequence[cst.BaseStatement], where: str
                 ) -> tuple[list[cst.BaseStatement], Invocation]:
@@ -193,6 +195,7 @@ class IdiomReader:
         called = self._awaited_call(async_branch, handler)
         if called is None:
             return None
+        self.offload = ""
         sync = self._sync_branch(sync_branch, handler, called)
         if sync is None:
             raise Refused(
@@ -201,7 +204,8 @@ class IdiomReader:
                 "offload that abandons its thread on cancellation")
         seen = f"if {self.code(test)}: {self.code(async_branch).strip()} else: " \
                f"{self.code(sync_branch).strip()}"
-        return _statement(_call(self.call_name, handler, called.args), stmt), Invocation(sync, seen)
+        return (_statement(_call(self.call_name, handler, called.args), stmt),
+                Invocation(sync, seen, self.offload))
 
     @staticmethod
     def _single(block: cst.BaseSuite) -> cst.BaseExpression | None:
@@ -262,10 +266,14 @@ class IdiomReader:
                     "emit is cancelled (abandon_on_cancel is not True); the kernel's offload "
                     "abandons it, as ADR-0120 D2's TerminalCallback profile pins")
             rest = [a for a in rest if a is not abandon[0]]
-        elif self.r.call_of(call, TO_THREAD) is None:
+            offload = f"lambda fn: {self.code(call.func).strip()}(fn, abandon_on_cancel=True)"
+        elif self.r.call_of(call, TO_THREAD) is not None:
+            offload = self.code(call.func).strip()  # to_thread(fn) runs the bound handler
+        else:
             return None
         if not same_args(rest):
             return None
+        self.offload = offload  # the owner's worker threads, not the kernel's own
         return {**_BY_DECLARATION, "sync_handlers": "offload"}
 
 

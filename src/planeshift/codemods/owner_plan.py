@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import fsio
 from ..types import DispatchPath
 from .facts import MigrateFacts
 from .owner_policy import scan_gate
@@ -58,7 +59,8 @@ def owners(facts: MigrateFacts) -> tuple[list[Owner], list[Refusal]]:
                                        f"not an owner: {path.entry} is {what}; Phase 1 rewrites "
                                        "the dispatch loops of dispatcher classes (façades)"))
                 continue
-            found[(mech.id, path.file, cls)].append(path)
+            if facts.options.owner in (None, f"{mech.id}:{cls}"):
+                found[(mech.id, path.file, cls)].append(path)
     out = []
     for (mechanism, file, cls), paths in sorted(found.items()):
         kernel = facts.kernel(facts.mechanisms[mechanism][1]) if mechanism in facts.mechanisms \
@@ -100,6 +102,6 @@ def kernel_missing(root: Path, kernel: str) -> str | None:
 
 def _has(path: Path, text: str) -> bool:
     try:
-        return text in path.read_text(encoding="utf-8")
+        return text in fsio.read_text(path)
     except OSError:
         return False

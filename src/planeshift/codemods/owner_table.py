@@ -11,6 +11,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
+from .. import fsio
 from ..types import Registration
 from .base import Codemod, Example, Item, Plan, register
 from .facts import MigrateFacts
@@ -104,17 +105,18 @@ class OwnerTable(Codemod):
         return tree
 
 
-def _project_texts(facts: MigrateFacts) -> dict[str, str]:
-    """Every Python file of the project (to find who else names a storage attribute)."""
-    out: dict[str, str] = {}
+def _project_texts(facts: MigrateFacts) -> dict[str, str | None]:
+    """Every Python file of the project (to find who else names a storage attribute); None for
+    one that cannot be read (a FIFO, a dangling link), which might name it."""
+    out: dict[str, str | None] = {}
     for path in facts.root.rglob("*.py"):
         rel = path.relative_to(facts.root).as_posix()
         if any(part.startswith(".") for part in rel.split("/")):
             continue
         try:
-            out[rel] = path.read_text(encoding="utf-8", errors="replace")
+            out[rel] = fsio.read_text(path, errors="replace")
         except OSError:
-            continue
+            out[rel] = None
     return out
 
 
@@ -127,11 +129,12 @@ class Storage:
 
 class TableRewrite:
     def __init__(self, codemod: OwnerTable, tree: cst.Module, owner: Owner,
-                 texts: dict[str, str], regs: tuple[Registration, ...]) -> None:
+                 texts: dict[str, str | None], regs: tuple[Registration, ...]) -> None:
         self.codemod, self.tree, self.owner, self.texts = codemod, tree, owner, texts
         self.regs = regs
         text = tree.code
-        names = module_names(ast.parse(text), package_of(owner.file), text)
+        package = codemod.facts.package(owner.file) if codemod.facts else package_of(owner.file)
+        names = module_names(ast.parse(text), package, text)
         # owner_dispatch ran first on this tree: its imports are asked for, not yet added
         pending = codemod.context.scratch.get(AddImportsVisitor.CONTEXT_KEY, [])
         names.imports.update({i.alias or i.obj_name: f"{i.module}.{i.obj_name}"
@@ -238,7 +241,11 @@ class TableRewrite:
         dotted = re.compile(rf"\.{re.escape(attr)}\b")
         named = re.compile(rf"\b{re.escape(self.owner.cls)}\b")
         for rel, text in sorted(self.texts.items()):
-            if rel != self.owner.file and dotted.search(text) and named.search(text):
+            if rel == self.owner.file:
+                continue
+            if text is None:
+                return f"{rel} (it cannot be read, so it might be)"
+            if dotted.search(text) and named.search(text):
                 return rel
         outside = [s for s in self.tree.body if s is not cls]
         if any(word.search(self.code(s)) for s in outside):

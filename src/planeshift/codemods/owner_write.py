@@ -112,6 +112,8 @@ class MethodWriter:
         hook = self._hook()
         replaced += hook[1]
         kwargs = [f"logger={self.logger}"] if self.logger else []
+        if fan.invocation.offload:
+            kwargs.append(f"offload={fan.invocation.offload}")
         if hook[0]:
             kwargs.append(f"failed={hook[0]}")
         if fan.post is not None:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .. import fsio
 from ..rules.forms import Pack
 from ..types import Registration
 from .facts import MigrateFacts
@@ -50,8 +51,11 @@ def find_definition(facts: MigrateFacts, qualname: str, regs: list[Registration]
     else:
         return None
     local = ".".join(parts[cut:])
-    text = (facts.root / rel).read_text(encoding="utf-8", errors="replace")
-    line = _def_line(text, local)
+    try:
+        text = _text(facts, rel)
+    except OSError:
+        return None  # its file cannot be read: nothing to convert (the scan reports the file)
+    line = _def_lines(facts, rel).get(local)
     if line is None:
         return None
     legacy = {(m.migrate.stop, m.migrate.deny) for r in regs
@@ -68,43 +72,88 @@ def find_definition(facts: MigrateFacts, qualname: str, regs: list[Registration]
 
 
 def other_references(facts: MigrateFacts, handler: Handler) -> str | None:
-    """The first place (file:line) naming the handler other than its `def` and registrations."""
+    """``also named at <file:line>``: the first place naming the handler other than its `def`
+    and registrations; a file that cannot be read might name it, so it is the answer then."""
     name = handler.local.rsplit(".", 1)[-1]
     allowed = {(handler.file, handler.line)}
     for reg in handler.registrations:
         allowed |= {(reg.file, n) for n in _statement_lines(facts, reg.file, reg.line)}
     word = re.compile(rf"\b{re.escape(name)}\b")
-    for rel in sorted(_modules(facts).values()):
-        text = (facts.root / rel).read_text(encoding="utf-8", errors="replace")
+    for rel in _python_files(facts):  # every file: two may share a module name
+        try:
+            text = _text(facts, rel)
+        except OSError as exc:
+            return f"{rel} cannot be read ({exc.strerror or exc}) and might name it"
         if name not in text:
             continue
         for number, line in enumerate(text.splitlines(), 1):
             if word.search(line) and (rel, number) not in allowed:
-                return f"{rel}:{number}"
+                return f"also named at {rel}:{number}"
     return None
 
 
 def _modules(facts: MigrateFacts) -> dict[str, str]:
-    return _discovered(facts.root, facts.config.exclude, facts.config.gitignore)
+    """Module name -> its file (the first in path order, as the scan links it)."""
+    out: dict[str, str] = {}
+    for module, rel in _discovered(facts.root, facts.config.exclude, facts.config.gitignore):
+        out.setdefault(module, rel)
+    return out
+
+
+def _python_files(facts: MigrateFacts) -> list[str]:
+    return [rel for _, rel in _discovered(facts.root, facts.config.exclude,
+                                          facts.config.gitignore)]
 
 
 @functools.lru_cache(maxsize=4)
-def _discovered(root: object, exclude: tuple[str, ...], gitignore: bool) -> dict[str, str]:
+def _discovered(root: object, exclude: tuple[str, ...], gitignore: bool
+                ) -> tuple[tuple[str, str], ...]:
     from ..analyzer.discover import discover
 
-    return {f.module: f.rel for f in discover(root, exclude, gitignore)  # type: ignore[arg-type]
-            if f.rel.endswith(".py")}
+    return tuple((f.module, f.rel) for f in discover(root, exclude, gitignore)  # type: ignore[arg-type]
+                 if f.rel.endswith(".py"))
 
 
-def _def_line(text: str, local: str) -> int | None:
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return None
-    for node, name in _defs(tree.body, ""):
-        if name == local:
-            return node.lineno
-    return None
+def _cache(facts: MigrateFacts, name: str) -> dict:
+    """A table kept on *facts* for this run: each file is read and parsed once, not once per
+    handler (or per registration) that needs it."""
+    return facts.__dict__.setdefault(name, {})  # type: ignore[no-any-return]
+
+
+def _text(facts: MigrateFacts, rel: str) -> str:
+    """The file's text (OSError when it cannot be read, every time it is asked for)."""
+    texts = _cache(facts, "_reference_texts")
+    if rel not in texts:
+        try:
+            texts[rel] = fsio.read_text(facts.root / rel, errors="replace")
+        except OSError as exc:
+            texts[rel] = exc
+    found = texts[rel]
+    if isinstance(found, OSError):
+        raise found
+    return found  # type: ignore[no-any-return]
+
+
+def _parsed(facts: MigrateFacts, rel: str) -> ast.Module | None:
+    trees = _cache(facts, "_reference_trees")
+    if rel not in trees:
+        try:
+            trees[rel] = ast.parse(_text(facts, rel))
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            trees[rel] = None
+    return trees[rel]  # type: ignore[no-any-return]
+
+
+def _def_lines(facts: MigrateFacts, rel: str) -> dict[str, int]:
+    """Dotted name in the module (``outer.inner``) -> the line of its first definition."""
+    table = _cache(facts, "_reference_defs")
+    if rel not in table:
+        tree = _parsed(facts, rel)
+        lines: dict[str, int] = {}
+        for node, name in _defs(tree.body if tree is not None else [], ""):
+            lines.setdefault(name, node.lineno)
+        table[rel] = lines
+    return table[rel]  # type: ignore[no-any-return]
 
 
 def _defs(body: list[ast.stmt], prefix: str) -> Iterator[tuple[ast.stmt, str]]:
@@ -123,13 +172,17 @@ def _defs(body: list[ast.stmt], prefix: str) -> Iterator[tuple[ast.stmt, str]]:
 
 
 def _statement_lines(facts: MigrateFacts, rel: str, line: int) -> range:
-    try:
-        tree = ast.parse((facts.root / rel).read_text(encoding="utf-8", errors="replace"))
-    except SyntaxError:
-        return range(line, line + 1)
-    best = range(line, line + 1)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or line) and \
-                not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            best = range(node.lineno, (node.end_lineno or line) + 1)
-    return best
+    """The lines of the innermost statement (not a def or class) holding *line*: the last in
+    ast.walk's breadth-first order, from a table of every line built once per file."""
+    table = _cache(facts, "_reference_lines")
+    if rel not in table:
+        tree = _parsed(facts, rel)
+        best: dict[int, range] = {}
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.stmt) and not isinstance(
+                    node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+                for number in span:
+                    best[number] = span
+        table[rel] = best
+    return table[rel].get(line, range(line, line + 1))  # type: ignore[no-any-return]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 from typing import ClassVar
 
 from ..types import Registration
 from .base import MOVED, Codemod, Example, Item, Plan, Source, register
-from .facts import MigrateFacts, handler_name
+from .facts import MigrateFacts
 from .locate import handler_node
+from .names import top_level
+from .pass_through import pass_through
 from .sites import Site, by_site, differences, entries, handler_from_table, site_of
 from .templates import OPTIONAL, Template
 
@@ -24,8 +27,10 @@ class RegistrationCodemod(Codemod):
     `InterceptorRegistration(name, stage, handler, order)`, a subscriber a `Subscription` under the
     mechanism's named dispatch policy, a delivery sink or commit participant a `SinkRegistration`
     on its ADR-0120 D5 port; each is handed to the legacy API through an adapter
-    (`as_interceptor`, `as_subscriber`, `as_sink`) from the kernel module's `adapters`. Imports
-    are added with LibCST's `AddImportsVisitor`. A handler the scan cannot show to be callable (a
+    (`as_interceptor`, `as_subscriber`, `as_sink`) from the kernel module's `adapters`. The
+    `name` is the handler's qualified name, or for a lambda where it is registered
+    (`app.Service.start.<lambda@BEFORE>`; `#2`, `#3` tell apart two made-up names in one
+    module), never a line number. A handler the scan cannot show to be callable (a
     parameter or attribute that may be None, `h if c else None`, a call of a function that
     returns None on a path, a value of unknown kind) is rewritten in the optional form,
     `optional(h, lambda handler: <the template with handler=handler>)`, with `optional` from the
@@ -44,14 +49,24 @@ class RegistrationCodemod(Codemod):
     ```
     becomes
     ```python
-    bus.on(Point.BEFORE, as_interceptor(InterceptorRegistration(name="app.guard", stage="BEFORE", handler=guard, order=0)))
+    bus.on(
+        Point.BEFORE,
+        as_interceptor(
+            InterceptorRegistration(name="app.guard", stage="BEFORE", handler=guard, order=0)
+        ),
+    )
     ```
+    laid out as the target's formatter lays out a line over its line length (read from its
+    ruff, black or isort configuration; 88 by default), in its quotes; each import it needs is
+    added in its isort section, in sorted position.
 
     ## What it leaves alone
     `needs_review` and low-confidence registrations; mechanisms whose pack has no `migrate:`
     section, or no template for the plane; settings-file registrations (see `argv`); decorator
     registrations (there is no handler expression to wrap); interceptors whose point is dynamic
-    (no stage); a template name (or `optional`) the module already binds to something else. A
+    (no stage). A template name (or `optional`) the module binds to something else (a
+    definition, an assignment, a `global` rebinding), or any name when a star import could
+    rebind it, is imported under a private alias (`as_subscriber as _as_subscriber`). A
     call that registers one handler expression for every entry of a literal table
     (`for point in (A, B): bus.on(point, h)`) has it rewritten once, for all entries, and
     not at all when they would need different rewrites (an interceptor on several stages,
@@ -93,9 +108,10 @@ class RegistrationCodemod(Codemod):
             bus.subscribe(audit)
             ''',
         after='''
-            from demo.bus import EventBus, Point
             from planeshift.kernels import InterceptorRegistration
             from planeshift.kernels.adapters import Subscription, as_interceptor, as_subscriber
+
+            from demo.bus import EventBus, Point
 
 
             def guard(**payload):
@@ -107,8 +123,17 @@ class RegistrationCodemod(Codemod):
 
 
             bus = EventBus()
-            bus.on(Point.BEFORE, as_interceptor(InterceptorRegistration(name="app.guard", stage="BEFORE", handler=guard, order=0)))  # the guard runs first
-            bus.subscribe(as_subscriber(Subscription(name="app.audit", policy="demo_bus", handler=audit)))
+            bus.on(
+                Point.BEFORE,
+                as_interceptor(
+                    InterceptorRegistration(
+                        name="app.guard", stage="BEFORE", handler=guard, order=0
+                    )
+                ),
+            )  # the guard runs first
+            bus.subscribe(
+                as_subscriber(Subscription(name="app.audit", policy="demo_bus", handler=audit))
+            )
             '''),
         Example(
             before='''
@@ -119,12 +144,22 @@ class RegistrationCodemod(Codemod):
                 bus.subscribe(on_event)  # None when the caller has no listener
             ''',
             after='''
-            from demo.bus import EventBus
             from planeshift.kernels.adapters import Subscription, as_subscriber, optional
+
+            from demo.bus import EventBus
 
 
             def wire(bus: EventBus, on_event=None):
-                bus.subscribe(optional(on_event, lambda handler: as_subscriber(Subscription(name="app.wire.on_event", policy="demo_bus", handler=handler))))  # None when the caller has no listener
+                bus.subscribe(
+                    optional(
+                        on_event,
+                        lambda handler: as_subscriber(
+                            Subscription(
+                                name="app.wire.on_event", policy="demo_bus", handler=handler
+                            )
+                        ),
+                    )
+                )  # None when the caller has no listener
             ''')]
 
     @classmethod
@@ -170,6 +205,11 @@ class RegistrationCodemod(Codemod):
                  source: Source) -> tuple[str, str]:
         """("done", action), ("already", ""), or ("refused", reason)."""
         assert self.facts is not None
+        resolved = reg.handler.qualname is not None or reg.handler.kind != "unknown"
+        why = pass_through(reg.api.rsplit(".", 1)[-1], reg.handler.expr, resolved, reg.scope,
+                           source.ast)
+        if why:
+            return "refused", why
         found = source.locator.at(reg.line, reg.col, reg.end_line or None, reg.end_col or None)
         if found is None:
             return "refused", (f"no registering call starts at {reg.line}:{reg.col} (did the "
@@ -191,21 +231,21 @@ class RegistrationCodemod(Codemod):
                                    "the template's outermost call is no adapter beside which "
                                    f"{OPTIONAL} could pass None through")
             imports.append((OPTIONAL, adapters))
-        taken = [n for n, m in imports if not source.names.free(n, f"{m}.{n}")]
-        if taken:
-            return "refused", (f"{taken[0]!r} already names something else in this module; "
-                               "importing the adapter's would shadow it")
+        aliases = self._aliases(imports, source)
         values = template_values(reg, self.facts)
         if "\n" in template.text:  # a template over several lines moves the lines below
             self.context.scratch[MOVED] = True
+        quote = self.facts.style.quote
         if optional:
             parameter = template.parameter()
-            self.edit(handler, found.path(handler),
-                      lambda node: template.render_optional(node, values, parameter))
+            spelled = aliases.get(OPTIONAL, OPTIONAL)
+            self.edit(handler, found.path(handler), lambda node: template.render_optional(
+                node, values, parameter, spelled, quote, aliases))
         else:
-            self.edit(handler, found.path(handler), lambda node: template.render(node, values))
+            self.edit(handler, found.path(handler),
+                      lambda node: template.render(node, values, quote, aliases))
         for name, module in imports:
-            self.add_import(f"{module}.{name}")
+            self.add_import(f"{module}.{name}", aliases.get(name))
         detail = f"stage {reg.point}" if reg.plane == "interceptor" else (
             f"policy {values['policy']}" if reg.plane.endswith("subscriber") else "D5 port")
         shared = f"; one rewrite for the {count} registrations of this call" if count > 1 else ""
@@ -214,11 +254,40 @@ class RegistrationCodemod(Codemod):
         return "done", f"{reg.plane} ({detail}){shared}{through}"
 
 
+    def _aliases(self, imports: list[tuple[str, str]], source: Source) -> dict[str, str]:
+        """The names to import under another name in this file (the same for every rewrite
+        in it): one the module binds to something else (a definition, an assignment, a
+        ``global`` rebinding), or any name when a star import could rebind it."""
+        chosen: dict[str, str] = self.__dict__.setdefault("_chosen", {})
+        star = star_import(source)
+        for name, module in imports:
+            if name in chosen:
+                continue
+            if source.names.free(name, f"{module}.{name}") and not (
+                    star and source.names.imports.get(name) != f"{module}.{name}"):
+                chosen[name] = name
+                continue
+            alias, n = f"_{name}", 1
+            while not source.names.free(alias, f"{module}.{name}") or alias in chosen.values():
+                alias, n = f"_{name}_{n}", n + 1
+            chosen[name] = alias
+        return {n: a for n, a in chosen.items() if a != n}
+
+
+def star_import(source: Source) -> bool:
+    """Does the module star-import anything at its top level (``from .helpers import *``),
+    which may bind any public name, after the imports a rewrite adds?"""
+    if "*" not in source.text:
+        return False
+    return any(isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+               for node in top_level(source.ast.body))
+
+
 def template_values(reg: Registration, facts: MigrateFacts) -> dict[str, str | int]:
     """What a template's placeholders (besides the handler) are filled with for *reg*."""
     mech = facts.mechanisms[reg.mechanism][0]
     policy = (mech.migrate.policy if mech.migrate else "") or mech.id
-    return {"name": handler_name(reg), "stage": reg.point or "", "order": 0, "policy": policy}
+    return {"name": facts.registration_name(reg), "stage": reg.point or "", "order": 0, "policy": policy}
 
 
 def _shared_refusal(todo: list[tuple[Registration, Template | None, str]],

@@ -62,6 +62,7 @@ def migrate(config: Config, options: MigrateOptions | None = None,
     if absent and options.write and not options.check:
         raise InputError("--kernel-module", "<flag>", _ABSENT.format(module=absent[0]))
     counter = _Counter(progress, len(work))
+    facts.style  # read once, before the workers fork  # noqa: B018
     runs = run_files(work, facts, config.jobs or _cores(), counter.step)
     for done in runs.values():
         facts.rewritten |= done.rewritten

@@ -31,9 +31,11 @@ OPTIONAL = "optional"  # the adapter that passes None through: optional(value, r
 _OPTIONAL_SHAPE = cst.parse_expression("optional(__ps_value__, lambda __ps_param__: __ps_body__)")
 
 
-def string_literal(value: str) -> str:
-    if '"' not in value and "\\" not in value and value.isprintable():
-        return f'"{value}"'
+def string_literal(value: str, quote: str = '"') -> str:
+    """*value* as a literal in *quote* (the target's preferred quote) when it can be written
+    plainly, else as Python spells it."""
+    if quote not in value and "\\" not in value and value.isprintable():
+        return f"{quote}{value}{quote}"
     return repr(value)
 
 
@@ -65,13 +67,15 @@ class Template:
             return f"{module}.{name}" if module else None
         return None
 
-    def render(self, handler: cst.BaseExpression, values: Mapping[str, str | int]
-               ) -> cst.BaseExpression:
-        """The template around *handler*; string values become literals, ints integers."""
+    def render(self, handler: cst.BaseExpression, values: Mapping[str, str | int],
+               quote: str = '"', aliases: Mapping[str, str] | None = None) -> cst.BaseExpression:
+        """The template around *handler*; string values become literals in *quote*, ints
+        integers; a name the template imports is spelled as *aliases* has it imported."""
         fill: dict[str, cst.BaseExpression] = {MARK.format("handler"): handler}
+        fill.update({name: cst.Name(alias) for name, alias in (aliases or {}).items()})
         for key, value in values.items():
             fill[MARK.format(key)] = (cst.Integer(str(value)) if isinstance(value, int)
-                                      else cst.SimpleString(string_literal(value)))
+                                      else cst.SimpleString(string_literal(value, quote)))
         return self.tree.visit(_Fill(fill))  # type: ignore[return-value]
 
     @property
@@ -95,9 +99,10 @@ class Template:
         return name
 
     def render_optional(self, handler: cst.BaseExpression, values: Mapping[str, str | int],
-                        parameter: str, optional: str = OPTIONAL) -> cst.BaseExpression:
+                        parameter: str, optional: str = OPTIONAL, quote: str = '"',
+                        aliases: Mapping[str, str] | None = None) -> cst.BaseExpression:
         """``optional(<handler>, lambda <parameter>: <the template around parameter>)``."""
-        body = self.render(cst.Name(parameter), values)
+        body = self.render(cst.Name(parameter), values, quote, aliases)
         fill = {MARK.format("value"): handler, MARK.format("param"): cst.Name(parameter),
                 MARK.format("body"): body, OPTIONAL: cst.Name(optional)}
         return _OPTIONAL_SHAPE.visit(_Fill(fill))  # type: ignore[return-value]

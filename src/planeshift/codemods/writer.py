@@ -18,6 +18,7 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import fsio
 from ..atomic import write_atomic
 
 
@@ -171,7 +172,7 @@ class _Lines:
 
 def read_source(path: Path, rel: str) -> SourceFile:
     """Raises OSError, or ValueError when the bytes cannot be decoded."""
-    data = path.read_bytes()
+    data = fsio.read_bytes(path)
     return decode_source(data, rel, path)
 
 
@@ -210,12 +211,16 @@ def write_source(source: SourceFile, text: str, root: Path | None = None) -> Non
         raise WriteError(f"it is a symbolic link out of the project (to {target}); planeshift "
                          "does not write through it")
     try:
-        current = target.read_bytes()
+        current = fsio.read_bytes(target)
     except OSError as exc:
         raise WriteError(f"cannot read it again before writing: {exc.strerror or exc}") from exc
     if current != source.data:
         raise WriteError("it changed on disk since it was read; run migrate again")
-    mode = os.stat(target).st_mode & 0o7777
+    st = os.stat(target)
+    if st.st_nlink > 1:  # the new file would replace this name only, splitting the links
+        raise WriteError(f"it has {st.st_nlink} hard links, which replacing it would split; "
+                         "planeshift writes only a file with one")
+    mode = st.st_mode & 0o7777
     try:
         write_atomic(target, data, mode=mode, fsync=True)  # durable before it replaces the old
     except OSError as exc:

@@ -7,7 +7,7 @@ import contextvars
 import functools
 import inspect
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ._vocab import ReturnedValueClassifier
@@ -18,6 +18,7 @@ __all__ = [
     "handler_name",
     "is_declared_async",
     "is_returned_awaitable",
+    "Offload",
     "run_in_thread",
 ]
 
@@ -64,13 +65,30 @@ class ThreadState:
         self.finished = threading.Event()
 
 
-async def run_in_thread(fn: Callable[..., Any], state: ThreadState, *args: Any, **kwargs: Any) -> Any:
-    """Run `fn(*args, **kwargs)` in a daemon thread and await its result; cancelling the await
-    abandons the thread.
+Offload = Callable[[Callable[[], Any]], Awaitable[Any]]
+"""An owner's own way to run a sync handler in a worker thread: called with the handler bound to
+its arguments, awaited for its result; e.g. ``lambda fn: anyio.to_thread.run_sync(fn,
+abandon_on_cancel=True)`` keeps anyio's worker threads, its thread limiter and
+``anyio.from_thread`` inside handlers."""
 
-    A daemon thread rather than the loop's default executor: asyncio.run() joins that executor at
+
+async def run_in_thread(
+    fn: Callable[..., Any], state: ThreadState, *args: Any, offload: Offload | None = None, **kwargs: Any
+) -> Any:
+    """Run `fn(*args, **kwargs)` in a worker thread and await its result; cancelling the await
+    abandons the thread. With *offload* (the owner's), that runs it; else a daemon thread of its
+    own: rather than the loop's default executor, since asyncio.run() joins that executor at
     shutdown, which would turn an abandoned handler back into a blocking one.
     """
+    if offload is not None:
+
+        def bound() -> Any:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                state.finished.set()
+
+        return await offload(bound)
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
 

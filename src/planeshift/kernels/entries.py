@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, cast
 
 from ._calls import (
+    Offload,
     ThreadState,
     close_unawaited,
     handler_name,
@@ -74,8 +75,10 @@ def _check(policy: DispatchPolicy) -> None:
 class _EntrySteps(PhaseSteps):
     """PhaseSteps whose invocation runs the owner's step for the slot's entry."""
 
-    def __init__(self, policy: DispatchPolicy, step: Step, log: logging.Logger, hooks: OwnerHooks) -> None:
-        super().__init__(policy.phases[0], None, log, hooks)
+    def __init__(
+        self, policy: DispatchPolicy, step: Step, log: logging.Logger, hooks: OwnerHooks, offload: Offload | None
+    ) -> None:
+        super().__init__(policy.phases[0], None, log, hooks, offload)
         self.step = step
 
     def call_for(self, slot: Slot) -> Call:
@@ -87,7 +90,7 @@ class _EntrySteps(PhaseSteps):
                 return await handler(*args, **kwargs)
             if self.by_declaration and phase.sync_handlers is SyncHandlerMode.OFFLOAD:
                 slot.thread = ThreadState()
-                value = await run_in_thread(handler, slot.thread, *args, **kwargs)
+                value = await run_in_thread(handler, slot.thread, *args, offload=self.offload, **kwargs)
             else:
                 value = handler(*args, **kwargs)
             return await self.returned(slot, value)
@@ -128,12 +131,14 @@ async def fan_out(
     group: Callable[[list[BaseException]], BaseException] | None = None,
     translated: Callable[[BaseException], BaseException] | None = None,
     name: Callable[[Any], str] | None = None,
+    offload: Offload | None = None,
 ) -> DispatchReport:
     """Run *step* for each of *entries* (taken as a list now) under *policy*; see the module.
 
     *failed*, *group* and *translated* are the owner's (``OwnerHooks``); *logger* receives the
     records the kernel writes itself; *name* names an entry in the report (default: the handler's
-    qualified name for a callable entry, else ``entry[i]``).
+    qualified name for a callable entry, else ``entry[i]``); *offload* is the owner's way to run
+    a sync handler in a worker thread (``Offload``; default: a daemon thread per call).
     """
     _check(policy)
     if logger is not None and not isinstance(logger, logging.Logger):
@@ -149,7 +154,7 @@ async def fan_out(
                            seq=index, owner=token)
         slots.append(Slot(reg=reg, phase=0, entry=entry))
     hooks = OwnerHooks(failed=failed, group=group, translated=translated)
-    steps = _EntrySteps(policy, step, logger if logger is not None else _logger, hooks)
+    steps = _EntrySteps(policy, step, logger if logger is not None else _logger, hooks, offload)
     loop = asyncio.get_running_loop()
     deadline = None if isinstance(phase.deadline_seconds, UnsetType) else loop.time() + phase.deadline_seconds
     run = run_concurrent if phase.concurrency is DispatchConcurrency.CONCURRENT else run_sequential

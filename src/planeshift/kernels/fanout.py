@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from ._calls import close_unawaited, handler_name, is_declared_async
+from ._calls import Offload, close_unawaited, handler_name, is_declared_async
 from ._runner import Slot, run_concurrent, run_sequential
 from ._signal import check_signal, check_signal_type
 from ._steps import PhaseSteps
@@ -58,7 +58,8 @@ class FanoutDispatcher(Generic[SignalT]):
     (the Broadcaster profile's pre-dispatch event-type check, so that profile is refused without
     one). `logger` receives every log record
     the dispatcher writes (isolated failures, deadlines, abandoned awaitables); a migrated owner
-    passes its own so its log routing is unchanged.
+    passes its own so its log routing is unchanged. `offload`, when given, runs offloaded sync
+    handlers (the owner's worker threads, e.g. anyio's; see `Offload`).
     """
 
     def __init__(
@@ -67,6 +68,7 @@ class FanoutDispatcher(Generic[SignalT]):
         *,
         signal_type: type | tuple[type, ...] | None = None,
         logger: logging.Logger | None = None,
+        offload: Offload | None = None,
     ) -> None:
         if not isinstance(policy, DispatchPolicy):
             raise TypeError(f"policy must be a DispatchPolicy, got {type(policy).__name__}")
@@ -76,6 +78,7 @@ class FanoutDispatcher(Generic[SignalT]):
         self.policy = policy
         self.signal_type = signal_type
         self.logger = logger if logger is not None else _logger
+        self.offload = offload
         self._registrations: list[Registration] = []
         self._revision = 0
         self._seq = 0
@@ -157,9 +160,9 @@ class FanoutDispatcher(Generic[SignalT]):
 
     async def fan_out(self, step: Step, **hooks: Any) -> DispatchReport:
         """``entries.fan_out`` over this table's handlers (a snapshot taken now), under this
-        dispatcher's policy and logger; *hooks* are fan_out's ``failed``, ``group``,
-        ``translated``."""
-        return await fan_out(self.policy, self.handlers, step, logger=self.logger, **hooks)
+        dispatcher's policy, logger and offload; *hooks* are fan_out's ``failed``, ``group``,
+        ``translated`` (and ``offload``, for this call)."""
+        return await fan_out(self.policy, self.handlers, step, logger=self.logger, **{"offload": self.offload, **hooks})
 
     def unsubscribe(self, registration: Registration) -> bool:
         """Remove one registration; False when it is not (or no longer) registered here."""
@@ -205,7 +208,7 @@ class FanoutDispatcher(Generic[SignalT]):
     async def _phase_body(
         self, phase: DispatchPhase, slots: list[Slot], signal: Any, state: _Emit, deadline: float | None
     ) -> None:
-        steps = PhaseSteps(phase, signal, self.logger)
+        steps = PhaseSteps(phase, signal, self.logger, offload=self.offload)
         run = run_concurrent if phase.concurrency is DispatchConcurrency.CONCURRENT else run_sequential
         expired = await run(slots, steps.invoke, phase.invocation.completion, deadline)
         pending = [s for s in slots if s.awaitable is not None]
@@ -306,7 +309,7 @@ class FanoutDispatcher(Generic[SignalT]):
         check_signal(self.signal_type, signal)
         state = _Emit()
         for index, phase in enumerate(self.policy.phases):
-            steps = PhaseSteps(phase, signal, self.logger)
+            steps = PhaseSteps(phase, signal, self.logger, offload=self.offload)
             phase_slots = [Slot(reg=r, phase=index) for r in snapshot.registrations if _selects(phase, r)]
             state.slots.extend(phase_slots)
             stopped = False

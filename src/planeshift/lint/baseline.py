@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import fsio
 from ..types import InputError
 from .scope import Scope
 
@@ -42,7 +43,7 @@ class BaselineEntry:
 def load_baseline(path: Path) -> tuple[BaselineEntry, ...]:
     label = str(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(fsio.read_text(path))
     except FileNotFoundError as exc:
         raise BaselineError(label, "<file>", "no such file (write one with `planeshift baseline -o "
                             f"{path}`)") from exc
@@ -50,6 +51,8 @@ def load_baseline(path: Path) -> tuple[BaselineEntry, ...]:
         raise BaselineError(label, "<file>", f"cannot read: {exc.strerror or exc}") from exc
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise BaselineError(label, "<file>", f"not JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise BaselineError(label, "<file>", "JSON nested too deeply to read") from exc
     if not isinstance(data, dict) or data.get("schema") != SCHEMA_ID:
         raise BaselineError(label, "schema", f"expected a {SCHEMA_ID} document")
     findings = data.get("findings")

@@ -16,10 +16,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import fsio
 from ..rules.discard_annotation import parse_annotation
 
-MARKER = "planeshift:"
-_DIRECTIVE = re.compile(r"planeshift:\s*ignore\b(?P<rest>.*)")
+MARKER = "planeshift:"  # in any case: `# PLANESHIFT: IGNORE[PS101]` is honoured as written
+_MARKER_BYTES = re.compile(MARKER.encode(), re.IGNORECASE)
+_DIRECTIVE = re.compile(r"planeshift:\s*ignore\b(?P<rest>.*)", re.IGNORECASE)
 _CODE = re.compile(r"[A-Z]+[0-9]+")
 _YAML = (".yaml", ".yml")
 
@@ -57,11 +59,11 @@ class SourceText:
 def read_source(path: Path, rel: str) -> SourceText | None:
     """The file's text and suppressions; None when it cannot be read (the scan says why)."""
     try:
-        data = path.read_bytes()
+        data = fsio.read_bytes(path)
     except OSError:
         return None
     lines = tuple(_decode(data, rel).splitlines())
-    if MARKER.encode() not in data:
+    if _MARKER_BYTES.search(data) is None:
         return SourceText(lines, ())
     found: Iterable[tuple[int, int, str]]
     if rel.endswith(".py"):
@@ -112,24 +114,14 @@ def parse_comment(file: str, row: int, col: int, text: str, alone: bool) -> Supp
     return Suppression(file, row, col, codes, reason, covers, problem)
 
 
-def _decode(data: bytes, rel: str) -> str:
-    encoding = "utf-8"
-    if rel.endswith(".py"):
-        try:
-            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        except SyntaxError:  # a bad coding cookie: the scan lists the file; read what can be read
-            encoding = "utf-8"
-    try:
-        return data.decode(encoding, errors="replace")
-    except LookupError:  # an unknown codec in the cookie
-        return data.decode("utf-8", errors="replace")
+_decode = fsio.decode_source
 
 
 def _python_comments(data: bytes) -> list[tuple[int, int, str]]:
     found = []
     try:
         for tok in tokenize.tokenize(io.BytesIO(data).readline):
-            if tok.type == tokenize.COMMENT and MARKER in tok.string:
+            if tok.type == tokenize.COMMENT and MARKER in tok.string.lower():
                 found.append((tok.start[0], tok.start[1], tok.string))
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError):
         return found  # the file cannot be analysed (the scan lists it); keep what was read
@@ -138,7 +130,7 @@ def _python_comments(data: bytes) -> list[tuple[int, int, str]]:
 
 def _yaml_comments(lines: tuple[str, ...]) -> Iterator[tuple[int, int, str]]:
     for row, text in enumerate(lines, start=1):
-        if MARKER in text:
+        if MARKER in text.lower():
             col = _yaml_comment_col(text)
             if col is not None:
                 yield row, col, text[col:]

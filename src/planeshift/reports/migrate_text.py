@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..codemods.model import MigrateResult
+from ..rules.discard_annotation import UNASSIGNED, recorded
 from .guidance import context_lines
 from .migrate_owners import OWNER_CODEMODS, owners_text
 
@@ -43,11 +44,24 @@ def render_report(result: MigrateResult, cwd: Path | None = None) -> str:
         lines += collapse(f"  {_path(result, n.file, cwd)}:{n.line}: {n.codemod}: "
                           f"{'error: ' if n.error else ''}{n.reason}" for n in not_migrated)
     lines += owners_text(result)
+    lines += unassigned_lines(result, cwd)
     for error in result.errors:
         lines.append(f"{_path(result, error.file, cwd)}: cannot be analysed: {error.message}")
     lines += context_lines(result.context, result.packs)
     lines.append(summary_line(result))
     return "\n".join(lines) + "\n"
+
+
+def unassigned_lines(result: MigrateResult, cwd: Path | None = None) -> list[str]:
+    """The files whose DISCARD_UNAWAITED registrations were recorded with no owner, once each,
+    and what to do about them."""
+    files = sorted({m.file for m in result.migrated if m.action == recorded(UNASSIGNED)})
+    if not files:
+        return []
+    return [f"owner to fill in ({len(files)} file{'s' if len(files) > 1 else ''}; "
+            f"recorded `owner={UNASSIGNED}`, which lint does not accept until it names a team: "
+            "set owners in [tool.planeshift] or CODEOWNERS and re-run, or edit the comments):",
+            *(f"  {_path(result, f, cwd)}" for f in files)]
 
 
 def collapse(lines: Iterable[str]) -> list[str]:

@@ -1,33 +1,27 @@
-"""The terminal report and scan progress bar; the only module that imports rich."""
+"""The terminal report of a scan (rich is imported by this module, ``flow`` and ``progress``
+alone, and only when a terminal report or bar is drawn)."""
 
 from __future__ import annotations
 
 import os
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import IO
 
 from rich import box
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.table import Table
 from rich.text import Text
 
 from ..types import Activation, Registration, ScanResult
+from .flow import Part, flow
 from .guidance import context_lines, next_steps, severity_counts
 from .json_report import PLANES, mechanism_ids
+from .progress import make_console, make_progress
 
-PROGRESS_THRESHOLD = 50  # smaller scans finish before a bar would be worth drawing
+__all__ = ["make_console", "make_progress", "render_terminal", "flow"]
+
 PLANE_STYLES = {
     "interceptor": "magenta",
     "subscriber": "green",
@@ -37,15 +31,6 @@ PLANE_STYLES = {
     "needs_review": "bold red",
 }
 SEVERITY_STYLES = {"error": "bold red", "warning": "yellow", "info": "dim"}
-
-
-def make_console(
-    file: IO[str] | None = None, *, stderr: bool = False, width: int | None = None,
-    plain: bool = False,
-) -> Console:
-    """A console for the CLI to hand back to these renderers, so only this module imports rich."""
-    return Console(file=file, stderr=stderr, width=width, no_color=plain,
-                   force_terminal=False if plain else None, highlight=False)
 
 
 def render_terminal(result: ScanResult, console: Console, details: bool = False,
@@ -104,81 +89,6 @@ def shown_root(root: str, cwd: Path | None) -> str:
     if base == here or here in base.parents:
         return Path(os.path.relpath(base, here)).as_posix()
     return root
-
-
-# --- laying text out in a width ------------------------------------------------------------------
-
-Part = tuple[str, str, bool]  # text, style, whether it may break across lines
-_BREAK_AFTER = "/._-,:=|"
-
-
-def flow(parts: Sequence[Part], width: int, indent: int = 4) -> Text:
-    """*parts* laid out in *width* columns, continuation lines indented by *indent*. Breaking
-    parts break between words (at blanks); a word too long for a line breaks after a ``.``,
-    ``/``, ``_`` or like mark, never within a name. An unbreakable part (a location) is kept
-    whole on one line, even when it alone is wider than the line."""
-    words: list[tuple[str, str, str, bool]] = []  # (blanks before, word, style, breakable)
-    pending = ""
-    for text, style, breakable in parts:
-        if not breakable:
-            words.append((pending, text, style, False))
-            pending = ""
-            continue
-        for token in re.split(r"( +)", text):
-            if not token:
-                continue
-            if token.startswith(" "):
-                pending += token
-            else:
-                words.append((pending, token, style, True))
-                pending = ""
-    if pending and words:  # trailing blanks belong to no word
-        pending = ""
-    out = Text()
-    column = 0
-    room = max(width - indent, 8)
-    for blanks, word, style, breakable in words:
-        if column and column + len(blanks) + len(word) <= width:
-            out.append(blanks)
-            out.append(word, style=style)
-            column += len(blanks) + len(word)
-            continue
-        if column:  # a new line
-            out.append("\n" + " " * indent)
-            column = indent
-        elif blanks:
-            out.append(blanks)
-            column = len(blanks)
-        fits = len(word) <= width - column or not breakable
-        pieces = [word] if fits else _pieces(word, room, width - column)
-        for i, piece in enumerate(pieces):
-            if i:
-                out.append("\n" + " " * indent)
-                column = indent
-            out.append(piece, style=style)
-            column += len(piece)
-    return out
-
-
-def _pieces(word: str, room: int, first: int) -> list[str]:
-    """*word* cut after marks into pieces: the first at most *first* long (empty when no mark
-    comes early enough: the word then starts on a fresh line), the others at most *room*. Only
-    a run with no mark in a whole line is cut where the line ends."""
-    out = []
-    limit = max(first, 1)
-    while len(word) > limit:
-        cut = max((i + 1 for i, ch in enumerate(word[:limit]) if ch in _BREAK_AFTER), default=0)
-        if cut == 0:
-            if limit < room:
-                out.append("")
-                limit = room
-                continue
-            cut = limit
-        out.append(word[:cut])
-        word = word[cut:]
-        limit = room
-    out.append(word)
-    return out
 
 
 def _say(console: Console, parts: Sequence[Part], width: int, indent: int = 4) -> None:
@@ -436,41 +346,3 @@ def _short(dispatchers: tuple[str, ...]) -> str:
         return "settings files"
     name = dispatchers[0].rsplit(".", 1)[-1]
     return f"{name} +{len(dispatchers) - 1}" if len(dispatchers) > 1 else name
-
-
-class ScanProgress:
-    """A progress bar that only appears once a scan turns out to have enough files to need one."""
-
-    def __init__(self, console: Console, threshold: int = PROGRESS_THRESHOLD,
-                 label: str = "scanning") -> None:
-        self.threshold = threshold
-        self._progress = Progress(
-            TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=console, transient=True,
-        )
-        self._task: TaskID | None = None
-
-    def __enter__(self) -> ScanProgress:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if self._task is not None:
-            self._progress.stop()
-
-    def update(self, done: int, total: int) -> None:
-        if self._task is None:
-            if total <= self.threshold:
-                return
-            self._progress.start()
-            self._task = self._progress.add_task("scan", total=total)
-        self._progress.update(self._task, completed=done, total=total)
-
-
-def make_progress(console: Console, label: str = "scanning", threshold: int = PROGRESS_THRESHOLD
-                  ) -> tuple[ScanProgress, Callable[[int, int], None]]:
-    """A context manager and the ``(done, total)`` callback ``api.scan`` (or a migration)
-    reports progress to; it appears only once a run has more than *threshold* steps."""
-    bar = ScanProgress(console, threshold, label)
-    return bar, bar.update

@@ -75,9 +75,29 @@ def codemod_page(codemod: type) -> str:
     return "".join(parts)
 
 
+def index_page() -> str:
+    """docs/rules/index.md: every rule and codemod, one line each (its docstring's first), linking
+    its page."""
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = ["# Rules and codemods", "",
+             ("Generated from each rule's and codemod's own documentation by "
+              "`python -m planeshift.rules.docs docs/rules`;"),
+             "`planeshift explain CODE` prints the same pages.", "",
+             "| rule | kind | default severity | what it flags |", "|---|---|---|---|"]
+    lines += [f"| [{r.code}]({r.code}.md) | `{r.kind}` | {r.severity} | {cell(summary(r))} |"
+              for r in documented_rules()]
+    lines += ["", "| codemod | runs with | what it does |", "|---|---|---|"]
+    lines += [f"| [{c.id}](../codemods/{c.id}.md) | "
+              f"{'`migrate --owners`' if getattr(c, 'owner', False) else '`migrate`'} | "
+              f"{cell(summary(c))} |" for c in documented_codemods()]
+    return "\n".join(lines) + "\n"
+
+
 def write_docs(folder: Path, codemods: Path | None = None) -> list[Path]:
-    """The rule pages into *folder*, the codemod pages into *codemods* (default: its sibling
-    ``codemods/``)."""
+    """The rule pages and their index into *folder*, the codemod pages into *codemods*
+    (default: its sibling ``codemods/``)."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for rule in documented_rules():
@@ -90,6 +110,9 @@ def write_docs(folder: Path, codemods: Path | None = None) -> list[Path]:
         path = codemods / f"{codemod.id}.md"
         path.write_text(codemod_page(codemod), encoding="utf-8")
         written.append(path)
+    index = folder / "index.md"
+    index.write_text(index_page(), encoding="utf-8")
+    written.append(index)
     return written
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import yaml
 
+from .. import fsio
 from ..atomic import write_atomic
 from ..codeversion import code_version
 from .forms import Pack, PackError
@@ -65,7 +66,7 @@ def load_pack(path: str | Path, cache_dir: Path | None = None) -> Pack:
     path = Path(path)
     label = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = fsio.read_text(path)
     except OSError as exc:
         raise PackError(label, "<file>", f"cannot read: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
@@ -81,7 +82,7 @@ def parse_pack(text: str, label: str = "<string>", cache_dir: Path | None = None
         key = hashlib.sha256(f"{code_version()}\0{text}".encode()).hexdigest()
         entry = cache_dir / "packs" / f"{key}.data"
         try:
-            tag, stored, data = marshal.loads(entry.read_bytes())
+            tag, stored, data = marshal.loads(fsio.read_bytes(entry))
             if (tag, stored) != ("planeshift.pack", key):
                 data = _MISSING  # another entry's bytes: parsed again
         except (OSError, ValueError, EOFError, TypeError):

@@ -11,7 +11,13 @@ import logging
 from collections.abc import Awaitable
 from typing import Any
 
-from ._calls import ThreadState, close_unawaited, is_returned_awaitable, run_in_thread
+from ._calls import (
+    Offload,
+    ThreadState,
+    close_unawaited,
+    is_returned_awaitable,
+    run_in_thread,
+)
 from ._compat import emitter_cancelling
 from ._hooks import NO_HOOKS, OwnerHooks
 from ._runner import Slot
@@ -55,9 +61,15 @@ class PhaseSteps:
     `hooks` the owner's failure record and exceptions (an owner façade's; none by default)."""
 
     def __init__(
-        self, phase: DispatchPhase, signal: Any, log: logging.Logger, hooks: OwnerHooks = NO_HOOKS
+        self,
+        phase: DispatchPhase,
+        signal: Any,
+        log: logging.Logger,
+        hooks: OwnerHooks = NO_HOOKS,
+        offload: Offload | None = None,
     ) -> None:
         self.phase = phase
+        self.offload = offload
         self.signal = signal
         self.log = log
         self.hooks = hooks
@@ -174,7 +186,7 @@ class PhaseSteps:
             return
         if self.by_declaration and self.phase.sync_handlers is SyncHandlerMode.OFFLOAD:
             slot.thread = ThreadState()
-            value = await run_in_thread(reg.handler, slot.thread, self.signal)
+            value = await run_in_thread(reg.handler, slot.thread, self.signal, offload=self.offload)
         else:
             value = reg.handler(self.signal)
         if self.dispose(slot, value):

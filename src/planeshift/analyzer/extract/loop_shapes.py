@@ -10,6 +10,7 @@ import ast
 from collections.abc import Iterator
 
 from .sites import last_name
+from .visitor import child_nodes
 
 # attributes of a registry entry that hold the handler: `reg.handler(env)`, `sub.callback(x)`
 HANDLER_ATTRS = frozenset({
@@ -46,7 +47,7 @@ def walk_body(nodes: list[ast.stmt]) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, FUNCS))
+        stack.extend(c for c in child_nodes(node) if not isinstance(c, FUNCS))
 
 
 def short(node: ast.AST, limit: int = 90) -> str:

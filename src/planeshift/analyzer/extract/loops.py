@@ -68,6 +68,7 @@ from .loop_shapes import (
     walk_body,
 )
 from .sites import last_name
+from .visitor import child_nodes
 
 Node = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -110,9 +111,10 @@ class FunctionReader:
         self.qualname, self.scope = qualname, scope
         self.nodes = list(walk_body(scope.functions[qualname].body))
         self.parents: dict[ast.AST, ast.AST] = {}
+        parents = self.parents
         for parent in self.nodes:
-            for child in ast.iter_child_nodes(parent):
-                self.parents[child] = parent
+            for child in child_nodes(parent):
+                parents[child] = parent
         self.roles = Roles(self.nodes, self.parents, scope.params(qualname))
         self.aliases = local_aliases(self.nodes)
         self.results = Results(self.nodes, self.parents, self.is_gather)

@@ -22,7 +22,7 @@ from .sites import (
     call_site,
     decorator_sites,
 )
-from .visitor import FastVisitor
+from .visitor import FastVisitor, name_ids
 
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
 
@@ -279,9 +279,8 @@ class SymbolCollector(FastVisitor):
 
     def _derive_loop_name(self, target: ast.expr, value: ast.expr) -> None:
         """``fn = entry.handler`` or ``cb = ref()`` inside a loop: calling fn is calling the entry."""
-        if isinstance(target, ast.Name) and any(
-            isinstance(n, ast.Name) and n.id in self.frames[-1].loop_names for n in ast.walk(value)
-        ):
+        if isinstance(target, ast.Name) and not self.frames[-1].loop_names.isdisjoint(
+                name_ids(value)):
             self.frames[-1].loop_names.add(target.id)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
@@ -296,7 +295,7 @@ class SymbolCollector(FastVisitor):
         names = self.frames[-1].loop_names if self.frames else None
         added: set[str] = set()
         if names is not None:
-            added = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)} - names
+            added = set(name_ids(node.target)) - names
             names |= added
         self.loops.append((from_ast(node.target), from_ast(node.iter)))
         for stmt in node.body:
@@ -313,7 +312,7 @@ class SymbolCollector(FastVisitor):
         self.visit(node.iter)
         self._bind_target(node.target, ("iter", from_ast(node.iter)))
         if self.frames:
-            self.frames[-1].loop_names.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+            self.frames[-1].loop_names.update(name_ids(node.target))
         for cond in node.ifs:
             self.visit(cond)
 

@@ -58,3 +58,37 @@ def _leaf_types() -> list[type]:
         out.append(leaf)
         out.extend(leaf.__subclasses__())
     return out
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """``list(ast.iter_child_nodes(node))``, in the same order, without its two generators."""
+    out: list[ast.AST] = []
+    append, AST = out.append, ast.AST
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if value.__class__ is list:
+            for item in value:
+                if isinstance(item, AST):
+                    append(item)
+        elif isinstance(value, AST):
+            append(value)
+    return out
+
+
+def name_ids(root: ast.AST) -> list[str]:
+    """The ``id`` of every ``ast.Name`` in *root* (itself included), in no particular order:
+    ``[n.id for n in ast.walk(root) if isinstance(n, ast.Name)]`` as a set or a test needs it."""
+    out: list[str] = []
+    stack, Name, AST = [root], ast.Name, ast.AST
+    while stack:
+        node = stack.pop()
+        if node.__class__ is Name:
+            out.append(node.id)  # type: ignore[attr-defined]
+            continue  # a Name's only child is its context
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                stack.extend(item for item in value if isinstance(item, AST))
+            elif isinstance(value, AST):
+                stack.append(value)
+    return out

@@ -15,6 +15,7 @@ import hashlib
 import marshal
 from pathlib import Path
 
+from ... import fsio
 from ...atomic import write_atomic
 from ...codeversion import code_version
 from ...types import ScanResult
@@ -62,11 +63,12 @@ class FactCache:
         self.folder = folder / f"facts-{namespace}"
         self.warning: str | None = None
         self._writable = True
+        self._made: set[str] = set()  # subfolders this process made or found (a mkdir a file)
 
     def get_bytes(self, key: str) -> bytes | None:
         """The entry's bytes, undecoded (a corrupt entry is found, and rebuilt, at decode)."""
         try:
-            return (self.folder / key[:2] / f"{key}.facts").read_bytes()
+            return fsio.read_bytes(self.folder / key[:2] / f"{key}.facts")
         except OSError:
             return None
 
@@ -84,8 +86,11 @@ class FactCache:
             return
         folder = self.folder / key[:2]
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            _ensure_gitignore(self.folder.parent)
+            if key[:2] not in self._made:
+                folder.mkdir(parents=True, exist_ok=True)
+                if not self._made:
+                    _ensure_gitignore(self.folder.parent)
+                self._made.add(key[:2])
             write_atomic(folder / f"{key}.facts", blob)
         except OSError as exc:
             self._writable = False
@@ -108,7 +113,7 @@ class ResultCache:
 
     def get(self, key: str) -> ScanResult | None:
         try:
-            version, row = marshal.loads((self.folder / f"{key}.result").read_bytes())
+            version, row = marshal.loads(fsio.read_bytes(self.folder / f"{key}.result"))
             if version != FORMAT:
                 return None
             return decode(ScanResult, row)

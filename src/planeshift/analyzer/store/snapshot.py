@@ -12,6 +12,7 @@ import marshal
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ... import fsio
 from ...atomic import write_atomic
 from ...rules.forms import Pack, RegistrationForm
 from ..extract.sites import Vocabulary
@@ -65,7 +66,7 @@ class SnapshotStore:
 
     def load(self, packs: tuple[Pack, ...]) -> Snapshot | None:
         try:
-            row = marshal.loads((self.folder / f"{self.key}.snap").read_bytes())
+            row = marshal.loads(fsio.read_bytes(self.folder / f"{self.key}.snap"))
             return _decode_snapshot(row, packs) if row[0] == FORMAT and row[1] == self.key else None
         except (OSError, ValueError, TypeError, EOFError, IndexError, KeyError):
             return None  # absent, corrupt or from another version: the scan links in full

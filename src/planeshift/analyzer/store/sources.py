@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import marshal
 import os
-import stat
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ... import fsio
 from ...atomic import write_atomic
 from ...types import FileError
 from ..discover import SourceFile
@@ -35,7 +35,7 @@ class Source:
         if self._data is None:
             src = self.file
             try:
-                self._data = Path(src.path).read_bytes()
+                self._data = fsio.read_bytes(src.path)
             except OSError as exc:
                 self._data = b""
                 self.problem = f"cannot read: {exc.strerror or exc}"
@@ -60,7 +60,7 @@ class StatIndex:
         self.dirty = False
         self.warning: str | None = None
         try:
-            version, entries = marshal.loads(self.path.read_bytes())
+            version, entries = marshal.loads(fsio.read_bytes(self.path))
         except FileNotFoundError:
             return  # a first scan: every file is read and hashed
         except (OSError, ValueError, TypeError, EOFError) as exc:
@@ -92,9 +92,7 @@ def read_sources(files: Sequence[SourceFile], index: StatIndex | None = None,
     for src in files:
         try:
             st = os.stat(src.path)
-            if not stat.S_ISREG(st.st_mode):
-                errors.append(FileError(src.rel, "cannot read: not a regular file"))
-                continue
+            fsio.check_regular(st, src.path)  # a FIFO would block the read for ever
             if max_bytes and st.st_size > max_bytes:
                 errors.append(FileError(src.rel, f"not read: {_size(st.st_size)}, over the "
                                         f"{_size(max_bytes)} limit (max-file-size)"))
@@ -105,7 +103,7 @@ def read_sources(files: Sequence[SourceFile], index: StatIndex | None = None,
             if _vouches(known, sig):
                 out.append(Source(src, None, known[6]))  # type: ignore[index]
                 continue
-            data = Path(src.path).read_bytes()
+            data = fsio.read_bytes(src.path)
         except OSError as exc:
             errors.append(FileError(src.rel, f"cannot read: {exc.strerror or exc}"))
             continue

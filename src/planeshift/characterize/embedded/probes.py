@@ -1,17 +1,17 @@
-"""Support for a generated characterization module: scenarios, probe handlers, what was seen.
+"""Embedded support, part one: the scenario, the payloads it builds and the probe handlers.
 
 planeshift never imports this module to run it: ``render.py`` copies its text, below the marker
-line, into every module ``planeshift characterize`` writes, so a generated suite needs only the
-standard library, pytest and the package under test. Each test builds one scenario (a dispatcher,
-a few probe handlers registered on it, one emission) and asserts on the :class:`Seen` it returns.
+line, into every module ``planeshift characterize`` writes (then ``observe.py``'s), so a
+generated suite needs only the standard library, pytest and the package under test.
 """
 
 # --- planeshift characterize: support (copied into the generated module) ---
 import asyncio
 import dataclasses
 import enum
+import importlib
 import inspect
-import logging
+import logging  # noqa: F401 (observe.py's part, copied below this one, logs)
 import os
 import threading
 import typing
@@ -260,16 +260,26 @@ class Rendezvous(Spec):
 
 @dataclasses.dataclass
 class Where(Spec):
-    """A sync handler that records whether it runs on the emitter's thread or another one."""
+    """A sync handler that records which thread it runs on: the emitter's, one of anyio's worker
+    threads (and then whether ``anyio.from_thread`` reaches the loop from it, as a handler of an
+    owner that offloads through anyio may rely on), or another thread."""
 
     label: str
 
     def make(self, scene: Scene) -> Handler:
         def handler(*args: Any, **kwargs: Any) -> None:
-            same = threading.get_ident() == scene.thread
-            scene.trace.append(
-                f"{self.label} on {'the emitting' if same else 'a worker'} thread"
-            )
+            name = threading.current_thread().name
+            if threading.get_ident() == scene.thread:
+                scene.trace.append(f"{self.label} on the emitting thread")
+            elif name.startswith("AnyIO worker thread"):
+                scene.trace.append(f"{self.label} on an anyio worker thread")
+                from_thread = importlib.import_module("anyio.from_thread")
+                if from_thread.run_sync(lambda: True):
+                    scene.trace.append(
+                        f"{self.label} reached the loop through anyio.from_thread"
+                    )
+            else:
+                scene.trace.append(f"{self.label} on a worker thread")
 
         return handler
 
@@ -358,176 +368,3 @@ class ProbeFuture(asyncio.Future):  # type: ignore[type-arg]
     def add_done_callback(self, fn: Any, *, context: Any = None) -> None:
         self.note()
         super().add_done_callback(fn, context=context)
-
-
-@dataclasses.dataclass
-class Record:
-    logger: str
-    level: int
-    message: str
-    exc: BaseException | None
-
-
-class _Capture(logging.Handler):
-    """Every log record of the scenario, from any logger that propagates to the root."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.records: list[Record] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        exc = record.exc_info[1] if record.exc_info else None
-        self.records.append(
-            Record(record.name, record.levelno, record.getMessage(), exc)
-        )
-
-
-@dataclasses.dataclass
-class Seen:
-    """What one scenario showed: the trace (ending "emit returned" or "emit raised"), what the
-    emission raised, the handlers' own exceptions and the log records."""
-
-    trace: list[str]
-    error: BaseException | None
-    raised: dict[str, BaseException]
-    records: list[Record]
-
-    def label(self, error: BaseException | None) -> str | None:
-        return next((k for k, v in self.raised.items() if v is error), None)
-
-    @property
-    def logged(self) -> list[str]:
-        """The handlers whose exception a log record carries (attached, or in its text)."""
-        out: list[str] = []
-        for record in self.records:
-            found = self.label(record.exc) or next(
-                (k for k, v in self.raised.items() if str(v) in record.message), None
-            )
-            if found is not None:
-                out.append(found)
-        return out
-
-    @property
-    def grouped(self) -> list[str] | None:
-        """The handlers whose exceptions the raised exception group holds (None: no group)."""
-        if not isinstance(self.error, BaseExceptionGroup):
-            return None
-        return [self.label(e) or type(e).__name__ for e in self.error.exceptions]
-
-    @property
-    def surfaced(self) -> list[str]:
-        """The handlers whose exceptions reached the emitter: raised, or in a raised group."""
-        if self.error is None:
-            return []
-        return [
-            label for label in map(self.label, leaves(self.error)) if label is not None
-        ]
-
-    @property
-    def cancelled(self) -> bool:
-        """A cancellation reached the emitter (raised, or in a raised group)."""
-        return self.error is not None and any(
-            isinstance(e, asyncio.CancelledError) for e in leaves(self.error)
-        )
-
-
-def leaves(error: BaseException | None) -> list[BaseException]:
-    """The exception, or the exceptions inside a group (nested groups flattened)."""
-    if error is None:
-        return []
-    if isinstance(error, BaseExceptionGroup):
-        return [leaf for e in error.exceptions for leaf in leaves(e)]
-    return [error]
-
-
-@dataclasses.dataclass(frozen=True)
-class Subject:
-    """One dispatch path of one dispatcher: how to build it, register on it and emit."""
-
-    name: str  # "HookBus.emit"
-    new: Callable[
-        [float | None], Any
-    ]  # the dispatcher (with a deadline budget, if given)
-    on: Callable[[Any, Handler, int, Any], Any]  # register handler number n
-    fire: Callable[[Any, Any], Any]  # the emission (an awaitable when is_async)
-    payload: Callable[[], Any]
-    method: str
-    is_async: bool
-
-
-def entry_is_async(subject: Subject) -> bool:
-    return inspect.iscoroutinefunction(getattr(subject.new(None), subject.method))
-
-
-def observe(
-    subject: Subject,
-    *specs: Spec,
-    cancel_when: tuple[str, ...] = (),
-    budget: float | None = None,
-) -> Seen:
-    """Build the dispatcher, register *specs* in order, emit once (cancelling the emitter once
-    the handlers named by *cancel_when* entered), and return what was seen."""
-    capture = _Capture()
-    root = logging.getLogger()
-    level = root.level
-    root.addHandler(capture)
-    root.setLevel(logging.DEBUG)
-    try:
-        seen = asyncio.run(
-            asyncio.wait_for(
-                _scenario(subject, specs, cancel_when, budget, capture), GUARD_SECONDS
-            )
-        )
-    finally:
-        root.removeHandler(capture)
-        root.setLevel(level)
-    return seen
-
-
-async def _scenario(
-    subject: Subject,
-    specs: tuple[Spec, ...],
-    cancel_when: tuple[str, ...],
-    budget: float | None,
-    capture: _Capture,
-) -> Seen:
-    trace: list[str] = []
-    scene = Scene(
-        trace,
-        asyncio.get_running_loop(),
-        threading.get_ident(),
-        sum(isinstance(s, Rendezvous) for s in specs),
-    )
-    dispatcher = subject.new(budget)
-    payload = subject.payload()
-    for n, spec in enumerate(specs):
-        subject.on(dispatcher, spec.make(scene), n, payload)
-    error: BaseException | None = None
-    try:
-        if not subject.is_async:
-            subject.fire(dispatcher, payload)
-        elif not cancel_when:
-            await subject.fire(dispatcher, payload)
-        else:
-            await _cancelled(subject.fire(dispatcher, payload), scene, cancel_when)
-    except BaseException as exc:  # noqa: BLE001 -- how the emission ended is what is pinned
-        error = exc
-    trace.append("emit raised" if error is not None else "emit returned")
-    for _ in range(
-        SETTLE_ROUNDS
-    ):  # what the emission left behind may run now: it shows
-        await asyncio.sleep(0)
-    scene.close()
-    return Seen(list(trace), error, dict(scene.raised), list(capture.records))
-
-
-async def _cancelled(emission: Any, scene: Scene, labels: tuple[str, ...]) -> Any:
-    """Run the emission as a task and cancel it once every handler in *labels* entered."""
-    task = asyncio.ensure_future(emission)
-    waits = [scene.entered[label].wait() for label in labels if label in scene.entered]
-    try:
-        await asyncio.wait_for(asyncio.gather(*waits), ENTRY_GUARD_SECONDS)
-    except TimeoutError:
-        scene.trace.append("cancelled before every handler entered")
-    task.cancel()
-    return await task

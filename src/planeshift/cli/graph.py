@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .cli_options import (
+from .options import (
     EXIT_OK,
     EXIT_USAGE,
     ProjectFlags,
@@ -25,10 +25,10 @@ from .cli_options import (
     resolve_root,
     write_output,
 )
+from .scan import run_scan
 
 if TYPE_CHECKING:
-    from .config import Config
-    from .types import ScanResult
+    pass
 
 FORMATS = ("mermaid", "dot", "graphml")  # reports.graph.FORMATS, without importing networkx
 EXIT_SKIPPED = 1
@@ -73,7 +73,7 @@ def graph_command(ctx: click.Context, path: Path, fmt: str, output: Path | None,
     with errors_exit_2(ctx, "graph"):
         config = project.config(resolve_root(path))
         check_output(output)
-        result = _scan(config)
+        result = run_scan(config)
     for warning in result.stats.get("warnings", ()):
         click.echo(f"planeshift: warning: {warning}", err=True)
     known = [m.id for m in result.mechanisms]
@@ -81,7 +81,7 @@ def graph_command(ctx: click.Context, path: Path, fmt: str, output: Path | None,
     if unknown:
         fail(ctx, "graph", f"no mechanism {', '.join(map(repr, unknown))} "
                            f"(have: {', '.join(known)})")
-    from .reports.graph import (  # networkx: this command only
+    from ..reports.graph import (  # networkx: this command only
         build_graph,
         counts,
         render,
@@ -111,19 +111,6 @@ def graph_command(ctx: click.Context, path: Path, fmt: str, output: Path | None,
         count = len(result.errors)
         click.echo(f"{count} {'file' if count == 1 else 'files'} skipped", err=True)
         ctx.exit(EXIT_SKIPPED)
-
-
-def _scan(config: Config) -> ScanResult:
-    """The scan `planeshift scan` runs (a progress bar on a terminal), and its caches."""
-    from . import api  # the analyzer stack: --help skips it
-
-    if not sys.stderr.isatty():
-        return api.scan(config)
-    from .reports.terminal import make_console, make_progress
-
-    bar, callback = make_progress(make_console(stderr=True))
-    with bar:
-        return api.scan(config, progress=callback)
 
 
 def _listed(per_kind: dict[str, int]) -> str:

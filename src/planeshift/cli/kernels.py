@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from .pyfloor import KERNELS_FLOOR, FloorError, dotted, target_floor
-from .vendor import LIONAGI_TARGET, VendorError, infer_package, vendor_kernels
+from ..pyfloor import KERNELS_FLOOR, FloorError, dotted, target_floor
+from ..vendor import LIONAGI_TARGET, VendorError, infer_package, vendor_kernels
 
 __all__ = ["kernels"]
 

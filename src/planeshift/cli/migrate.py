@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .cli_lint import _common, _setup
-from .cli_options import (
+from ..types import InputError
+from .lint import _common, _setup
+from .options import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
@@ -20,10 +21,9 @@ from .cli_options import (
     project_options,
     write_output,
 )
-from .types import InputError
 
 if TYPE_CHECKING:
-    from .codemods.model import MigrateResult
+    from ..codemods.model import MigrateResult
 
 FORMATS = ("text", "json")
 CODEMODS = "registration, argv, discard_gate, decisions; with --owners: owner_dispatch, owner_table"
@@ -70,9 +70,17 @@ scan could not read, a sync dispatch method, one handler per call, a stop-on-exc
 to raise, a handler invoked once per matched value, returned awaitables gathered after the
 loop, a loop over the storage itself rather than a snapshot. Vendor the kernels first.
 
+--series DIR writes the whole migration as an ordered patch series instead, `git format-patch`
+style (`git am DIR/*.patch` applies it), one pull request a patch: the vendored kernels, the
+Phase 0 characterization gate, one patch per owner, the call sites by owner and package (the
+tests and examples apart), the settings' argv; each commit message says what, why, the ADR
+clause, the gate to run and what was left alone. Each patch is made on a temporary copy holding
+the ones before it; nothing is written outside DIR.
+
 \b
 Exit codes:
-  {EXIT_OK}  nothing to do, or the changes were shown or written, and nothing failed
+  {EXIT_OK}  nothing to do, or the changes (or the series) were shown or written, and nothing
+     failed
   {EXIT_FINDINGS}  --check found changes to make, or a file was not migrated because of an error
   {EXIT_USAGE}  usage, configuration, rule-pack or tool error
 """
@@ -94,6 +102,11 @@ Exit codes:
               help="Rewrite the dispatchers themselves (Phase 1): their fan-out loops onto the "
                    "kernel under the policy each loop has, their handler lists onto its "
                    "registration table; refused owners are listed with the reason.")
+@click.option("--series", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
+              help="Write the migration as an ordered patch series into DIR (git format-patch "
+                   "style, `git am DIR/*.patch` applies it): the kernels, the Phase 0 gate, one "
+                   "patch per owner, the call sites by owner and package (tests and examples "
+                   "apart), the settings' argv. Made on a temporary copy; nothing else written.")
 @click.option("--convert-discard", is_flag=True,
               help="Convert DISCARD_UNAWAITED registrations so their returned awaitables run "
                    "(a behaviour change) instead of recording them with their owner.")
@@ -107,9 +120,10 @@ Exit codes:
 @click.pass_context
 def migrate_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | None, write: bool,
                     check: bool, select: tuple[str, ...], ignore: tuple[str, ...],
-                    kernel_module: str | None, owners: bool, convert_discard: bool, fmt: str,
-                    output: Path | None, project: ProjectFlags) -> None:
-    from .codemods.facts import MigrateOptions
+                    kernel_module: str | None, owners: bool, series: Path | None,
+                    convert_discard: bool, fmt: str, output: Path | None,
+                    project: ProjectFlags) -> None:
+    from ..codemods.facts import MigrateOptions
 
     with errors_exit_2(ctx, "migrate"):
         if write and check:
@@ -119,10 +133,44 @@ def migrate_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | No
         options = MigrateOptions(select=_ids(select), ignore=_ids(ignore),
                                  kernel_module=kernel_module, convert_discard=convert_discard,
                                  write=write, check=check, paths=scope.paths, owners=owners)
+        if series is not None:
+            _series_flags(write, check, owners, fmt, output)
+            _series(config, options, series)
+            ctx.exit(EXIT_OK)
         result = _run(config, options)
         _report(result, fmt, output)
     failed = result.failed or (check and result.pending)
     ctx.exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _series_flags(write: bool, check: bool, owners: bool, fmt: str, output: Path | None) -> None:
+    given = [flag for flag, on in (("--write", write), ("--check", check), ("--owners", owners),
+                                   ("--format json", fmt == "json"), ("--output", output))
+             if on]
+    if given:
+        raise InputError("--series", "<flag>", f"{given[0]} does not go with --series (the "
+                         "series holds the owners' patches, and writes into DIR only)")
+
+
+def _series(config, options, out: Path) -> None:  # type: ignore[no-untyped-def]
+    from ..codemods.base import all_codemods
+    from ..codemods.series import build_series
+
+    known = sorted(c.id for c in all_codemods())
+    unknown = sorted(set(options.select + options.ignore) - set(known))
+    if unknown:
+        raise InputError("--select/--ignore", "<flag>",
+                         f"no codemod {unknown[0]!r} (have: {', '.join(known)})")
+    done = build_series(config, options, out)
+    for patch in done.patches:
+        files = len(patch.files)
+        click.echo(f"{patch.written}: {patch.message.subject} ({files} "
+                   f"file{'s' if files != 1 else ''})")
+    for note in done.notes:
+        click.echo(f"planeshift: note: {note}", err=True)
+    gate = f"; the gate: {done.command}" if done.command else ""
+    click.echo(f"{len(done.patches)} patches in {out}: apply them in order with "
+               f"`git am {out}/*.patch`{gate}", err=True)
 
 
 def _ids(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -130,7 +178,7 @@ def _ids(values: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _run(config, options) -> MigrateResult:  # type: ignore[no-untyped-def]
-    from .codemods.run import migrate, selected
+    from ..codemods.run import migrate, selected
 
     try:
         selected(options)
@@ -138,7 +186,7 @@ def _run(config, options) -> MigrateResult:  # type: ignore[no-untyped-def]
         raise InputError("--select/--ignore", "<flag>", str(exc)) from exc
     if not sys.stderr.isatty():
         return migrate(config, options)
-    from .reports.terminal import make_console, make_progress
+    from ..reports.terminal import make_console, make_progress
 
     bar, callback = make_progress(make_console(stderr=True), "migrating", threshold=8)
     with bar:
@@ -151,7 +199,7 @@ def _report(result: MigrateResult, fmt: str, output: Path | None) -> None:
     if fmt == "json" or output is not None:  # the text report on stderr lists them itself
         echo_errors(result.errors)
     if fmt == "json":
-        from .reports.migrate_json import render_migrate_json
+        from ..reports.migrate_json import render_migrate_json
 
         text = render_migrate_json(result)
         if output is None:
@@ -160,7 +208,7 @@ def _report(result: MigrateResult, fmt: str, output: Path | None) -> None:
             write_output(output, text)
             click.echo(f"wrote json report to {output}", err=True)
         return
-    from .reports.migrate_text import render_diff, render_report
+    from ..reports.migrate_text import render_diff, render_report
 
     if result.mode != "write":
         colour = sys.stdout.isatty() and "NO_COLOR" not in __import__("os").environ

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .cli_options import (
+from .options import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
@@ -23,7 +23,7 @@ from .cli_options import (
 )
 
 if TYPE_CHECKING:
-    from .characterize.model import Characterization
+    from ..characterize.model import Characterization
 
 MODULE_NAME = "test_characterization_generated.py"
 
@@ -69,7 +69,7 @@ Exit codes:
 @click.pass_context
 def characterize_command(ctx: click.Context, path: Path, output: Path | None, fmt: str,
                          copy: Path | None, project: ProjectFlags) -> None:
-    from . import api
+    from .. import api
 
     if fmt == "json" and output is None:
         fail(ctx, "characterize", "--format json writes the summary to stdout: give -o FILE "
@@ -104,7 +104,7 @@ def characterize_command(ctx: click.Context, path: Path, output: Path | None, fm
 
 
 def _run(ctx: click.Context, module: Path, copy: Path, packages: tuple[str, ...]) -> int:
-    from .characterize.runner import RunError, run_against
+    from ..characterize.against_copy import RunError, run_against
 
     click.echo(f"running the module against {copy}", err=True)
     try:
@@ -132,6 +132,6 @@ def _warnings(result: Characterization) -> None:
 
 
 def _summary(result: Characterization, fmt: str) -> str:
-    from .reports.characterization import render_json, render_text
+    from ..reports.characterization import render_json, render_text
 
     return render_json(result) if fmt == "json" else render_text(result)

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .cli_options import (
+from ..config import LEVELS, Config
+from ..types import InputError
+from .options import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
@@ -20,11 +22,9 @@ from .cli_options import (
     project_options,
     write_output,
 )
-from .config import LEVELS, Config
-from .types import InputError
 
 if TYPE_CHECKING:
-    from .lint import LintResult, Scope
+    from ..lint import LintResult, Scope
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -77,7 +77,7 @@ def _common(command: Callable[..., Any]) -> Callable[..., Any]:
 def lint_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | None, fmt: str,
                  output: Path | None, fail_on: str | None, baseline_file: Path | None,
                  no_baseline: bool, project: ProjectFlags) -> None:
-    from .lint import lint
+    from ..lint import lint
 
     with errors_exit_2(ctx, "lint"):
         config, scope = _setup(project, root, paths)
@@ -94,7 +94,7 @@ def lint_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | None,
     if output is None:
         click.echo(text, nl=False)
     else:
-        from .reports.lint_text import summary_line
+        from ..reports.lint_text import summary_line
 
         click.echo(f"wrote {fmt} report to {output}", err=True)
         click.echo(summary_line(result), err=True)
@@ -114,8 +114,8 @@ def baseline_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | N
     Findings suppressed by a comment are left out. With PATHS, the file's entries for other
     files are kept. Exit 1 when a file in PATHS cannot be analysed (its findings are missing).
     """
-    from .lint import baseline_entries, lint
-    from .lint.baseline import load_baseline, merge, render_baseline
+    from ..lint import baseline_entries, lint
+    from ..lint.baseline import load_baseline, merge, render_baseline
 
     with errors_exit_2(ctx, "baseline"):
         config, scope = _setup(project, root, paths)
@@ -137,7 +137,7 @@ def baseline_command(ctx: click.Context, paths: tuple[Path, ...], root: Path | N
 
 def _setup(project: ProjectFlags, root: Path | None, paths: tuple[Path, ...]
            ) -> tuple[Config, Scope]:
-    from .lint import default_root, resolve_scope
+    from ..lint import default_root, resolve_scope
 
     top = root.resolve() if root is not None else default_root(Path.cwd())
     config: Config = project.config(top)
@@ -147,13 +147,13 @@ def _setup(project: ProjectFlags, root: Path | None, paths: tuple[Path, ...]
 def _render(result: LintResult, fmt: str) -> str:
     cwd = Path.cwd()
     if fmt == "json":
-        from .reports.lint_json import render_lint_json
+        from ..reports.lint_json import render_lint_json
 
         return render_lint_json(result)
     if fmt == "sarif":
-        from .reports.sarif import render_sarif
+        from ..reports.sarif import render_sarif
 
         return render_sarif(result)
-    from .reports.lint_text import render_github, render_text
+    from ..reports.lint_text import render_github, render_text
 
     return (render_github if fmt == "github" else render_text)(result, cwd)

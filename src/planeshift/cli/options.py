@@ -18,9 +18,9 @@ from typing import Any, NoReturn
 
 import click
 
-from .atomic import write_atomic
-from .config import Config, ConfigError, load_config
-from .types import FileError, InputError
+from ..atomic import write_atomic
+from ..config import Config, ConfigError, load_config
+from ..types import FileError, InputError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
