@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import ClassVar
 
 import libcst as cst
@@ -10,7 +11,7 @@ import libcst as cst
 from .base import Codemod, Example, Item, Plan, Source, register
 from .facts import MigrateFacts
 from .model import Migrated, NotMigrated
-from .settings import SettingsError, argv_text, command_token, replace
+from .settings import Document, Edit, SettingsError, apply, verify
 from .shell import argv_of
 from .templates import string_literal
 
@@ -21,10 +22,13 @@ class ArgvCodemod(Codemod):
 
     ## What it does
     Each external hook the scan flags `shell_command_string` (PS107) has its `command` string
-    replaced by the list `shlex.split` gives: in the settings files the packs name (YAML, JSON,
+    replaced by the words `sh` would pass (POSIX token recognition): in the settings files the packs name (YAML, JSON,
     TOML; only the string token is replaced, the file is never re-dumped, so comments and layout
     stay) and in Python code (a `command=` argument or a `"command"` key holding a string
-    literal).
+    literal). In a settings file each command is found by its position and key path, written
+    with escapes every format reads back (controls, NEL, line separators), and the new file is
+    read back (YAML, and JSON for a JSON file) and compared with the original's data: only the
+    rewritten commands may differ, each equal to its argv, or the rewrite is refused.
 
     ## Why
     ADR-0120 D6: "command is argv and never reaches a shell". A string either fails lionagi's
@@ -90,11 +94,22 @@ class ArgvCodemod(Codemod):
     @classmethod
     def rewrite_text(cls, text: str, items: list[Item], facts: MigrateFacts
                      ) -> tuple[str, list[Migrated | NotMigrated | None]]:
-        """A settings file: each item's command token replaced, from the last line up."""
+        """A settings file: each item's command token, found by its position on the original
+        text, replaced; the result read back and compared with the intended change, and an edit
+        that does not read back as intended refused (its text left as it was)."""
         outcomes: list[Migrated | NotMigrated | None] = []
-        for item in sorted(items, key=lambda i: -i.line):
+        if not items:
+            return text, outcomes
+        rel = items[0].file
+        try:
+            document = Document(text, rel)
+        except SettingsError as exc:
+            return text, [cls._not(item, str(exc)) for item in items]
+        edits: list[tuple[Item, Edit]] = []
+        for item in sorted(items, key=lambda i: (i.line, i.col)):
             try:
-                token = command_token(text, item.file, item.line)
+                token = document.command_at(item.line, item.col,
+                                            getattr(item.registration, "api", None))
             except SettingsError as exc:
                 outcomes.append(cls._not(item, str(exc)))
                 continue
@@ -102,10 +117,12 @@ class ArgvCodemod(Codemod):
             if argv is None:
                 outcomes.append(cls._not(item, why))
                 continue
-            text = replace(text, token, argv_text(argv, item.file))
-            outcomes.append(Migrated(item.file, item.line, cls.id, f"argv {argv}",
+            edits.append((item, Edit(token, argv)))
+        kept = _verified(text, rel, edits, outcomes, cls._not)
+        for item, edit in kept:
+            outcomes.append(Migrated(item.file, item.line, cls.id, f"argv {edit.argv}",
                                      item.registration))
-        return text, outcomes
+        return apply(text, [edit for _, edit in kept]), outcomes
 
     @classmethod
     def _not(cls, item: Item, reason: str) -> NotMigrated:
@@ -153,3 +170,28 @@ def _quoted(value: str, quote: str) -> str:
     if quote == "'" and text.startswith('"') and "'" not in value:
         return "'" + text[1:-1] + "'"
     return text
+
+
+def _verified(text: str, rel: str, edits: list[tuple[Item, Edit]],
+              outcomes: list[Migrated | NotMigrated | None],
+              refuse: Callable[[Item, str], NotMigrated]) -> list[tuple[Item, Edit]]:
+    """The edits whose result reads back as intended: all together if they do; else each one
+    that does on its own, provided those still do together; the others refused with why."""
+    def fails(chosen: list[tuple[Item, Edit]]) -> str:
+        only = [edit for _, edit in chosen]
+        try:
+            verify(rel, text, apply(text, only), only)
+        except SettingsError as exc:
+            return f"the rewritten file would not be the intended change: {exc}"
+        return ""
+
+    if not edits or not fails(edits):
+        return edits
+    alone = [(pair, fails([pair])) for pair in edits]
+    kept = [pair for pair, why in alone if not why]
+    outcomes += [refuse(item, why) for (item, _), why in alone if why]
+    together = fails(kept) if kept else ""
+    if together:
+        outcomes += [refuse(item, together) for item, _ in kept]
+        return []
+    return kept

@@ -13,6 +13,7 @@ from .. import fsio
 from ..config import Config
 from ..packs.model import DEFAULT_KERNEL_MODULE, Mechanism, Pack
 from ..types import Registration, ScanResult
+from .lines import python_lines
 from .names import module_of, package_of
 from .sites import site_of
 from .style import TargetStyle, read_style
@@ -67,8 +68,8 @@ class MigrateFacts:
         cache = self.__dict__.setdefault("_lines", {})
         if rel not in cache:
             try:
-                cache[rel] = fsio.decode_source(fsio.read_bytes(self.root / rel),
-                                                rel).splitlines()
+                cache[rel] = python_lines(fsio.decode_source(fsio.read_bytes(self.root / rel),
+                                                             rel))
             except OSError:
                 cache[rel] = []
         return cache[rel]

@@ -86,7 +86,7 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
         run.outcomes = [_as_error(o, reason) for o in run.outcomes]
         return run
     run.text = new if new != run.source.text else None
-    return run
+    return _as_bytes(run)
 
 
 def run_files(work: dict[str, list[Step]], facts: MigrateFacts, jobs: int,
@@ -131,6 +131,18 @@ def _settings(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFact
             run.outcomes += outcomes
     assert run.source is not None
     run.text = text if text != run.source.text else None
+    return _as_bytes(run)
+
+
+def _as_bytes(run: FileRun) -> FileRun:
+    """The new text must become bytes that keep the original's outside the change and read
+    back as that text (:meth:`SourceFile.encode`), in a dry run too; else it is not written."""
+    if run.source is not None and run.text is not None:
+        try:
+            run.source.encode(run.text)
+        except WriteError as exc:
+            run.outcomes = [_as_error(o, str(exc)) for o in run.outcomes]
+            run.text = None
     return run
 
 

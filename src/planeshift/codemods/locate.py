@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from .lines import python_lines
+
 TARGETS = (cst.Call, cst.Decorator, cst.Arg, cst.DictElement, cst.Assign, cst.AugAssign)
 _SUITES = ("body", "handlers", "orelse", "finalbody", "cases")
 _AST_SUITES = ("body", "handlers", "orelse", "finalbody", "cases")
@@ -66,7 +68,7 @@ class Locator:
                  original: cst.Module | None = None) -> None:
         self.module, self.text = module, text
         self.original = original if original is not None else module
-        self.lines = text.splitlines(keepends=True)
+        self.lines = python_lines(text, keepends=True)
         self.entries = list(cst_statements(module))
         self.first = self.entries if self.original is module else list(
             cst_statements(self.original))
