@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import gc
 import importlib
-from collections.abc import Iterator, Sequence
-from typing import Any, NoReturn
+from collections.abc import Sequence
+from typing import NoReturn
 
 import click
 
@@ -24,56 +24,22 @@ _COMMANDS = {
 }
 
 
-class _Commands(dict):  # type: ignore[type-arg]
-    """The group's commands, each module imported when its command is first named: a run imports
-    its own command's module, not the other eight (``scan`` and ``lint`` start sooner); listing
-    them (``--help``) imports them all."""
+class _LazyGroup(click.Group):
+    """The group whose commands' modules are imported when a command is named (click's lazy
+    group): a run imports its own command's module, not the other eight (``scan`` and ``lint``
+    start sooner); listing them (``--help``) imports them all."""
 
-    def _load(self, name: str) -> None:
-        if not dict.__contains__(self, name) and name in _COMMANDS:
-            module, attr = _COMMANDS[name]
-            command = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
-            dict.__setitem__(self, name, command)
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
 
-    def _load_all(self) -> None:
-        for name in _COMMANDS:
-            self._load(name)
-
-    def __missing__(self, name: str) -> click.Command:
-        self._load(name)
-        if dict.__contains__(self, name):
-            return dict.__getitem__(self, name)  # type: ignore[no-any-return]
-        raise KeyError(name)
-
-    def get(self, name: str, default: Any = None) -> Any:
-        self._load(name)
-        return dict.get(self, name, default)
-
-    def __contains__(self, name: object) -> bool:
-        return dict.__contains__(self, name) or name in _COMMANDS
-
-    def __iter__(self) -> Iterator[str]:
-        self._load_all()
-        return dict.__iter__(self)
-
-    def __len__(self) -> int:
-        self._load_all()
-        return dict.__len__(self)
-
-    def keys(self) -> Any:
-        self._load_all()
-        return dict.keys(self)
-
-    def values(self) -> Any:
-        self._load_all()
-        return dict.values(self)
-
-    def items(self) -> Any:
-        self._load_all()
-        return dict.items(self)
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in _COMMANDS:
+            return None
+        module, attr = _COMMANDS[name]
+        return getattr(importlib.import_module(f"{__name__}.{module}"), attr)  # type: ignore[no-any-return]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="planeshift")
 def cli() -> None:
     """Inventory, lint and migrate hook, signal and callback registrations (ADR-0120 planes).
@@ -85,8 +51,6 @@ def cli() -> None:
     built-in rule packs know.
     """
 
-
-cli.commands = _Commands()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
