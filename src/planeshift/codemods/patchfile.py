@@ -3,7 +3,6 @@ commit message), then the diff, so `git am` applies it and keeps the message as 
 
 from __future__ import annotations
 
-import difflib
 import email.utils
 import hashlib
 import re
@@ -11,6 +10,8 @@ import textwrap
 from dataclasses import dataclass, field
 
 import planeshift
+
+from .linediff import opcodes, unified_diff
 
 AUTHOR = "planeshift <planeshift@noreply.invalid>"
 
@@ -31,8 +32,8 @@ class FileDiff:
             head.append(f"new file mode {self.mode}\n")
         old = [] if self.before is None else self.before.splitlines(keepends=True)
         new = self.after.splitlines(keepends=True)
-        lines = list(difflib.unified_diff(old, new, "/dev/null" if self.before is None
-                                          else f"a/{self.path}", f"b/{self.path}"))
+        lines = list(unified_diff(old, new, "/dev/null" if self.before is None
+                                  else f"a/{self.path}", f"b/{self.path}"))
         body = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
                        for line in lines)
         return "".join(head) + body
@@ -40,13 +41,9 @@ class FileDiff:
     def counts(self) -> tuple[int, int]:
         """(insertions, deletions)."""
         old = [] if self.before is None else self.before.splitlines()
-        added = removed = 0
-        for line in difflib.unified_diff(old, self.after.splitlines(), lineterm="", n=0):
-            if line.startswith(("+++", "---")):
-                continue
-            added += line.startswith("+")
-            removed += line.startswith("-")
-        return added, removed
+        changes = [op for op in opcodes(old, self.after.splitlines()) if op[0] != "equal"]
+        added = sum(j2 - j1 for _, _, _, j1, j2 in changes)
+        return added, sum(i2 - i1 for _, i1, i2, _, _ in changes)
 
 
 @dataclass

@@ -93,7 +93,7 @@ def changed_spans(old: str, new: str) -> list[tuple[int, int, str]]:
     """(start, end, replacement): the spans of *old* (character offsets) that become
     *replacement* in *new*, in order; the lines that differ, narrowed to the characters that
     do."""
-    import difflib
+    from .linediff import opcodes
 
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
     a_at = [0]
@@ -103,7 +103,7 @@ def changed_spans(old: str, new: str) -> list[tuple[int, int, str]]:
     for line in b:
         b_at.append(b_at[-1] + len(line))
     spans: list[tuple[int, int, str]] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(a, b):
         if tag == "equal":
             continue
         was, now = old[a_at[i1]:a_at[i2]], new[b_at[j1]:b_at[j2]]
