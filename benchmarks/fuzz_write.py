@@ -166,7 +166,7 @@ def _settings(rel: str, text: str, after_bytes: bytes, result) -> list[str]:  # 
     import yaml
     from guarantees.generated import outside_spans_kept
 
-    from planeshift.codemods.settings import Document
+    from planeshift.codemods.support.settings import Document
 
     after = after_bytes.decode("utf-8")
     bom = 1 if text.startswith("\ufeff") else 0

@@ -11,7 +11,7 @@ from libcst.codemod import CodemodContext
 
 from planeshift.codemods.argv import ArgvCodemod
 from planeshift.codemods.base import Item
-from planeshift.codemods.shell import argv_of, shell_syntax
+from planeshift.codemods.support.shell import argv_of, shell_syntax
 from planeshift.types import Handler, Registration
 
 from .helpers import check_transformed

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from planeshift.codemods.linediff import unified_diff
 from planeshift.codemods.model import FileChange
+from planeshift.codemods.support.linediff import unified_diff
 
 
 def patched(a: list[str], diff: list[str]) -> list[str]:

@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from planeshift.codemods.locate import Found, Locator, handler_node
+from planeshift.codemods.support.locate import Found, Locator, handler_node
 
 
 def locate(source: str) -> tuple[cst.Module, Locator]:
@@ -102,7 +102,7 @@ def test_positions_in_every_kind_of_statement(source: str, line: int, col: int, 
     assert found is not None and isinstance(found.nodes[0], kind), source
 
 
-SAMPLES = ["codemods/locate.py", "kernels/fanout.py", "analyzer/extract/symbols.py",
+SAMPLES = ["codemods/support/locate.py", "kernels/fanout.py", "analyzer/extract/symbols.py",
            "cli/lint.py", "packs/reader.py"]
 
 
@@ -197,7 +197,7 @@ async def coroutine():
 
 def _brute_force(locator: Locator, line: int, col: int) -> int | None:
     """The linear scan the index replaced: the last statement in document order holding it."""
-    from planeshift.codemods.locate import _start
+    from planeshift.codemods.support.locate import _start
 
     best = None
     for index, stmt in enumerate(locator.stmts):
@@ -223,7 +223,7 @@ def test_a_lookup_reads_a_few_statements_not_every_statement_of_the_module(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Cost, counted (never timed): one lookup per registration must not read every statement
     of the module, or a migrate of R registrations in S statements costs R x S."""
-    from planeshift.codemods import locate as module
+    from planeshift.codemods.support import locate as module
 
     text = "".join(f"def f{i}(x):\n    if x:\n        return {i}\nbus.on(P, f{i})\n"
                    for i in range(500))

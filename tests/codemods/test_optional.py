@@ -11,8 +11,8 @@ import libcst as cst
 from analyzer.helpers import DEMO_FILES, DEMO_PACK, write_tree
 
 from planeshift.api import scan
-from planeshift.codemods.names import ModuleNames
-from planeshift.codemods.templates import Template
+from planeshift.codemods.support.names import ModuleNames
+from planeshift.codemods.support.templates import Template
 from planeshift.config import Config
 
 from .helpers import check_transformed, dedent, flat, run

@@ -234,7 +234,7 @@ def test_a_loop_in_a_helper_the_method_calls_is_left_alone(tmp_path: Path) -> No
 
 
 def test_without_the_kernels_in_the_project_every_owner_is_refused(tmp_path: Path) -> None:
-    from planeshift.codemods.owner_plan import kernel_missing
+    from planeshift.codemods.owner.plan import kernel_missing
 
     assert kernel_missing(tmp_path, "myapp.runtime.dispatch").startswith(
         "the kernels are not in the project as myapp.runtime.dispatch")

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from planeshift.codemods.patchfile import FileDiff, Message
-from planeshift.codemods.series import GATE, Patch, order
+from planeshift.codemods.series.build import GATE, Patch, order
+from planeshift.codemods.series.patchfile import FileDiff, Message
 
 from .owner_buses import BEFORE
 
@@ -259,7 +259,7 @@ def test_order_follows_the_dependency_graph_not_the_list() -> None:
 
 
 def test_order_refuses_a_cycle() -> None:
-    from planeshift.codemods.series import SeriesError
+    from planeshift.codemods.series.build import SeriesError
 
     with pytest.raises(SeriesError, match="cycle"):
         order([_patch("a", 4, {"b"}), _patch("b", 4, {"a"})])
@@ -298,7 +298,7 @@ def test_a_message_line_git_would_read_as_the_diff_or_its_end_is_indented() -> N
 
 @needs_git
 def test_a_rendered_patch_applies_with_git_am(tmp_path: Path) -> None:
-    from planeshift.codemods.patchfile import render
+    from planeshift.codemods.series.patchfile import render
 
     repo = tmp_path / "repo"
     repo.mkdir()

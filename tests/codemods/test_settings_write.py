@@ -11,8 +11,8 @@ import pytest
 import yaml
 from analyzer.helpers import DEMO_FILES, write_tree
 
-from planeshift.codemods import settings
-from planeshift.codemods.settings import (
+from planeshift.codemods.support import settings
+from planeshift.codemods.support.settings import (
     Document,
     Edit,
     SettingsError,
@@ -20,7 +20,7 @@ from planeshift.codemods.settings import (
     quoted,
     verify,
 )
-from planeshift.codemods.shell import argv_of
+from planeshift.codemods.support.shell import argv_of
 
 from .helpers import run
 

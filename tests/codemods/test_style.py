@@ -11,8 +11,8 @@ import libcst as cst
 import pytest
 from analyzer.helpers import DEMO_FILES, write_tree
 
-from planeshift.codemods.layout import fit
-from planeshift.codemods.style import TargetStyle, read_style
+from planeshift.codemods.support.layout import fit
+from planeshift.codemods.support.style import TargetStyle, read_style
 
 from .helpers import check_transformed, dedent, run
 

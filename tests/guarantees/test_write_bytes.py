@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from planeshift.codemods.writer import SourceFile, WriteError, decode_source
+from planeshift.codemods.support.writer import SourceFile, WriteError, decode_source
 
 from .helpers import APP, PACK_FLAGS, invoke, project
 
@@ -83,7 +83,7 @@ def test_the_bom_and_the_encoding_are_kept() -> None:
 def test_a_migration_that_cannot_be_written_is_an_error_in_a_dry_run_too(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The check runs when the new text is made: --check and the diff see the refusal."""
-    from planeshift.codemods import writer
+    from planeshift.codemods.support import writer
 
     def refuse(old: str, data: bytes, new: str, encoding: str) -> bytes:
         raise WriteError("no splice here")

@@ -17,7 +17,7 @@ import yaml
 from hypothesis import given
 
 from planeshift.codemods import MigrateOptions, migrate
-from planeshift.codemods.shell import argv_of
+from planeshift.codemods.support.shell import argv_of
 
 from .generated import command, lines_kept, module, outside_spans_kept, settings_file
 from .helpers import PACK_FLAGS, invoke

@@ -154,7 +154,7 @@ def _series_flags(write: bool, check: bool, owners: bool, fmt: str, output: Path
 
 def _series(config, options, out: Path) -> None:  # type: ignore[no-untyped-def]
     from ..codemods.base import all_codemods
-    from ..codemods.series import build_series
+    from ..codemods.series.build import build_series
 
     known = sorted(c.id for c in all_codemods())
     unknown = sorted(set(options.select + options.ignore) - set(known))

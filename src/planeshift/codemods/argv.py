@@ -11,9 +11,9 @@ import libcst as cst
 from .base import Codemod, Example, Item, Plan, Source, register
 from .facts import MigrateFacts
 from .model import Migrated, NotMigrated
-from .settings import Document, Edit, SettingsError, apply, verify
-from .shell import argv_of
-from .templates import string_literal
+from .support.settings import Document, Edit, SettingsError, apply, verify
+from .support.shell import argv_of
+from .support.templates import string_literal
 
 
 @register

@@ -28,11 +28,11 @@ from libcst.metadata import MetadataWrapper
 
 from ..types import Registration
 from .facts import MigrateFacts
-from .fastinit import FastMatcherInit
-from .imports import apply_imports
-from .locate import Locator
 from .model import Migrated, NotMigrated
-from .names import ModuleNames, module_names, package_of
+from .support.fastinit import FastMatcherInit
+from .support.imports import apply_imports
+from .support.locate import Locator
+from .support.names import ModuleNames, module_names, package_of
 
 REGISTRY: dict[str, type[Codemod]] = {}
 OUTCOMES = "planeshift.outcomes"  # context.scratch: what each codemod did, for the driver
@@ -254,11 +254,14 @@ def register(cls: type[Codemod]) -> type[Codemod]:
 
 
 def all_codemods() -> list[type[Codemod]]:
-    """Every codemod (each ``@register``-ed in its own module of this package), in running
-    order; modules are found with pkgutil, so adding a codemod touches no list."""
+    """Every codemod (each ``@register``-ed in its own module of this package's call-site room or
+    of ``owner/``), in running order; modules are found with pkgutil, so adding a codemod touches
+    no list. ``support/`` and ``series/`` hold no codemod and are not imported here."""
     package = __name__.rpartition(".")[0]
-    for info in pkgutil.iter_modules(importlib.import_module(package).__path__):
-        importlib.import_module(f"{package}.{info.name}")
+    for room in (package, f"{package}.owner"):
+        for info in pkgutil.iter_modules(importlib.import_module(room).__path__):
+            if not info.ispkg:
+                importlib.import_module(f"{room}.{info.name}")
     return sorted(REGISTRY.values(), key=lambda c: (c.order, c.id))
 
 

@@ -12,8 +12,8 @@ import libcst as cst
 from ..types import Registration
 from .base import Codemod, Example, Item, Plan, Source, register
 from .facts import MigrateFacts
-from .functions import definition, is_generator, own_statements
 from .references import Handler, find_definition, other_references
+from .support.functions import definition, is_generator, own_statements
 
 _STRINGY = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 

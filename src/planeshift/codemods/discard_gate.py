@@ -17,9 +17,9 @@ from ..rules.discard_annotation import (
 from ..types import Registration
 from .base import Codemod, Example, Item, Plan, Source, register
 from .facts import MigrateFacts
-from .locate import Found, handler_node
 from .sites import Site, by_site, entries, site_of
-from .templates import OPTIONAL, Template
+from .support.locate import Found, handler_node
+from .support.templates import OPTIONAL, Template
 
 REASON = "returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)"
 

@@ -13,11 +13,11 @@ from .. import fsio
 from ..config import Config
 from ..packs.model import DEFAULT_KERNEL_MODULE, Mechanism, Pack
 from ..types import Registration, ScanResult
-from .lines import python_lines
-from .names import module_of, package_of
 from .sites import site_of
-from .style import TargetStyle, read_style
-from .templates import OPTIONAL, Template, free_names
+from .support.lines import python_lines
+from .support.names import module_of, package_of
+from .support.style import TargetStyle, read_style
+from .support.templates import OPTIONAL, Template, free_names
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..types import ContextUse, FileError, Registration
-from .linediff import unified_diff
+from .support.linediff import unified_diff
 
 
 def registration_json(reg: Registration | None) -> dict[str, Any] | None:

@@ -8,11 +8,11 @@ from typing import ClassVar
 from ..types import Registration
 from .base import MOVED, Codemod, Example, Item, Plan, Source, register
 from .facts import MigrateFacts
-from .locate import handler_node
-from .names import top_level
 from .pass_through import pass_through
 from .sites import Site, by_site, differences, entries, handler_from_table, site_of
-from .templates import OPTIONAL, Template
+from .support.locate import handler_node
+from .support.names import top_level
+from .support.templates import OPTIONAL, Template
 
 CALLABLE_KINDS = ("function", "method", "lambda", "partial", "class", "several", "external")
 

@@ -20,9 +20,9 @@ from ..packs.model import DEFAULT_KERNEL_MODULE
 from ..types import InputError
 from .base import Codemod, Plan, all_codemods
 from .facts import MigrateFacts, MigrateOptions
-from .files import FileRun, Step, migrate_file, run_files
 from .model import FileChange, Migrated, MigrateResult, NotMigrated
-from .writer import WriteError, write_source
+from .support.files import FileRun, Step, migrate_file, run_files
+from .support.writer import WriteError, write_source
 
 Progress = Callable[[int, int], None]
 

@@ -10,7 +10,7 @@ handler, ``emits`` emitter -> point. A registration or emission without a point 
 with one implicit point, or a point the scan could not read) links to the dispatcher itself.
 Points are the scan's own strings, as in the JSON report.
 
-networkx is imported here and in ``codemods/series.py`` (``migrate --series`` orders its patches
+networkx is imported here and in ``codemods/series/build.py`` (``migrate --series`` orders its patches
 with it) only: ``planeshift graph`` is the one command that loads this module, so a scan never
 pays for it.
 """

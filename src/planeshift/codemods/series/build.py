@@ -18,12 +18,12 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from ..analyzer.discover import ALWAYS_SKIPPED
-from ..config import Config
-from .facts import MigrateOptions
+from ...analyzer.discover import ALWAYS_SKIPPED
+from ...config import Config
+from ..facts import MigrateOptions
+from .model import GATE, KERNELS, Patch, Series, SeriesError
 from .patchfile import file_name, now, render
-from .series_model import GATE, KERNELS, Patch, Series, SeriesError
-from .series_steps import SeriesRun
+from .steps import SeriesRun
 
 __all__ = ["GATE", "Patch", "Series", "SeriesError", "build_series", "order"]
 

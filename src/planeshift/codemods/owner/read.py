@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .owner_clauses import Collects, Failure, clause_reads_step_locals, read_failure
-from .owner_gather import GatherPost, read_post
-from .owner_idiom import FORMS, Code, IdiomReader, Invocation, NoInvocation, Refused
-from .owner_names import (
+from .clauses import Collects, Failure, clause_reads_step_locals, read_failure
+from .gather import GatherPost, read_post
+from .idiom import FORMS, Code, IdiomReader, Invocation, NoInvocation, Refused
+from .names import (
     ASYNCIO_TASK_GROUP,
     FAIL_AFTER,
     GATHER,
@@ -36,7 +36,7 @@ from .owner_names import (
     statements,
     target_names,
 )
-from .owner_snapshot import Snapshots
+from .snapshot import Snapshots
 
 
 @dataclass

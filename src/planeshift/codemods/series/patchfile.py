@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import planeshift
 
-from .linediff import opcodes, unified_diff
+from ..support.linediff import opcodes, unified_diff
 
 AUTHOR = "planeshift <planeshift@noreply.invalid>"
 

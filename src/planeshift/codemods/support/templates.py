@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..packs.migrate_reader import PLACEHOLDER
+from ...packs.migrate_reader import PLACEHOLDER
+from ..owner.names import dotted
 from .names import ModuleNames
-from .owner_names import dotted
 
 MARK = "__ps_{}__"
 OPTIONAL = "optional"  # the adapter that passes None through: optional(value, register)

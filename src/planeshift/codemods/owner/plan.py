@@ -12,10 +12,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import fsio
-from ..types import DispatchPath
-from .facts import MigrateFacts
-from .owner_policy import scan_gate
+from ... import fsio
+from ...types import DispatchPath
+from ..facts import MigrateFacts
+from .policy import scan_gate
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def kernel_missing(root: Path, kernel: str) -> str | None:
     if root.name == parts[0]:
         folders.append(root.joinpath(*parts[1:]))
     if parts[0] == "planeshift":
-        folders.append(Path(__file__).resolve().parents[1].joinpath(*parts[1:]))
+        folders.append(Path(__file__).resolve().parents[2].joinpath(*parts[1:]))
     for folder in folders:
         if (folder / "__init__.py").is_file():
             if _has(folder / "entries.py", "def fan_out") and \

@@ -10,12 +10,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..analyzer.discover import ALWAYS_SKIPPED
-from ..config import Config
-from .facts import MigrateOptions
-from .model import Migrated, MigrateResult, NotMigrated
+from ...analyzer.discover import ALWAYS_SKIPPED
+from ...config import Config
+from ..facts import MigrateOptions
+from ..model import Migrated, MigrateResult, NotMigrated
+from .model import ADR, GATE, GATE_KEY, KERNELS, Patch, Series, SeriesError
 from .patchfile import FileDiff, Message
-from .series_model import ADR, GATE, GATE_KEY, KERNELS, Patch, Series, SeriesError
 
 
 class SeriesRun:
@@ -84,7 +84,7 @@ class SeriesRun:
         return next(p for p in self.patches if p.key == key)
 
     def _migrate(self, **flags: Any) -> MigrateResult:
-        from .run import migrate
+        from ..run import migrate
 
         gate = (f"/{GATE}",) if self.gate else ()
         config = replace(self.config, exclude=(*self.config.exclude, *gate))
@@ -103,10 +103,10 @@ class SeriesRun:
     # -- the steps ------------------------------------------------------------------------------
 
     def _kernels(self) -> None:
-        from .. import api
-        from ..packs.model import DEFAULT_KERNEL_MODULE
-        from ..vendor import VendorError, vendor_kernels
-        from .owner_plan import kernel_missing
+        from ... import api
+        from ...packs.model import DEFAULT_KERNEL_MODULE
+        from ...vendor import VendorError, vendor_kernels
+        from ..owner.plan import kernel_missing
 
         packs = api.load_packs(self.config)
         modules = dict.fromkeys(
@@ -134,7 +134,7 @@ class SeriesRun:
                 "import"), files))
 
     def _gate(self) -> None:
-        from .. import api
+        from ... import api
 
         result = api.characterize(self.config)
         self.packages = result.packages

@@ -4,7 +4,7 @@ and docs/codemods/ show them."""
 
 from __future__ import annotations
 
-from .base import Example
+from ..base import Example
 
 DISPATCH_EXAMPLES: list[Example] = [
     # a sequential loop that isolates and logs each failure: the log line is the owner's hook

@@ -10,17 +10,17 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod.visitors import RemoveImportsVisitor
 
-from .base import Codemod, Example, Item, Plan, register
-from .facts import MigrateFacts
-from .model import Migrated, NotMigrated
-from .names import ModuleNames, module_names, package_of
-from .owner_examples import DISPATCH_EXAMPLES
-from .owner_idiom import Refused
-from .owner_names import Resolver, dotted, fresh, reads_and_binds, statements
-from .owner_plan import Owner, owners
-from .owner_policy import OwnerPolicy, build, scan_reason
-from .owner_read import FanOut, MethodReader
-from .owner_write import MethodWriter, step_names
+from ..base import Codemod, Example, Item, Plan, register
+from ..facts import MigrateFacts
+from ..model import Migrated, NotMigrated
+from ..support.names import ModuleNames, module_names, package_of
+from .examples import DISPATCH_EXAMPLES
+from .idiom import Refused
+from .names import Resolver, dotted, fresh, reads_and_binds, statements
+from .plan import Owner, owners
+from .policy import OwnerPolicy, build, scan_reason
+from .read import FanOut, MethodReader
+from .write import MethodWriter, step_names
 
 OWNER_INFO = "planeshift.owner"
 

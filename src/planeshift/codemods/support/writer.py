@@ -18,8 +18,8 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import fsio
-from ..atomic import write_atomic
+from ... import fsio
+from ...atomic import write_atomic
 
 
 class WriteError(Exception):

@@ -11,15 +11,15 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
-from .. import fsio
-from ..types import Registration
-from .base import Codemod, Example, Item, Plan, register
-from .facts import MigrateFacts
-from .model import Migrated, NotMigrated
-from .names import module_names, package_of
-from .owner_examples import TABLE_EXAMPLES
-from .owner_names import Resolver, statements
-from .owner_plan import Owner, owners
+from ... import fsio
+from ...types import Registration
+from ..base import Codemod, Example, Item, Plan, register
+from ..facts import MigrateFacts
+from ..model import Migrated, NotMigrated
+from ..support.names import module_names, package_of
+from .examples import TABLE_EXAMPLES
+from .names import Resolver, statements
+from .plan import Owner, owners
 
 _COPY = frozenset({"list", "tuple"})
 

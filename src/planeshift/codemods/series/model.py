@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..types import InputError
-from .model import MigrateResult
+from ...types import InputError
+from ..model import MigrateResult
 from .patchfile import FileDiff, Message
 
 GATE = "tests/test_characterization_generated.py"  # where the docs have `characterize` write it

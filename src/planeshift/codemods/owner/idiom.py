@@ -23,7 +23,7 @@ from typing import cast
 
 import libcst as cst
 
-from .owner_names import (
+from .names import (
     ANYIO_RUN_SYNC,
     CLASSIFIERS,
     IS_CORO_FUNC,

@@ -172,7 +172,7 @@ def verify(rel: str, old: str, new: str, edits: Sequence[Edit]) -> None:
 # -- reading back -------------------------------------------------------------------------------
 
 def _compose(text: str) -> Any:
-    from ..packs.load import compose_yaml
+    from ...packs.load import compose_yaml
 
     try:
         return compose_yaml(text)

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import libcst as cst
 import libcst.matchers as m
 
-from .owner_idiom import Code, Refused
-from .owner_names import Resolver, statements
+from .idiom import Code, Refused
+from .names import Resolver, statements
 
 
 @dataclass

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .owner_idiom import Code
-from .owner_names import has_await, reads_and_binds, target_names
-from .owner_policy import OwnerPolicy, axes_source
-from .owner_read import FanOut
+from .idiom import Code
+from .names import has_await, reads_and_binds, target_names
+from .policy import OwnerPolicy, axes_source
+from .read import FanOut
 
 
 @dataclass

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 import libcst.matchers as m
 
-from .owner_idiom import Code, Refused
-from .owner_names import Resolver, leaves_loop, reads_and_binds, statements
+from .idiom import Code, Refused
+from .names import Resolver, leaves_loop, reads_and_binds, statements
 
 
 class Collects(Refused):

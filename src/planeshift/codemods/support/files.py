@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.codemod import CodemodContext, SkipFile
 
-from ..analyzer.store.caches import entry_key
-from ..workers import shared_map
-from .base import OUTCOMES, TEXT, Codemod, Item
-from .facts import MigrateFacts
+from ...analyzer.store.caches import entry_key
+from ...workers import shared_map
+from ..base import OUTCOMES, TEXT, Codemod, Item
+from ..facts import MigrateFacts
+from ..model import Migrated, NotMigrated
 from .imports import apply_imports
 from .layout import fit
-from .model import Migrated, NotMigrated
 from .writer import SourceFile, WriteError, check_python, read_source
 
 Step = tuple[type[Codemod], list[Item]]

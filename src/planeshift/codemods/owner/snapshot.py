@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from .owner_idiom import Code, Refused
+from .idiom import Code, Refused
 
 _COPIES = frozenset({"list", "tuple", "sorted"})
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..analyzer.policy.profiles import KERNEL_PROFILES, pinned
-from ..types import DispatchPath, PolicyAxis
-from .owner_idiom import Refused
-from .owner_read import FanOut
+from ...analyzer.policy.profiles import KERNEL_PROFILES, pinned
+from ...types import DispatchPath, PolicyAxis
+from .idiom import Refused
+from .read import FanOut
 
 AXES = ("concurrency", "failure", "completion", "error_surface", "sync_handlers",
         "handler_classification", "returned_value_classifier", "returned_awaitable", "sync_entry",

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import libcst as cst
 import libcst.matchers as m
 
-from .names import ModuleNames
+from ..support.names import ModuleNames
 
 _LN = "lionagi.ln.concurrency"
 MAYBE_AWAIT = frozenset({f"{_LN}.maybe_await", f"{_LN}.utils.maybe_await", "lionagi.ln.maybe_await"})
