@@ -160,7 +160,10 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
         with self.resolve(wrapper):
             self.context = replace(self.context, wrapper=wrapper)
             try:
-                return self.transform_module_impl(tree)
+                result = self.transform_module_impl(tree)
+                if result is not tree and not self.keeps_lines:
+                    self.context.scratch[MOVED] = True  # the next codemod renders it again
+                return result
             finally:
                 self.context = replace(self.context, wrapper=None)
 
@@ -186,7 +189,8 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
             except LookupError as exc:  # the locator could not map this file's statements
                 self.refuse(item, f"cannot locate the site: {exc}")
             except Exception as exc:  # noqa: BLE001 - a bug: an error entry, the others go on
-                self.refuse(item, f"internal error: {type(exc).__name__}: {exc}", error=True)
+                self.refuse(item, f"internal error: {type(exc).__name__}: {exc}", error=True,
+                            owner=self.about(item))
         if not self._edits:
             return tree
         if not self.keeps_lines:
@@ -229,12 +233,19 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
 
     # -- outcomes ---------------------------------------------------------------------------
 
-    def done(self, item: Item, action: str) -> None:
-        self._record(Migrated(item.file, item.line, self.id, action, item.registration))
+    def about(self, item: Item) -> dict[str, Any] | None:
+        """What an outcome of *item* says of its owner (owner codemods: the mechanism and the
+        class), also when a bug ends its rewrite; None for a call site."""
+        return None
 
-    def refuse(self, item: Item, reason: str, error: bool = False) -> None:
+    def done(self, item: Item, action: str, owner: dict[str, Any] | None = None) -> None:
+        self._record(Migrated(item.file, item.line, self.id, action, item.registration, owner))
+
+    def refuse(self, item: Item, reason: str, error: bool = False,
+               owner: dict[str, Any] | None = None) -> None:
         self.warn(f"{item.file}:{item.line}: {reason}")
-        self._record(NotMigrated(item.file, item.line, self.id, reason, error, item.registration))
+        self._record(NotMigrated(item.file, item.line, self.id, reason, error, item.registration,
+                                 owner))
 
     def already(self, item: Item) -> None:
         self._record(None)

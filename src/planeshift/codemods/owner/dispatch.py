@@ -117,9 +117,9 @@ class OwnerDispatch(Codemod):
                 tree = OwnerRewrite(self, tree, item.data).run()
             except Exception as exc:  # noqa: BLE001 - a bug: an error entry, the others go on
                 for path in item.data.paths:
-                    self._record(NotMigrated(item.file, path.line, self.id,
-                                             f"internal error: {type(exc).__name__}: {exc}", True,
-                                             owner=_info(item.data, path)))
+                    self.refuse(Item(item.file, path.line),
+                                f"internal error: {type(exc).__name__}: {exc}", True,
+                                owner=_info(item.data, path))
         return tree
 
 
@@ -314,7 +314,11 @@ class OwnerRewrite:
         return self.tree
 
     def _record(self, outcome: Migrated | NotMigrated) -> None:
-        self.codemod._record(outcome)
+        item = Item(outcome.file, outcome.line)
+        if isinstance(outcome, Migrated):
+            self.codemod.done(item, outcome.action, owner=outcome.owner)
+        else:
+            self.codemod.refuse(item, outcome.reason, outcome.error, owner=outcome.owner)
 
 
 def _nested_call(method: cst.FunctionDef, path: Any, code: Any) -> str | None:
