@@ -95,7 +95,6 @@ class OwnerDispatch(Codemod):
     """
 
     id = "owner_dispatch"
-    order = 110
     owner = True
     DESCRIPTION = "Dispatcher fan-out loops become a call of the kernel under the loop's policy."
     EXAMPLES: ClassVar[list[Example]] = DISPATCH_EXAMPLES

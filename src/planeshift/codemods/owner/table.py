@@ -75,7 +75,7 @@ class OwnerTable(Codemod):
     """
 
     id = "owner_table"
-    order = 120
+    after = ("owner_dispatch",)  # the table takes over the fan-out owner_dispatch wrote
     owner = True
     DESCRIPTION = "An owner's handler list becomes the kernel's registration table."
     EXAMPLES: ClassVar[list[Example]] = TABLE_EXAMPLES
