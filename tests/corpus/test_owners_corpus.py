@@ -21,9 +21,9 @@ from characterization.runner import run_suite
 from planeshift import api
 from planeshift.characterize.against_copy import run_against
 from planeshift.codemods import MigrateOptions, MigrateResult, migrate
+from planeshift.codemods.report.json_report import load_migrate_schema, migrate_dict
+from planeshift.codemods.report.owners import owners
 from planeshift.config import Config, load_config
-from planeshift.reports.migrate_json import load_migrate_schema, migrate_dict
-from planeshift.reports.migrate_owners import owners
 from planeshift.vendor import vendor_kernels
 
 pytestmark = pytest.mark.corpus

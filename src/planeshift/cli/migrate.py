@@ -199,7 +199,7 @@ def _report(result: MigrateResult, fmt: str, output: Path | None) -> None:
     if fmt == "json" or output is not None:  # the text report on stderr lists them itself
         echo_errors(result.errors)
     if fmt == "json":
-        from ..reports.migrate_json import render_migrate_json
+        from ..codemods.report.json_report import render_migrate_json
 
         text = render_migrate_json(result)
         if output is None:
@@ -208,7 +208,7 @@ def _report(result: MigrateResult, fmt: str, output: Path | None) -> None:
             write_output(output, text)
             click.echo(f"wrote json report to {output}", err=True)
         return
-    from ..reports.migrate_text import render_diff, render_report
+    from ..codemods.report.text import render_diff, render_report
 
     if result.mode != "write":
         colour = sys.stdout.isatty() and "NO_COLOR" not in __import__("os").environ

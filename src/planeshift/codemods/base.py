@@ -268,7 +268,7 @@ def register(cls: type[Codemod]) -> type[Codemod]:
 def all_codemods() -> list[type[Codemod]]:
     """Every codemod (each ``@register``-ed in its own module of this package's call-site room or
     of ``owner/``), in running order; modules are found with pkgutil, so adding a codemod touches
-    no list. ``support/`` and ``series/`` hold no codemod and are not imported here."""
+    no list. ``support/``, ``series/`` and ``report/`` hold no codemod and are not imported here."""
     package = __name__.rpartition(".")[0]
     for room in (package, f"{package}.owner"):
         for info in pkgutil.iter_modules(importlib.import_module(room).__path__):
