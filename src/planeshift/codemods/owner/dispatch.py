@@ -17,6 +17,7 @@ from ..support.names import ModuleNames, module_names, package_of
 from .examples import DISPATCH_EXAMPLES
 from .idiom import Refused
 from .names import Resolver, dotted, fresh, reads_and_binds, statements
+from .nested import block_method, check_outside, fan_out_block, rewritten
 from .plan import Owner, owners
 from .policy import OwnerPolicy, build, scan_reason
 from .read import FanOut, MethodReader
@@ -138,6 +139,7 @@ class OwnerRewrite:
         self.names = module_names(ast.parse(text), self.package, text)
         self.resolver = Resolver(self.names)
         self.code = tree.code_for_node
+        self.blocks: dict[str, int | None] = {}  # entry -> the try holding its fan-out (nested.py)
 
     def run(self) -> cst.Module:
         owner = self.owner
@@ -165,7 +167,11 @@ class OwnerRewrite:
                 continue
             try:
                 resolver = self._resolver_in(method)
-                fan = MethodReader(method, cls, resolver, self.code, self.call).read()
+                at = self.blocks[path.entry] = fan_out_block(method)
+                fan = MethodReader(method if at is None else block_method(method, at), cls,
+                                   resolver, self.code, self.call).read()
+                if at is not None:
+                    check_outside(method, at, fan, f"{owner.cls}.{method.name.value}")
                 if gate is not None:
                     raise Refused(gate)
                 read.append((path, method, fan, build(path, fan)))
@@ -199,10 +205,11 @@ class OwnerRewrite:
             taken |= step_names(fan)
             writer = MethodWriter(fan, policy, owner.cls, method, self.code, taken, logger,
                                   self.call, self.tree.config_for_parsing)
-            body = statements(method.body)
+            at = self.blocks.get(path.entry)
+            body = statements(method.body if at is None else block_method(method, at).body)
             written = writer.write(body)
-            methods[method.name.value] = method.with_changes(
-                body=method.body.with_changes(body=written.body))
+            methods[method.name.value] = rewritten(method, at, written.body) if at is not None \
+                else method.with_changes(body=method.body.with_changes(body=written.body))
             module_src += written.module
             imports |= set(written.imports)
         for name in sorted(imports):
