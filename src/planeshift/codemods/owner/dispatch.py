@@ -15,6 +15,7 @@ from ..facts import MigrateFacts
 from ..model import Migrated, NotMigrated
 from ..support.names import ModuleNames, module_names, package_of
 from .examples import DISPATCH_EXAMPLES
+from .stop_examples import STOP_EXAMPLES
 from .idiom import Refused
 from .names import Resolver, dotted, fresh, reads_and_binds, statements
 from .nested import block_method, check_outside, fan_out_block, rewritten
@@ -45,6 +46,12 @@ class OwnerDispatch(Codemod):
     - the except clause's record (the log line, the signal recorded before a re-raise) is kept as
       the owner's `failed` hook, run inside the kernel's except clause; a gather's group and
       translated cancellation are kept as the owner's `group` and `translated` factories.
+    - a first clause `except <Type>: break` (lionagi's `except StopHook: break`) is the kernel's
+      stop signal, `fan_out(..., stop=<Type>)`: the handlers after it are skipped, nothing is
+      logged or raised; a clause `except Exception: if <test>: raise` then `<record>` keeps the
+      `if` in the `failed` hook, whose bare `raise` re-raises the failures it picks;
+    - a loop that is a statement of the method's one `try` (the try's clauses and `finally`
+      are the façade's and stay around the kernel call) is read as one of the method itself.
 
     The policy is the scan's, checked against the loop (a disagreement refuses the owner), and is
     written as a module-level constant: `DispatchPolicy.<profile>()` when it is one of ADR-0120
@@ -78,9 +85,11 @@ class OwnerDispatch(Codemod):
     ## What it leaves alone
     Each refused owner is listed with the axis or behaviour the kernels cannot reproduce: an
     axis the scan could not read from the code, a sync dispatch method, a loop that is not a
-    statement of the method itself, a loop over the storage itself rather than a snapshot, an
-    except clause that stops the fan-out (`StopHook`: `break`), re-raises some exceptions and
-    isolates the others, catches one class, or collects failures for a helper to raise; a handler
+    statement of the method itself (or of its one `try`), a loop over the storage itself rather
+    than a snapshot, an except clause that leaves the loop otherwise than a first `except <Type>:
+    break` (`continue`, `return`, `break` with more statements, a stop clause after another
+    clause, `break` on every failure or on a cancellation), re-raises some exceptions otherwise
+    than `if <test>: raise`, catches one class, or collects failures for a helper to raise; a handler
     called once per matched value; `await h(x)` (which fails on a sync handler's result); an
     offload that waits for its thread on cancellation; an asyncio.TaskGroup; a gather without
     `return_exceptions=True`. An owner is rewritten whole or not at all.
@@ -99,7 +108,7 @@ class OwnerDispatch(Codemod):
     order = 110
     owner = True
     DESCRIPTION = "Dispatcher fan-out loops become a call of the kernel under the loop's policy."
-    EXAMPLES: ClassVar[list[Example]] = DISPATCH_EXAMPLES
+    EXAMPLES: ClassVar[list[Example]] = [*DISPATCH_EXAMPLES, *STOP_EXAMPLES]
 
     @classmethod
     def plan(cls, facts: MigrateFacts) -> Plan:
