@@ -4,6 +4,7 @@ kernel under the policy the loop has (ADR-0120 Phase 1, "kernels behind existing
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, ClassVar
 
 import libcst as cst
@@ -25,6 +26,7 @@ from .read import FanOut, MethodReader
 from .write import MethodWriter, step_names
 
 OWNER_INFO = "planeshift.owner"
+_MODULE_NAME = re.compile(r"^(?:def )?([A-Za-z_]\w*)", re.MULTILINE)
 
 
 @register
@@ -212,7 +214,9 @@ class OwnerRewrite:
         methods: dict[str, cst.FunctionDef] = {}
         for path, method, fan, policy in read:
             taken |= step_names(fan)
-            writer = MethodWriter(fan, policy, owner.cls, method, self.code, taken, logger,
+            # the names a method's hooks and steps take are its own locals (a second method's
+            # hook is `_failed` again); the module-level ones stay taken for the next method
+            writer = MethodWriter(fan, policy, owner.cls, method, self.code, set(taken), logger,
                                   self.call, self.tree.config_for_parsing)
             at = self.blocks.get(path.entry)
             body = statements(method.body if at is None else block_method(method, at).body)
@@ -220,6 +224,7 @@ class OwnerRewrite:
             methods[method.name.value] = rewritten(method, at, written.body) if at is not None \
                 else method.with_changes(body=method.body.with_changes(body=written.body))
             module_src += written.module
+            taken |= {n for src in written.module for n in _MODULE_NAME.findall(src)}
             imports |= set(written.imports)
         for name in sorted(imports):
             if not self.names.free(name, f"{kernel}.{name}"):
