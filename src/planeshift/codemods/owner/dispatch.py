@@ -250,7 +250,8 @@ class OwnerRewrite:
             info = _info(owner, path, **{"class": owner.cls, "shape": fan.kind,
                                          "policy": policy.to_json(),
                                          "notes": [*policy.notes, *fan.notes]})
-            action = (f"{path.entry}: {fan.kind} fan-out on the kernel, "
+            stop = f" (stop signal {fan.stop.source})" if fan.stop is not None else ""
+            action = (f"{path.entry}: {fan.kind} fan-out on the kernel{stop}, "
                       f"{'profile ' + policy.profile if policy.exact else 'nearest ' + policy.profile}")
             self._record(Migrated(owner.file, path.line, self.codemod.id, action, owner=info))
         return new_tree
