@@ -17,7 +17,7 @@ import pytest
 from .helpers import axes, run
 
 
-class Halt(Exception):  # noqa: N818 - a control-flow signal, as lionagi's StopHook
+class Halt(Exception):
     pass
 
 
@@ -25,7 +25,7 @@ class HaltHere(Halt):
     pass
 
 
-class Exit(BaseException):  # noqa: N818
+class Exit(BaseException):
     pass
 
 

@@ -12,9 +12,9 @@ from .cases import Cases
 from .model import Characterization, PathPlan, Recipe, Skip
 from .policy import Policy
 from .recipe import recipe_for
-from .stops import stop_cases
 from .render import render_module, subject_name
 from .source import Sources
+from .stops import stop_cases
 
 
 def characterization(result: ScanResult, packs: tuple[Pack, ...],

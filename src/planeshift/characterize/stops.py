@@ -38,6 +38,11 @@ def _ref(text: str) -> Ref | None:
     return ref
 
 
+def _broad(caught: str) -> bool:
+    """Every failure, or a cancellation: not a signal class of the code's own."""
+    return bool(set(re.findall(r"\w+", caught)) & _BROAD) or "ancel" in caught
+
+
 def _entry(facts: FileFacts, entry: str) -> Function | None:
     return next((f for f in facts.functions if f.qualname == entry), None)
 
@@ -48,8 +53,9 @@ def stop_cases(path: DispatchPath, sources: Sources, policy: Policy) -> list[Cas
     func = _entry(facts, path.entry) if facts is not None else None
     if facts is None or func is None or func.loop is None:
         return []
+    # `except Exception: break` and the like are the completion axis's (stop_on_failure)
     stops = [s for s in func.loop.seen if s.kind == "guard" and s.guard is not None
-             and s.guard.actions == ("break",)]
+             and s.guard.actions == ("break",) and not _broad(s.guard.caught)]
     classes = list(dict.fromkeys(s.guard.caught for s in stops if s.guard is not None))
     if not classes:
         return []
@@ -61,7 +67,7 @@ def stop_cases(path: DispatchPath, sources: Sources, policy: Policy) -> list[Cas
                      evidence, skip=reason)]
 
     caught = classes[0]
-    if len(classes) > 1 or set(re.findall(r"\w+", caught)) & _BROAD or "ancel" in caught:
+    if len(classes) > 1:
         return skipped(f"`except {', '.join(classes)}: break` is not one signal class of the "
                        "code's own")
     ref = _ref(caught)

@@ -16,13 +16,13 @@ from ..facts import MigrateFacts
 from ..model import Migrated, NotMigrated
 from ..support.names import ModuleNames, module_names, package_of
 from .examples import DISPATCH_EXAMPLES
-from .stop_examples import STOP_EXAMPLES
 from .idiom import Refused
 from .names import Resolver, dotted, fresh, reads_and_binds, statements
 from .nested import block_method, check_outside, fan_out_block, rewritten
 from .plan import Owner, owners
 from .policy import OwnerPolicy, build, scan_reason
 from .read import FanOut, MethodReader
+from .stop_examples import STOP_EXAMPLES
 from .write import MethodWriter, step_names
 
 OWNER_INFO = "planeshift.owner"

@@ -53,16 +53,20 @@ def split_stop(node: cst.Try | None, r: Resolver, code: Code, where: str
         raise Refused(f"failure: `{label}: break` ({where}) comes after `{before}`, which sees "
                       "the exception first; the kernel's stop signal is checked before any "
                       "other clause")
-    kinds = (list(e.value for e in clause.type.elements) if isinstance(clause.type, cst.Tuple)
-             else [clause.type] if clause.type is not None else [])
-    for kind in kinds or [None]:
-        if kind is None or not isinstance(kind, (cst.Name, cst.Attribute)) or \
+    if clause.type is None:
+        raise Refused(f"failure: `except: break` ({where}) stops the fan-out quietly on every "
+                      "failure and on a cancellation: no failure or completion value says that")
+    kinds = ([e.value for e in clause.type.elements] if isinstance(clause.type, cst.Tuple)
+             else [clause.type])
+    for kind in kinds:
+        if not isinstance(kind, (cst.Name, cst.Attribute)) or \
                 r.qualified(kind) in ("Exception", "BaseException") or r.cancelled(kind):
             raise Refused(f"failure: `{label}: break` ({where}) stops the fan-out quietly on "
                           "every failure or on a cancellation, not on one signal class of the "
                           "owner's: no failure or completion value says that")
+    stop_type = clause.type
     rest = clauses[1:]
-    stop = Stop(code(clause.type).strip(), f"{where}: {label}: break")
+    stop = Stop(code(stop_type).strip(), f"{where}: {label}: break")
     if not rest and node.orelse is None and node.finalbody is None:
         return None, stop
     if not rest:
