@@ -4,6 +4,7 @@ kernel under the policy the loop has (ADR-0120 Phase 1, "kernels behind existing
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, ClassVar
 
 import libcst as cst
@@ -17,12 +18,15 @@ from ..support.names import ModuleNames, module_names, package_of
 from .examples import DISPATCH_EXAMPLES
 from .idiom import Refused
 from .names import Resolver, dotted, fresh, reads_and_binds, statements
+from .nested import block_method, check_outside, fan_out_block, rewritten
 from .plan import Owner, owners
 from .policy import OwnerPolicy, build, scan_reason
 from .read import FanOut, MethodReader
+from .stop_examples import STOP_EXAMPLES
 from .write import MethodWriter, step_names
 
 OWNER_INFO = "planeshift.owner"
+_MODULE_NAME = re.compile(r"^(?:def )?([A-Za-z_]\w*)", re.MULTILINE)
 
 
 @register
@@ -44,6 +48,12 @@ class OwnerDispatch(Codemod):
     - the except clause's record (the log line, the signal recorded before a re-raise) is kept as
       the owner's `failed` hook, run inside the kernel's except clause; a gather's group and
       translated cancellation are kept as the owner's `group` and `translated` factories.
+    - a first clause `except <Type>: break` (lionagi's `except StopHook: break`) is the kernel's
+      stop signal, `fan_out(..., stop=<Type>)`: the handlers after it are skipped, nothing is
+      logged or raised; a clause `except Exception: if <test>: raise` then `<record>` keeps the
+      `if` in the `failed` hook, whose bare `raise` re-raises the failures it picks;
+    - a loop that is a statement of the method's one `try` (the try's clauses and `finally`
+      are the façade's and stay around the kernel call) is read as one of the method itself.
 
     The policy is the scan's, checked against the loop (a disagreement refuses the owner), and is
     written as a module-level constant: `DispatchPolicy.<profile>()` when it is one of ADR-0120
@@ -77,9 +87,11 @@ class OwnerDispatch(Codemod):
     ## What it leaves alone
     Each refused owner is listed with the axis or behaviour the kernels cannot reproduce: an
     axis the scan could not read from the code, a sync dispatch method, a loop that is not a
-    statement of the method itself, a loop over the storage itself rather than a snapshot, an
-    except clause that stops the fan-out (`StopHook`: `break`), re-raises some exceptions and
-    isolates the others, catches one class, or collects failures for a helper to raise; a handler
+    statement of the method itself (or of its one `try`), a loop over the storage itself rather
+    than a snapshot, an except clause that leaves the loop otherwise than a first `except <Type>:
+    break` (`continue`, `return`, `break` with more statements, a stop clause after another
+    clause, `break` on every failure or on a cancellation), re-raises some exceptions otherwise
+    than `if <test>: raise`, catches one class, or collects failures for a helper to raise; a handler
     called once per matched value; `await h(x)` (which fails on a sync handler's result); an
     offload that waits for its thread on cancellation; an asyncio.TaskGroup; a gather without
     `return_exceptions=True`. An owner is rewritten whole or not at all.
@@ -97,7 +109,7 @@ class OwnerDispatch(Codemod):
     id = "owner_dispatch"
     owner = True
     DESCRIPTION = "Dispatcher fan-out loops become a call of the kernel under the loop's policy."
-    EXAMPLES: ClassVar[list[Example]] = DISPATCH_EXAMPLES
+    EXAMPLES: ClassVar[list[Example]] = [*DISPATCH_EXAMPLES, *STOP_EXAMPLES]
 
     @classmethod
     def plan(cls, facts: MigrateFacts) -> Plan:
@@ -137,6 +149,7 @@ class OwnerRewrite:
         self.names = module_names(ast.parse(text), self.package, text)
         self.resolver = Resolver(self.names)
         self.code = tree.code_for_node
+        self.blocks: dict[str, int | None] = {}  # entry -> the try holding its fan-out (nested.py)
 
     def run(self) -> cst.Module:
         owner = self.owner
@@ -164,7 +177,11 @@ class OwnerRewrite:
                 continue
             try:
                 resolver = self._resolver_in(method)
-                fan = MethodReader(method, cls, resolver, self.code, self.call).read()
+                at = self.blocks[path.entry] = fan_out_block(method)
+                fan = MethodReader(method if at is None else block_method(method, at), cls,
+                                   resolver, self.code, self.call).read()
+                if at is not None:
+                    check_outside(method, at, fan, f"{owner.cls}.{method.name.value}")
                 if gate is not None:
                     raise Refused(gate)
                 read.append((path, method, fan, build(path, fan)))
@@ -196,13 +213,17 @@ class OwnerRewrite:
         methods: dict[str, cst.FunctionDef] = {}
         for path, method, fan, policy in read:
             taken |= step_names(fan)
-            writer = MethodWriter(fan, policy, owner.cls, method, self.code, taken, logger,
+            # the names a method's hooks and steps take are its own locals (a second method's
+            # hook is `_failed` again); the module-level ones stay taken for the next method
+            writer = MethodWriter(fan, policy, owner.cls, method, self.code, set(taken), logger,
                                   self.call, self.tree.config_for_parsing)
-            body = statements(method.body)
+            at = self.blocks.get(path.entry)
+            body = statements(method.body if at is None else block_method(method, at).body)
             written = writer.write(body)
-            methods[method.name.value] = method.with_changes(
-                body=method.body.with_changes(body=written.body))
+            methods[method.name.value] = rewritten(method, at, written.body) if at is not None \
+                else method.with_changes(body=method.body.with_changes(body=written.body))
             module_src += written.module
+            taken |= {n for src in written.module for n in _MODULE_NAME.findall(src)}
             imports |= set(written.imports)
         for name in sorted(imports):
             if not self.names.free(name, f"{kernel}.{name}"):
@@ -228,7 +249,8 @@ class OwnerRewrite:
             info = _info(owner, path, **{"class": owner.cls, "shape": fan.kind,
                                          "policy": policy.to_json(),
                                          "notes": [*policy.notes, *fan.notes]})
-            action = (f"{path.entry}: {fan.kind} fan-out on the kernel, "
+            stop = f" (stop signal {fan.stop.source})" if fan.stop is not None else ""
+            action = (f"{path.entry}: {fan.kind} fan-out on the kernel{stop}, "
                       f"{'profile ' + policy.profile if policy.exact else 'nearest ' + policy.profile}")
             self._record(Migrated(owner.file, path.line, self.codemod.id, action, owner=info))
         return new_tree
