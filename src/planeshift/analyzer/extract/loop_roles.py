@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from .loop_shapes import HANDLER_ATTRS, STORES, short
+from .observations import Raise
 from .sites import last_name
 
 Node = ast.FunctionDef | ast.AsyncFunctionDef
@@ -250,8 +251,9 @@ class Roles:
                 out.append(("errors", self.errors[base.id]))
         return out
 
-    def raised(self, node: ast.Raise) -> tuple[str | None, str]:
-        """(group | one | translate:<Class>, errors root) of a raise outside except clauses."""
+    def raised(self, node: ast.Raise) -> tuple[Raise | None, str]:
+        """(what is raised: a group, one error, a cancellation translated; the errors' root) of a
+        raise outside except clauses."""
         exc = node.exc
         call = exc if isinstance(exc, ast.Call) else (
             self.calls.get(exc.id) if isinstance(exc, ast.Name) else None)
@@ -259,14 +261,14 @@ class Roles:
             name = last_name(call) or ""
             if name.endswith("ExceptionGroup"):
                 roots = [r for a in call.args for role, r in self.roles_of(a) if role == "errors"]
-                return "group", roots[0] if roots else ""
+                return Raise("group"), roots[0] if roots else ""
             if "cancel" in name.lower():
-                return f"translate:{name}", ""
+                return Raise("translate", raised=name), ""
         if isinstance(exc, ast.Subscript):
             root = self._errors_root(exc.value)
-            return ("one", root) if root is not None else (None, "")
+            return (Raise("one"), root) if root is not None else (None, "")
         if isinstance(exc, ast.Name) and exc.id in self.error_items:
-            return "one", self.error_items[exc.id]
+            return Raise("one"), self.error_items[exc.id]
         return None, ""
 
 

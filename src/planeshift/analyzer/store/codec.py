@@ -26,24 +26,22 @@ from ...types import (
     Registration,
     ScanResult,
 )
-from ..extract.facts import (
-    Arg,
-    Class,
-    ConfigHook,
-    FileFacts,
-    Function,
+from ..extract.facts import Arg, Class, ConfigHook, FileFacts, Function, Param, Site
+from ..extract.observations import (
+    DETAILS,
+    Action,
+    Follow,
     Guard,
     HandlerCall,
     LoopFacts,
-    Param,
+    Passed,
     Result,
     Seen,
-    Site,
 )
 from ..extract.summary import FileSummary
 from ..link.candidate import Call, Candidate
 
-FORMAT = 23
+FORMAT = 24
 
 
 # -- codec --------------------------------------------------------------------------------------
@@ -54,6 +52,8 @@ FORMAT = 23
 # to decode and is rebuilt.
 
 MANY, ONE, OPTIONAL = "many", "one", "optional"
+TAGGED = "tagged"  # one of several records: the row is [the record's kind, its row]
+_BY_KIND: dict[str, type] = {cls.kind: cls for cls in DETAILS}  # type: ignore[attr-defined]
 _NESTED: dict[type, dict[str, tuple[type, str]]] = {
     FileFacts: {
         "functions": (Function, MANY), "classes": (Class, MANY), "sites": (Site, MANY),
@@ -61,8 +61,10 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
     },
     Function: {"params": (Param, MANY), "loop": (LoopFacts, OPTIONAL)},
     LoopFacts: {"seen": (Seen, MANY)},
-    Seen: {"call": (HandlerCall, OPTIONAL), "guard": (Guard, OPTIONAL)},
+    Seen: {"detail": (object, TAGGED)},
     HandlerCall: {"result": (Result, ONE), "declared_async": (Result, OPTIONAL)},
+    Guard: {"actions": (Action, MANY)},
+    Follow: {"passes": (Passed, MANY)},
     Site: {"args": (Arg, MANY)},
     ScanResult: {
         "registrations": (Registration, MANY), "emissions": (Emission, MANY),
@@ -86,8 +88,8 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
 _FIELDS: dict[type, tuple[str, ...]] = {
     cls: tuple(f.name for f in fields(cls))
     for cls in (
-        FileFacts, Function, Class, Param, Site, Arg, LoopFacts, Seen, HandlerCall, Result, Guard,
-        ConfigHook, ScanResult,
+        FileFacts, Function, Class, Param, Site, Arg, LoopFacts, Seen, Result, Action, Passed,
+        *DETAILS, ConfigHook, ScanResult,
         Registration, Handler, Emission, MechanismSummary, Finding, FileError, RegistrationForm,
         ArgSpec, FileSummary, Candidate, MechanismPolicy, PolicyAxis, AxisEvidence, DispatchPath,
         ProfileMatch, ProfileDifference, ContextUse, Activation, Call,
@@ -109,6 +111,8 @@ def encode(obj: Any, canonical: bool = False) -> list[Any]:
             kind = nested[name][1]
             if kind == MANY:
                 value = [encode(v, canonical) for v in value]
+            elif kind == TAGGED:
+                value = [value.kind, encode(value, canonical)]
             elif value is not None:
                 value = encode(value, canonical)
         row.append(value)
@@ -130,6 +134,11 @@ def decode(cls: type, row: list[Any]) -> Any:
             inner, kind = nested[name]
             if kind == MANY:
                 values[i] = tuple(decode(inner, v) for v in values[i])
+            elif kind == TAGGED:
+                tag, inner_row = values[i]
+                if tag not in _BY_KIND:
+                    raise ValueError("cache row has the wrong shape")
+                values[i] = decode(_BY_KIND[tag], inner_row)
             elif values[i] is not None:
                 values[i] = decode(inner, values[i])
     return cls(*values)
