@@ -32,19 +32,19 @@ LIMIT = 3
 
 def section(title: str) -> str:
     """The text of the guide's ``## <title>`` section."""
-    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", GUIDE, re.M | re.S)
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", GUIDE, re.MULTILINE | re.DOTALL)
     assert match, f"docs/extending.md has no section {title!r}"
     return match.group(1)
 
 
 def touched(text: str) -> list[str]:
     """The files a section lists under "Files it touches"."""
-    return re.findall(r"^\d+\. `([^`]+)`", text, re.M)
+    return re.findall(r"^\d+\. `([^`]+)`", text, re.MULTILINE)
 
 
 def block(text: str, path: str) -> str:
     """The fenced block of *text* whose first line is ``# <path>``, without that line."""
-    for body in re.findall(r"^```\w+\n(.*?)^```$", text, re.M | re.S):
+    for body in re.findall(r"^```\w+\n(.*?)^```$", text, re.MULTILINE | re.DOTALL):
         first, _, rest = body.partition("\n")
         if first == f"# {path}":
             return rest
