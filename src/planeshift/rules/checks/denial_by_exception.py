@@ -6,6 +6,7 @@ import ast
 import builtins
 import marshal
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...types import Registration
@@ -17,6 +18,27 @@ if TYPE_CHECKING:
     from ...project import ProjectFacts
 
 GENERIC = "PermissionError"
+
+
+@dataclass(frozen=True, slots=True)
+class Raised:
+    """``raise X`` / ``raise X(...)`` in a function."""
+
+    function: str  # its qualname in the module
+    line: int
+    col: int
+    name: str  # the exception, dotted as written
+    caught: tuple[str, ...]  # what the ``try`` statements around it catch
+
+
+@dataclass(frozen=True, slots=True)
+class RaisesAndCalls:
+    """What PS105 reads of one file: its raises, and the calls its statements make (function ->
+    (line, callee, caught) rows, as marshal version-2 bytes: every scan loads every file's rule
+    facts, and only a handler's file is ever asked for its calls)."""
+
+    raises: tuple[Raised, ...]
+    calls: bytes
 
 
 @register
@@ -73,6 +95,7 @@ class DenialByException(Rule):
     severity = "warning"
     message = "{handler} denies by raising {exception} instead of returning a typed decision"
     FACT_WORDS = ("(",)  # a file that calls anything: a handler may call a helper that raises
+    FACTS = RaisesAndCalls
     VALID = [
         """
         from demo.bus import EventBus, Point
@@ -132,12 +155,12 @@ class DenialByException(Rule):
         ),
     ]
 
-    def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
+    def file_facts(self, tree: ast.Module, text: str = "") -> RaisesAndCalls | None:
         """Per function: each ``raise X`` / ``raise X(...)`` (line, col, dotted exception), and
         each call a statement makes of a name, ``self.name`` or ``a.name`` (``check(x)``,
         ``y = await self.check(x)``, ``return a.check(x)``, ``if check(x):``: line, col, dotted
         callee), each with the exceptions the ``try`` statements around it catch."""
-        raises: list[tuple] = []
+        raises: list[Raised] = []
         calls: dict[str, list[tuple]] = {}  # function -> (line, callee, caught) per call
         known = _callable_names(tree)
         for stmt in statements(tree):
@@ -148,8 +171,8 @@ class DenialByException(Rule):
                 exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
                 name = dotted(exc)
                 if name and name[:1].isupper() or name and "." in name:
-                    raises.append((stmt.function, node.lineno, node.col_offset, name,
-                                   stmt.caught))
+                    raises.append(Raised(stmt.function, node.lineno, node.col_offset, name,
+                                         stmt.caught))
                 continue
             call = _statement_call(node)
             callee = dotted(call.func) if call is not None else None
@@ -157,18 +180,17 @@ class DenialByException(Rule):
                 calls.setdefault(stmt.function, []).append((call.lineno, callee, stmt.caught))
         if not (raises or calls):
             return None
-        # the calls as marshal bytes (version 2: the same bytes for the same calls): every scan
-        # loads every file's rule facts, and only a handler's file is ever asked for its calls
+        # version 2: the same bytes for the same calls
         packed = tuple((function, tuple(rows)) for function, rows in calls.items())
-        return tuple(raises), marshal.dumps(packed, 2)
+        return RaisesAndCalls(tuple(raises), marshal.dumps(packed, 2))
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         names = Names.of(project)
         code = _Code(names)
-        for path, (raises, calls) in project.rule_facts(self.code):
-            for function, line, col, name, caught in raises:
-                code.raises.setdefault((path, function), []).append((line, col, name, caught))
-            code.packed[path] = calls
+        for path, found in self.facts(project):
+            for raised in found.raises:
+                code.raises.setdefault((path, raised.function), []).append(raised)
+            code.packed[path] = found.calls
         sites: dict[tuple, list[Registration]] = {}
         for reg in project.registrations:
             if reg.plane != "interceptor":
@@ -232,7 +254,7 @@ class _Code:
 
     def __init__(self, names: Names) -> None:
         self.names = names
-        self.raises: dict[tuple[str, str], list[tuple[int, int, str, tuple[str, ...]]]] = {}
+        self.raises: dict[tuple[str, str], list[Raised]] = {}  # (file, function) -> its raises
         self.packed: dict[str, bytes] = {}  # file -> its calls, decoded when a handler's are read
         self._calls: dict[str, dict[str, tuple[tuple[int, str, tuple[str, ...]], ...]]] = {}
 
@@ -270,13 +292,13 @@ class _Code:
         """(file, line, col, exception, verb) per denying raise of *function* that neither its
         own ``try`` nor the caller's (*outer*, written in *outer_module*) catches."""
         out = []
-        for line, col, name, caught in self.raises.get((path, function), ()):
-            exception = self.names.resolve(module, name)
+        for raised in self.raises.get((path, function), ()):
+            exception = self.names.resolve(module, raised.name)
             verb = _verb(exception, denials, self.names)
             lineage = _lineage(exception, self.names)
-            if verb and not self._catches(module, caught, lineage) and not self._catches(
+            if verb and not self._catches(module, raised.caught, lineage) and not self._catches(
                     outer_module or module, outer, lineage):
-                out.append((path, line, col, name, verb))
+                out.append((path, raised.line, raised.col, raised.name, verb))
         return out
 
     def _catches(self, module: str, caught: tuple[str, ...], lineage: set[str]) -> bool:
