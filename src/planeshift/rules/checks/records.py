@@ -41,21 +41,29 @@ def from_row(cls: type, row: Any) -> Any:
 
 def _encoder(cls: type) -> Codec:
     names = [f.name for f in fields(cls)]
-    get = attrgetter(*names) if len(names) > 1 else (
-        lambda value, name=names[0]: (getattr(value, name),) if names else ())
+    get = _getter(names)
     nested = [(i, _encoder(inner), many) for i, (inner, many) in _nested(cls, names)]
-    if not nested:
-        encode = get
-    else:
-        def encode(value: Any) -> tuple:
-            row = list(get(value))
-            for i, inner, many in nested:
-                item = row[i]
-                row[i] = (tuple(map(inner, item)) if many
-                          else None if item is None else inner(item))
-            return tuple(row)
-    _ENCODERS[cls] = encode
-    return encode
+
+    def encode(value: Any) -> tuple:
+        row = list(get(value))
+        for i, inner, many in nested:
+            item = row[i]
+            row[i] = (tuple(map(inner, item)) if many
+                      else None if item is None else inner(item))
+        return tuple(row)
+
+    _ENCODERS[cls] = get if not nested else encode
+    return _ENCODERS[cls]
+
+
+def _getter(names: list[str]) -> Codec:
+    """The values of these fields, as a tuple."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    if names:
+        name = names[0]
+        return lambda value: (getattr(value, name),)
+    return lambda value: ()
 
 
 def _decoder(cls: type) -> Codec:
@@ -93,10 +101,11 @@ def _nested(cls: type, names: list[str]) -> list[tuple[int, tuple[type, bool]]]:
         hint = hints[name]
         args = typing.get_args(hint)
         if typing.get_origin(hint) is tuple and len(args) == 2 and args[1] is Ellipsis:
-            if is_dataclass(args[0]):
+            if isinstance(args[0], type) and is_dataclass(args[0]):
                 out.append((i, (args[0], True)))
             continue
-        record = next((a for a in (hint, *args) if isinstance(a, type) and is_dataclass(a)), None)
+        record: type | None = next(
+            (a for a in (hint, *args) if isinstance(a, type) and is_dataclass(a)), None)
         if record is not None:
             out.append((i, (record, False)))
     return out
