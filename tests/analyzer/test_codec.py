@@ -160,6 +160,7 @@ def test_every_kind_of_dispatch_observation_round_trips_as_its_record() -> None:
     equal."""
     from planeshift.analyzer.extract.observations import (
         DETAILS,
+        LOCAL,
         Action,
         Concurrency,
         Follow,
@@ -178,7 +179,7 @@ def test_every_kind_of_dispatch_observation_round_trips_as_its_record() -> None:
     assert Guard("Exception", (Action("collect", "errors"),), try_line=try_line) in details
     assert Guard("BaseException", implied="task_group", library="anyio") in details
     assert Concurrency("gather", awaitables="pending") in details
-    assert Follow("Bus._raise", (Passed("errors", "errors", ""),)) in details
+    assert Follow("Bus._raise", (Passed("errors", "errors", LOCAL),)) in details
     assert Raise("one", single=True) in details and Raise("translate", raised="CancelledError") \
         in details
     again = loads(dumps(facts))

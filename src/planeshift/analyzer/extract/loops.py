@@ -49,6 +49,7 @@ from .loop_shapes import (
     walk_body,
 )
 from .observations import (
+    LOCAL,
     Classify,
     Concurrency,
     Deadline,
@@ -60,6 +61,7 @@ from .observations import (
     Loop,
     LoopFacts,
     Offload,
+    Origin,
     Passed,
     Predicate,
     Result,
@@ -122,10 +124,10 @@ class FunctionReader:
         self.iterates: list[str] = []
         self.lines: list[int] = []
         self.loops: dict[int, ast.AST] = {}  # dispatch loops by line
-        self.predicates: list[tuple[ast.Call, str]] = []
+        self.predicates: list[tuple[ast.Call, Origin]] = []
         self.read()
 
-    def add(self, detail: Detail, node: ast.AST, at: int = 0, root: str = "",
+    def add(self, detail: Detail, node: ast.AST, at: int = 0, root: Origin = LOCAL,
             text: str | None = None) -> None:
         shown = evidence_text(node, self.parents) if text is None else text
         self.seen.append(Seen(detail, getattr(node, "lineno", 0), at, root, shown))
@@ -170,7 +172,7 @@ class FunctionReader:
         tested = in_predicate_position(call, self.parents) or self._tested_later(call)
         if root is not None and not self.roles.is_deref(call):
             if tested:
-                self.predicates.append((call, self.roles.involved_origin(call) or ""))
+                self.predicates.append((call, self.roles.involved_origin(call) or LOCAL))
             else:
                 self._handler_call(call, root, self.results.disposition(call))
             return
@@ -225,7 +227,7 @@ class FunctionReader:
             return True
         return False
 
-    def _handler_call(self, call: ast.Call, root: str, disposition: Result) -> None:
+    def _handler_call(self, call: ast.Call, root: Origin, disposition: Result) -> None:
         for test, node in self.results.pending:
             self.add(Classify(test), node, root=root)
         self.results.pending.clear()
@@ -317,7 +319,7 @@ class FunctionReader:
         """A guard the concurrency around *call* implies: it catches everything."""
         self.add(Guard("BaseException", implied=kind, library=library), where, at=call.lineno)
 
-    def _predicate(self, call: ast.Call, root: str) -> None:
+    def _predicate(self, call: ast.Call, root: Origin) -> None:
         at = loop_line(call, self.parents)
         if at not in self.loops:
             at = self._fed_loop(call) or at

@@ -13,6 +13,22 @@ from typing import ClassVar
 
 
 @dataclass(frozen=True, slots=True)
+class Origin:
+    """Where the handler (or the list of errors) an observation is about comes from: made in the
+    function itself (no field set), a parameter of it, or an attribute of the dispatcher."""
+
+    param: str = ""  # a parameter's name: the callers on the path say what it holds
+    attr: str = ""  # "A" of ``self.A``, or "A.b" of an entry's handler attribute ``self.A[k].b``
+
+    @property
+    def local(self) -> bool:
+        return not (self.param or self.attr)
+
+
+LOCAL = Origin()
+
+
+@dataclass(frozen=True, slots=True)
 class Result:
     """What becomes of the value a handler call returned (``analyzer/extract/loop_results.py``)."""
 
@@ -74,7 +90,7 @@ class Guard:
 
     kind: ClassVar[str] = "guard"
     caught: str  # the caught type's text; "BaseException" for an implied one
-    actions: tuple[Action, ...] = ()  # an except clause's, in order (``loop_shapes.clause_actions``)
+    actions: tuple[Action, ...] = ()  # an except clause's, in order (loop_shapes.clause_actions)
     try_line: int = 0  # an except clause: the line of its try (shared by the try's clauses)
     implied: str = ""  # a guard the concurrency implies: "gathered" (inside
     #                    ``gather(..., return_exceptions=True)``), "gather", "task_group", "task"
@@ -95,7 +111,7 @@ class Passed:
 
     param: str
     role: str  # "item" (a handler or a registry entry) | "errors" (a list of collected errors)
-    root: str  # where the value comes from: "" local, "p:<param>", "self.<attr>"
+    root: Origin  # where the value comes from
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +173,7 @@ class Seen:
     detail: Detail
     line: int
     at: int = 0  # the line this one qualifies: a guard's guarded call, a call's loop, a span's end
-    root: str = ""  # where the callable or error list comes from: "" local, "p:<param>", "self.<attr>"
+    root: Origin = LOCAL  # where the callable or error list comes from
     text: str = ""  # the source seen (shortened), for evidence
 
     @property

@@ -46,7 +46,7 @@ class PathReader(FailureAxes, ResultAxes):
         """Filters of the live dispatch loops (or of an entry a caller passed per handler)."""
         live = {(loop.function, loop.seen.line) for loop in self.live}
         return [h for h in self.path.of("predicate")
-                if h.seen.root or h.per_item or (h.function, h.seen.at) in live]
+                if not h.seen.root.local or h.per_item or (h.function, h.seen.at) in live]
 
     def predicate_failure(self) -> Reading:
         found = self._predicates()

@@ -4,10 +4,11 @@ call, the observations that decide its ADR-0120 D2 policy.
 An entry is an emission API the pack names (``HookBus.emit``, a module function such as
 ``run_tool_pre_hooks``) defined in the scanned tree; without one, the dispatcher's methods that
 call handlers. The walk follows the same-file calls the extraction recorded
-(``analyzer/extract/loops.py``), passing each callee the roles its parameters receive, so an observation
-about a parameter counts only where a caller passes it a handler (or a list of errors). It stops
-at another mechanism's emission method (``MessageManager.add_message`` calls ``set_system``, which
-fires the pile-rewritten callbacks) and at another entry of the same mechanism (its own path).
+(``analyzer/extract/loops.py``), passing each callee the roles its parameters receive, so an
+observation about a parameter counts only where a caller passes it a handler (or a list of
+errors). It stops at another mechanism's emission method (``MessageManager.add_message`` calls
+``set_system``, which fires the pile-rewritten callbacks) and at another entry of the same
+mechanism (its own path).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import TypeVar
 
 from ...packs.model import Mechanism
 from ..extract.facts import Function
-from ..extract.observations import Follow, Guard, Passed, Seen
+from ..extract.observations import Follow, Guard, Origin, Passed, Seen
 from ..link.index import ProjectIndex
 
 MAX_DEPTH = 6
@@ -128,7 +129,7 @@ def _seen(func: Function) -> tuple[Seen, ...]:
 
 
 def _calls_handlers(func: Function) -> bool:
-    return func.loop is not None and any(s.kind in HANDLER_KINDS and not s.root.startswith("p:")
+    return func.loop is not None and any(s.kind in HANDLER_KINDS and not s.root.param
                                          for s in func.loop.seen)
 
 
@@ -193,12 +194,12 @@ class _Walker:
                 self.hits.append(Hit(s, file, local, around, chain, per_item))
 
     def _accepts(self, s: Seen, roles: dict[str, set[str]]) -> bool:
-        if not s.root:
+        if s.root.local:
             return True
-        if s.root.startswith("self."):
+        if s.root.attr:
             return s.kind in ITEM_KINDS and self._slot(s.root)
         wanted = "errors" if s.kind == "raise" else "item"
-        return wanted in roles.get(s.root[2:], set())
+        return wanted in roles.get(s.root.param, set())
 
     def _instantiate(self, passes: tuple[Passed, ...],
                      roles: dict[str, set[str]]) -> dict[str, set[str]]:
@@ -206,12 +207,12 @@ class _Walker:
         out: dict[str, set[str]] = {}
         for passed in passes:
             param, role, root = passed.param, passed.role, passed.root
-            if (not root or (root.startswith("p:") and role in roles.get(root[2:], set()))
-                    or (root.startswith("self.") and self._slot(root))):
+            if (root.local or (root.param and role in roles.get(root.param, set()))
+                    or (root.attr and self._slot(root))):
                 out.setdefault(param, set()).add(role)
         return out
 
-    def _slot(self, root: str) -> bool:
+    def _slot(self, root: Origin) -> bool:
         """``self.A`` or ``self.A.b``: A (an attribute holding handlers) or b (the handler
         attribute of an entry) is one of the mechanism's registration names."""
-        return any(part.lstrip("_") in self.slots for part in root[5:].split("."))
+        return any(part.lstrip("_") in self.slots for part in root.attr.split("."))

@@ -34,6 +34,7 @@ from ..extract.observations import (
     Guard,
     HandlerCall,
     LoopFacts,
+    Origin,
     Passed,
     Result,
     Seen,
@@ -41,7 +42,7 @@ from ..extract.observations import (
 from ..extract.summary import FileSummary
 from ..link.candidate import Call, Candidate
 
-FORMAT = 24
+FORMAT = 25
 
 
 # -- codec --------------------------------------------------------------------------------------
@@ -61,10 +62,11 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
     },
     Function: {"params": (Param, MANY), "loop": (LoopFacts, OPTIONAL)},
     LoopFacts: {"seen": (Seen, MANY)},
-    Seen: {"detail": (object, TAGGED)},
+    Seen: {"detail": (object, TAGGED), "root": (Origin, ONE)},
     HandlerCall: {"result": (Result, ONE), "declared_async": (Result, OPTIONAL)},
     Guard: {"actions": (Action, MANY)},
     Follow: {"passes": (Passed, MANY)},
+    Passed: {"root": (Origin, ONE)},
     Site: {"args": (Arg, MANY)},
     ScanResult: {
         "registrations": (Registration, MANY), "emissions": (Emission, MANY),
@@ -89,7 +91,7 @@ _FIELDS: dict[type, tuple[str, ...]] = {
     cls: tuple(f.name for f in fields(cls))
     for cls in (
         FileFacts, Function, Class, Param, Site, Arg, LoopFacts, Seen, Result, Action, Passed,
-        *DETAILS, ConfigHook, ScanResult,
+        Origin, *DETAILS, ConfigHook, ScanResult,
         Registration, Handler, Emission, MechanismSummary, Finding, FileError, RegistrationForm,
         ArgSpec, FileSummary, Candidate, MechanismPolicy, PolicyAxis, AxisEvidence, DispatchPath,
         ProfileMatch, ProfileDifference, ContextUse, Activation, Call,
