@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ..analyzer.extract.facts import FileFacts, Function
+from ..analyzer.extract.observations import Action, Guard
 from ..analyzer.extract.refs import Ref
 from ..types import AxisEvidence, DispatchPath
 from .model import Case
@@ -54,9 +55,9 @@ def stop_cases(path: DispatchPath, sources: Sources, policy: Policy) -> list[Cas
     if facts is None or func is None or func.loop is None:
         return []
     # `except Exception: break` and the like are the completion axis's (stop_on_failure)
-    stops = [s for s in func.loop.seen if s.kind == "guard" and s.guard is not None
-             and s.guard.actions == ("break",) and not _broad(s.guard.caught)]
-    classes = list(dict.fromkeys(s.guard.caught for s in stops if s.guard is not None))
+    stops = [s for s in func.loop.seen if isinstance(s.detail, Guard)
+             and s.detail.actions == (Action("break"),) and not _broad(s.detail.caught)]
+    classes = list(dict.fromkeys(s.detail.caught for s in stops if isinstance(s.detail, Guard)))
     if not classes:
         return []
     evidence = tuple(AxisEvidence(path.file, s.line, f"{path.entry}: {s.text}".strip())
