@@ -20,6 +20,7 @@ from .names import Resolver, dotted, fresh, reads_and_binds, statements
 from .plan import Owner, owners
 from .policy import OwnerPolicy, build, scan_reason
 from .read import FanOut, MethodReader
+from .sync_entry import SyncEntryReader
 from .write import MethodWriter, step_names
 
 OWNER_INFO = "planeshift.owner"
@@ -157,7 +158,7 @@ class OwnerRewrite:
             if method is None:
                 refusals[path.entry] = gate or f"{path.entry} is not a method defined in {owner.cls}"
                 continue
-            if self._migrated(method):
+            if self._migrated(method) or self._migrated_sync(cls, method):
                 already.append(path)
                 continue
             if gate is not None and gate.startswith("concurrency:"):
@@ -165,10 +166,15 @@ class OwnerRewrite:
                 continue
             try:
                 resolver = self._resolver_in(method)
-                fan = MethodReader(method, cls, resolver, self.code, self.call).read()
+                if method.asynchronous is None:
+                    fan = SyncEntryReader(method, cls, self._resolver_in, self.code, self.call,
+                                          self.tree.body).read()
+                else:
+                    fan = MethodReader(method, cls, resolver, self.code, self.call,
+                                       module=self.tree.body).read()
                 if gate is not None:
                     raise Refused(gate)
-                read.append((path, method, fan, build(path, fan)))
+                read.append((path, fan.host or method, fan, build(path, fan)))
             except Refused as exc:
                 refusals[path.entry] = self._reason(path, method, str(exc))
         if refusals:
@@ -198,7 +204,8 @@ class OwnerRewrite:
         for path, method, fan, policy in read:
             taken |= step_names(fan)
             writer = MethodWriter(fan, policy, owner.cls, method, self.code, taken, logger,
-                                  self.call, self.tree.config_for_parsing)
+                                  self.call, self.tree.config_for_parsing,
+                                  entry=owner.entry(path))
             body = statements(method.body)
             written = writer.write(body)
             methods[method.name.value] = method.with_changes(
@@ -287,13 +294,24 @@ class OwnerRewrite:
     def _migrated(self, method: cst.FunctionDef) -> bool:
         kernel = self.owner.kernel
         for node in _calls(method):
-            if self.resolver.qualified(node.func) in (f"{kernel}.fan_out", f"{kernel}.entries.fan_out"):
+            if self.resolver.qualified(node.func) in (
+                    f"{kernel}.fan_out", f"{kernel}.entries.fan_out", f"{kernel}.fan_out_sync",
+                    f"{kernel}.entries_sync.fan_out_sync"):
                 return True
             func = node.func
             if isinstance(func, cst.Attribute) and func.attr.value == "fan_out" and \
                     isinstance(func.value, cst.Attribute):
                 return True  # self._handlers.fan_out(...): the owner_table form
         return False
+
+    def _migrated_sync(self, cls: cst.ClassDef, method: cst.FunctionDef) -> bool:
+        """A sync entry whose fan-out, in a method of the class it calls, is the kernel's."""
+        if method.asynchronous is not None:
+            return False
+        called = {c.func.attr.value for c in _calls(method) if isinstance(c.func, cst.Attribute)
+                  and isinstance(c.func.value, cst.Name) and c.func.value.value == "self"}
+        return any(isinstance(s, cst.FunctionDef) and s.name.value in called and self._migrated(s)
+                   for s in cls.body.body)
 
     def _logger(self) -> str | None:
         loggers = []

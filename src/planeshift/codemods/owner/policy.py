@@ -25,6 +25,7 @@ _FAILURE = {  # the failure value a clause shows -> (failure, completion, error 
     "isolate": ("isolate", "await_all", "log_only"),
     "isolate_base_exceptions": ("isolate_base_exceptions", "await_all", "log_only"),
     "propagate": ("propagate", "stop_on_failure", "raise_first"),
+    "collect": ("collect", "await_all", "unwrap_single_else_group"),  # owner_collect's surface
 }
 _REFINED = {("failure", "isolate", "isolate_base_exceptions")}
 
@@ -92,7 +93,7 @@ def build(path: DispatchPath, fan: FanOut) -> OwnerPolicy:
     if fan.kind != "gather":
         failure, completion, surface = _FAILURE[fan.failure.failure]
         code.update(failure=failure, completion=completion, error_surface=surface)
-    code["sync_entry"] = "unavailable"
+    code.setdefault("sync_entry", "unavailable")  # a sync entry's reader sets its own
     notes = []
     out: dict[str, str] = {}
     for axis in AXES:
