@@ -15,9 +15,10 @@ from ..facts import MigrateFacts
 from ..model import Migrated, NotMigrated
 from ..support.names import ModuleNames, module_names, package_of
 from .examples import DISPATCH_EXAMPLES
+from .examples_collect import COLLECT_EXAMPLES
 from .idiom import Refused
 from .names import Resolver, dotted, fresh, reads_and_binds, statements
-from .plan import Owner, owners
+from .plan import Owner, owners, sync_kernel_missing
 from .policy import OwnerPolicy, build, scan_reason
 from .read import FanOut, MethodReader
 from .sync_entry import SyncEntryReader
@@ -44,7 +45,16 @@ class OwnerDispatch(Codemod):
       kernel runs as the policy says;
     - the except clause's record (the log line, the signal recorded before a re-raise) is kept as
       the owner's `failed` hook, run inside the kernel's except clause; a gather's group and
-      translated cancellation are kept as the owner's `group` and `translated` factories.
+      translated cancellation are kept as the owner's `group` and `translated` factories;
+    - a loop whose `except BaseException as exc: errors.append(exc)` collects every failure,
+      followed by `if errors:` raising one as itself and several as a group (inline, or through
+      a module function that starts `if len(errors) == 1: raise errors[0]` and always raises),
+      runs every handler under COLLECT / UNWRAP_SINGLE_ELSE_GROUP (the message-manager profiles),
+      the group (or the function) kept as the owner's `group` hook;
+    - a sync entry whose first statement takes its snapshot through a method of the class that
+      raises for a declared-async handler (before the owner's mutation, as ADR-0120 D2 has it)
+      keeps that preflight, and its loop over the snapshot (in the entry or in the one method it
+      hands the snapshot to) becomes `fan_out_sync(policy, snapshot, step, ...)`.
 
     The policy is the scan's, checked against the loop (a disagreement refuses the owner), and is
     written as a module-level constant: `DispatchPolicy.<profile>()` when it is one of ADR-0120
@@ -77,11 +87,12 @@ class OwnerDispatch(Codemod):
 
     ## What it leaves alone
     Each refused owner is listed with the axis or behaviour the kernels cannot reproduce: an
-    axis the scan could not read from the code, a sync dispatch method, a loop that is not a
-    statement of the method itself, a loop over the storage itself rather than a snapshot, an
-    except clause that stops the fan-out (`StopHook`: `break`), re-raises some exceptions and
-    isolates the others, catches one class, or collects failures for a helper to raise; a handler
-    called once per matched value; `await h(x)` (which fails on a sync handler's result); an
+    axis the scan could not read from the code, a sync dispatch method without that preflight, a
+    loop that is not a statement of the method itself, a loop over the storage itself rather than
+    a snapshot, an except clause that stops the fan-out (`StopHook`: `break`), re-raises some
+    exceptions and isolates the others, catches one class, or collects failures that other code
+    reads or raises in another form; a handler called once per matched value; returned
+    awaitables gathered after every handler was invoked (`fan_out` awaits in the invocation); `await h(x)` (which fails on a sync handler's result); an
     offload that waits for its thread on cancellation; an asyncio.TaskGroup; a gather without
     `return_exceptions=True`. An owner is rewritten whole or not at all.
 
@@ -91,15 +102,16 @@ class OwnerDispatch(Codemod):
     in its order, and reports in that order.
 
     ## References
-    ADR-0120 D2 (DispatchPolicy, the named profiles), Phase 1; docs/kernels.md (`fan_out`,
-    `isolate_base_exceptions`, `cancel_siblings_and_return`); `owner_table`.
+    ADR-0120 D2 (DispatchPolicy, the named profiles, the sync entry), Phase 1; docs/kernels.md
+    (`fan_out`, `fan_out_sync`, `isolate_base_exceptions`, `cancel_siblings_and_return`);
+    `owner_table`.
     """
 
     id = "owner_dispatch"
     order = 110
     owner = True
     DESCRIPTION = "Dispatcher fan-out loops become a call of the kernel under the loop's policy."
-    EXAMPLES: ClassVar[list[Example]] = DISPATCH_EXAMPLES
+    EXAMPLES: ClassVar[list[Example]] = [*DISPATCH_EXAMPLES, *COLLECT_EXAMPLES]
 
     @classmethod
     def plan(cls, facts: MigrateFacts) -> Plan:
@@ -212,6 +224,10 @@ class OwnerRewrite:
                 body=method.body.with_changes(body=written.body))
             module_src += written.module
             imports |= set(written.imports)
+        stale = sync_kernel_missing(self.codemod.facts.root, kernel) \
+            if "fan_out_sync" in imports and self.codemod.facts else None
+        if stale:
+            return self._refuse_all(stale)
         for name in sorted(imports):
             if not self.names.free(name, f"{kernel}.{name}"):
                 return self._refuse_all(f"the module binds `{name}` already; the kernel's "
