@@ -363,7 +363,8 @@ def _nested_call(method: cst.FunctionDef, path: Any, code: Any) -> str | None:
             if any(call and call in text for call in calls):
                 return (f"concurrency: each handler is invoked once per value of `for "
                         f"{code(inner.target).strip()} in {code(inner.iter).strip()}`, where the "
-                        "kernel invokes each entry once")
+                        "kernel invokes each entry once (computing every match first would run "
+                        "a raising match before the handlers registered ahead of it)")
     return None
 
 
