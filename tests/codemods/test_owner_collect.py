@@ -302,3 +302,32 @@ def test_the_rewritten_fixture_behaves_as_its_original(index: int) -> None:
     before, after = results
     assert after == before
     assert before["two"][0][0].startswith("group") and before["one"][0][0] == "raised"
+
+
+def test_an_import_the_method_made_for_its_loop_goes_with_the_loop(tmp_path: Path) -> None:
+    source = ASYNC_HEAD.replace("from lionagi.ln.concurrency import is_coro_func\n", "") + '''
+    async def fire(self, event):
+        from lionagi.ln.concurrency import is_coro_func, maybe_await
+
+        await maybe_await(event)
+        errors = []''' + ASYNC_LOOP + '''        if errors:
+            raise_failures(errors)
+'''
+    text, reasons, _ = _migrate(tmp_path, source)
+    assert reasons == []
+    assert ("    async def fire(self, event):\n"
+            "        from lionagi.ln.concurrency import maybe_await\n\n"
+            "        await maybe_await(event)\n") in text
+
+
+def test_a_dropped_first_import_leaves_no_blank_line_after_the_def() -> None:
+    import libcst as cst
+
+    from planeshift.codemods.owner.local_imports import drop_unused_local_imports
+
+    before = cst.parse_module("def f():\n    from m import g\n\n    # kept\n    g()\n    h()\n")
+    after = cst.parse_module("def f():\n    from m import g\n\n    # kept\n    h()\n")
+    old = before.body[0].body.body  # type: ignore[attr-defined]
+    new = drop_unused_local_imports(list(old), list(after.body[0].body.body))  # type: ignore[attr-defined]
+    fn = after.body[0].with_changes(body=after.body[0].body.with_changes(body=new))  # type: ignore[attr-defined]
+    assert after.with_changes(body=[fn]).code == "def f():\n    # kept\n    h()\n"

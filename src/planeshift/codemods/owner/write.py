@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .idiom import Code
+from .local_imports import drop_unused_local_imports
 from .names import has_await, reads_and_binds, target_names
 from .policy import OwnerPolicy, axes_source
 from .read import FanOut
@@ -149,6 +150,7 @@ class MethodWriter:
             after = new[fan.collected.init]
             kept = [*getattr(dropped, "leading_lines", ()), *getattr(after, "leading_lines", ())]
             new[fan.collected.init] = after.with_changes(leading_lines=kept)
+        new = drop_unused_local_imports(body, new)
         return Written(new, module, ["DispatchPolicy", "fan_out_sync" if fan.sync else "fan_out"])
 
     def _params(self, call: str) -> tuple[str, list[str]]:
