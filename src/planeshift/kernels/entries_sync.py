@@ -24,7 +24,12 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any, cast
 
-from ._calls import close_unawaited, handler_name, is_declared_async, is_returned_awaitable
+from ._calls import (
+    close_unawaited,
+    handler_name,
+    is_declared_async,
+    is_returned_awaitable,
+)
 from ._hooks import OwnerHooks
 from ._runner import Slot
 from ._steps import PhaseSteps, settled_sync

@@ -131,7 +131,8 @@ class CollectReader:
         value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
         target = small.targets[0].target if isinstance(small, cst.Assign) and \
             len(small.targets) == 1 else small.target if isinstance(small, cst.AnnAssign) else None
-        if not (isinstance(value, cst.List) and not value.elements and m.matches(target, m.Name(name))):
+        if not (isinstance(value, cst.List) and not value.elements and isinstance(target, cst.Name)
+                and target.value == name):
             raise self._refused(name, f"`{self.code(stmt).strip()}` does not start it empty")
         if any(name in reads_and_binds([s])[0] for s in self.body[binds[0]:index]
                if s is not stmt):

@@ -119,8 +119,10 @@ class SyncEntryReader:
         first = body[0]
         if any(over in reads_and_binds([s])[1] for s in statements(host.body) if s is not first):
             raise Refused(f"sync entry: {host.name.value} binds `{over}` again before its fan-out")
-        reader = MethodReader(host, self.cls, self.resolver_in(host), self.code, self.call_name, module=self.module)
-        reader.idioms = SyncIdiomReader(self.code, self.call_name, target_names(loop.target))
+        reader = MethodReader(host, self.cls, self.resolver_in(host), self.code, self.call_name,
+                              module=self.module)
+        idioms = SyncIdiomReader(self.code, self.call_name, target_names(loop.target))
+        reader.idioms = idioms  # type: ignore[assignment]  # the same rewrite(), for a sync step
         reader.sync_host = True
         reader.entries_checked = True  # the snapshot the entry took (checked in _preflight)
         fan = reader.read()
@@ -174,11 +176,11 @@ class SyncEntryReader:
                     and isinstance(stmt.target, cst.Name) and stmt.orelse is None):
                 continue
             inner = statements(stmt.body)
-            test = inner[0].test if len(inner) == 1 and isinstance(inner[0], cst.If) else None
-            if test is None or inner[0].orelse is not None:  # type: ignore[union-attr]
+            branch = inner[0] if len(inner) == 1 and isinstance(inner[0], cst.If) else None
+            if branch is None or branch.orelse is not None:
                 continue
-            checked = self.resolver_in(method).call_of(test, IS_CORO_FUNC)
-            raises = statements(inner[0].body)  # type: ignore[union-attr]
+            checked = self.resolver_in(method).call_of(branch.test, IS_CORO_FUNC)
+            raises = statements(branch.body)
             if checked is not None and len(checked.args) == 1 and \
                     m.matches(checked.args[0].value, m.Name(stmt.target.value)) and \
                     len(raises) == 1 and m.matches(raises[0], m.SimpleStatementLine(
