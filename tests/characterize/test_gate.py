@@ -69,6 +69,13 @@ MUTANTS = [
            ("test_sequential_bus_publish_failure_isolate",
             "test_sequential_bus_publish_completion_await_all",
             "test_sequential_bus_publish_error_surface_log_only")),
+    # the stop signal: the loop goes on after it, or lets it reach the isolating clause
+    Mutant("stop-continues", "sequential.py", "except Halt:\n                break",
+           "except Halt:\n                continue",
+           ("test_sequential_bus_publish_stop_signal_halt_skips_the_later_handlers_quietly",)),
+    Mutant("stop-clause-dropped", "sequential.py", "            except Halt:\n                break\n",
+           "",
+           ("test_sequential_bus_publish_stop_signal_halt_skips_the_later_handlers_quietly",)),
     Mutant("drop-the-await", "sequential.py", "                    await result",
            "                    pass",
            ("test_sequential_bus_publish_returned_value_classifier_inspect_awaitable",

@@ -21,9 +21,9 @@ from characterization.runner import run_suite
 from planeshift import api
 from planeshift.characterize.against_copy import run_against
 from planeshift.codemods import MigrateOptions, MigrateResult, migrate
+from planeshift.codemods.report.json_report import load_migrate_schema, migrate_dict
+from planeshift.codemods.report.owners import owners
 from planeshift.config import Config, load_config
-from planeshift.reports.migrate_json import load_migrate_schema, migrate_dict
-from planeshift.reports.migrate_owners import owners
 from planeshift.vendor import vendor_kernels
 
 pytestmark = pytest.mark.corpus
@@ -31,6 +31,8 @@ pytestmark = pytest.mark.corpus
 # The seven dispatchers ADR-0120 Phase 1 names, and what the kernels can do with each (the
 # reasons are docs/characterization.md's differences, read from the code by the codemod).
 REWRITTEN = {
+    # blocking_emit and emit: `except StopHook: break` is the kernel's stop signal
+    "HookBus": ("session_observer", "nearest", ["returned_awaitable"]),
     "Broadcaster": ("broadcaster", "exact", []),
     "SchedulerSignalBus": ("scheduler", "exact", []),
     "TerminalCallbackRegistry": ("terminal_callback", "nearest",
@@ -42,8 +44,6 @@ SYNC_ENTRIES = {"MessageManager.add_message": "message_manager_sync"}
 # the same class owns a second mechanism, not one of the seven: its pile-rewritten callbacks
 PILE_REWRITTEN = "message_pile_rewritten"
 REFUSED = {  # class -> {entry: the start of its reason}
-    "HookBus": {"HookBus.emit": "failure: `except StopHook: break`",
-                "HookBus.blocking_emit": "failure: `except StopHook: break`"},
     "SessionObserver": {"SessionObserver.emit": "returned awaitable: SessionObserver.emit keeps"},
     "HookRegistry": {"HookRegistry.call": "concurrency: HookRegistry.call calls one handler",
                      "HookRegistry.handle_streaming_chunk": "concurrency: "},
@@ -132,6 +132,16 @@ def test_the_dispatchers_the_kernels_reproduce_are_rewritten_under_their_own_pol
     (pile,) = migrated.pile  # set_system / clear_messages: sync, no preflight, left as they are
     assert pile["status"] == "refused"
     assert all(e["reason"].startswith("sync entry:") for e in pile["entries"]), pile
+    hookbus = migrated.entries["HookBus"]
+    assert {e: (v["profile"], v["matched"]) for e, v in hookbus.items()} == {
+        "HookBus.blocking_emit": ("session_observer", "nearest"),
+        "HookBus.emit": ("broadcaster", "nearest")}
+    bus = (migrated.root / "lionagi/hooks/bus.py").read_text()
+    assert bus.count("stop=StopHook,") == 2 and "except StopHook" not in bus
+    # emit's clause: a store refusal is re-raised by the hook, every other failure logged
+    assert "                if refusal_in(exc) is not None:\n" in bus
+    assert 'logger.exception("Hook failed: %s", point.value)' in bus
+    assert "        finally:\n            _emitting_bus.reset(token)\n" in bus
     broadcaster = (migrated.root / "lionagi/service/broadcaster.py").read_text()
     assert "_BROADCASTER_BROADCAST_POLICY = DispatchPolicy.broadcaster()" in broadcaster
     assert 'logger.error(f"Error in subscriber callback: {e}", exc_info=True)' in broadcaster
@@ -154,7 +164,7 @@ def test_every_refused_owner_is_listed_with_the_axis_or_behaviour(migrated: Owne
 
 def test_the_migrated_package_imports_and_every_rewritten_file_compiles(migrated: Owners) -> None:
     changed = [c.file for c in migrated.result.changes]
-    assert sorted(changed) == ["lionagi/protocols/messages/manager.py",
+    assert sorted(changed) == ["lionagi/hooks/bus.py", "lionagi/protocols/messages/manager.py",
                                "lionagi/service/broadcaster.py",
                                "lionagi/state/lifecycle/callbacks.py",
                                "lionagi/studio/scheduler/signals.py"]

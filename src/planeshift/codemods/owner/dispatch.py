@@ -4,6 +4,7 @@ kernel under the policy the loop has (ADR-0120 Phase 1, "kernels behind existing
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, ClassVar
 
 import libcst as cst
@@ -17,14 +18,18 @@ from ..support.names import ModuleNames, module_names, package_of
 from .examples import DISPATCH_EXAMPLES
 from .examples_collect import COLLECT_EXAMPLES
 from .idiom import Refused
-from .names import Resolver, dotted, fresh, reads_and_binds, statements
+from .local_imports import calls_in, imported
+from .names import Resolver, fresh, reads_and_binds, statements
+from .nested import block_method, check_outside, fan_out_block, rewritten
 from .plan import Owner, owners, sync_kernel_missing
 from .policy import OwnerPolicy, build, scan_reason
 from .read import FanOut, MethodReader
-from .sync_entry import SyncEntryReader
+from .stop_examples import STOP_EXAMPLES
+from .sync_entry import SyncEntryReader, hands_to_migrated
 from .write import MethodWriter, step_names
 
 OWNER_INFO = "planeshift.owner"
+_MODULE_NAME = re.compile(r"^(?:def )?([A-Za-z_]\w*)", re.MULTILINE)
 
 
 @register
@@ -46,6 +51,12 @@ class OwnerDispatch(Codemod):
     - the except clause's record (the log line, the signal recorded before a re-raise) is kept as
       the owner's `failed` hook, run inside the kernel's except clause; a gather's group and
       translated cancellation are kept as the owner's `group` and `translated` factories;
+    - a first clause `except <Type>: break` (lionagi's `except StopHook: break`) is the kernel's
+      stop signal, `fan_out(..., stop=<Type>)`: the handlers after it are skipped, nothing is
+      logged or raised; a clause `except Exception: if <test>: raise` then `<record>` keeps the
+      `if` in the `failed` hook, whose bare `raise` re-raises the failures it picks;
+    - a loop that is a statement of the method's one `try` (the try's clauses and `finally`
+      are the façade's and stay around the kernel call) is read as one of the method itself;
     - a loop whose `except BaseException as exc: errors.append(exc)` collects every failure,
       followed by `if errors:` raising one as itself and several as a group (inline, or through
       a module function that starts `if len(errors) == 1: raise errors[0]` and always raises),
@@ -88,11 +99,14 @@ class OwnerDispatch(Codemod):
     ## What it leaves alone
     Each refused owner is listed with the axis or behaviour the kernels cannot reproduce: an
     axis the scan could not read from the code, a sync dispatch method without that preflight, a
-    loop that is not a statement of the method itself, a loop over the storage itself rather than
-    a snapshot, an except clause that stops the fan-out (`StopHook`: `break`), re-raises some
-    exceptions and isolates the others, catches one class, or collects failures that other code
-    reads or raises in another form; a handler called once per matched value; returned
-    awaitables gathered after every handler was invoked (`fan_out` awaits in the invocation); `await h(x)` (which fails on a sync handler's result); an
+    loop that is not a statement of the method itself (or of its one `try`), a loop over the
+    storage itself rather than a snapshot, an except clause that leaves the loop otherwise than a
+    first `except <Type>: break` (`continue`, `return`, `break` with more statements, a stop
+    clause after another clause, `break` on every failure or on a cancellation), re-raises some
+    exceptions otherwise than `if <test>: raise`, catches one class, or collects failures that
+    other code reads or raises in another form; a handler called once per matched value;
+    returned awaitables gathered after every handler was invoked (`fan_out` awaits in the
+    invocation); `await h(x)` (which fails on a sync handler's result); an
     offload that waits for its thread on cancellation; an asyncio.TaskGroup; a gather without
     `return_exceptions=True`. An owner is rewritten whole or not at all.
 
@@ -108,10 +122,9 @@ class OwnerDispatch(Codemod):
     """
 
     id = "owner_dispatch"
-    order = 110
     owner = True
     DESCRIPTION = "Dispatcher fan-out loops become a call of the kernel under the loop's policy."
-    EXAMPLES: ClassVar[list[Example]] = [*DISPATCH_EXAMPLES, *COLLECT_EXAMPLES]
+    EXAMPLES: ClassVar[list[Example]] = [*DISPATCH_EXAMPLES, *STOP_EXAMPLES, *COLLECT_EXAMPLES]
 
     @classmethod
     def plan(cls, facts: MigrateFacts) -> Plan:
@@ -130,9 +143,9 @@ class OwnerDispatch(Codemod):
                 tree = OwnerRewrite(self, tree, item.data).run()
             except Exception as exc:  # noqa: BLE001 - a bug: an error entry, the others go on
                 for path in item.data.paths:
-                    self._record(NotMigrated(item.file, path.line, self.id,
-                                             f"internal error: {type(exc).__name__}: {exc}", True,
-                                             owner=_info(item.data, path)))
+                    self.refuse(Item(item.file, path.line),
+                                f"internal error: {type(exc).__name__}: {exc}", True,
+                                owner=_info(item.data, path))
         return tree
 
 
@@ -151,6 +164,7 @@ class OwnerRewrite:
         self.names = module_names(ast.parse(text), self.package, text)
         self.resolver = Resolver(self.names)
         self.code = tree.code_for_node
+        self.blocks: dict[str, int | None] = {}  # entry -> the try holding its fan-out (nested.py)
 
     def run(self) -> cst.Module:
         owner = self.owner
@@ -170,7 +184,7 @@ class OwnerRewrite:
             if method is None:
                 refusals[path.entry] = gate or f"{path.entry} is not a method defined in {owner.cls}"
                 continue
-            if self._migrated(method) or self._migrated_sync(cls, method):
+            if self._migrated(method) or hands_to_migrated(cls, method, self._migrated):
                 already.append(path)
                 continue
             if gate is not None and gate.startswith("concurrency:"):
@@ -179,11 +193,16 @@ class OwnerRewrite:
             try:
                 resolver = self._resolver_in(method)
                 if method.asynchronous is None:
+                    self.blocks[path.entry] = None
                     fan = SyncEntryReader(method, cls, self._resolver_in, self.code, self.call,
                                           self.tree.body).read()
                 else:
-                    fan = MethodReader(method, cls, resolver, self.code, self.call,
+                    at = self.blocks[path.entry] = fan_out_block(method)
+                    fan = MethodReader(method if at is None else block_method(method, at), cls,
+                                       resolver, self.code, self.call,
                                        module=self.tree.body).read()
+                    if at is not None:
+                        check_outside(method, at, fan, f"{owner.cls}.{method.name.value}")
                 if gate is not None:
                     raise Refused(gate)
                 read.append((path, fan.host or method, fan, build(path, fan)))
@@ -215,14 +234,18 @@ class OwnerRewrite:
         methods: dict[str, cst.FunctionDef] = {}
         for path, method, fan, policy in read:
             taken |= step_names(fan)
-            writer = MethodWriter(fan, policy, owner.cls, method, self.code, taken, logger,
+            # the names a method's hooks and steps take are its own locals (a second method's
+            # hook is `_failed` again); the module-level ones stay taken for the next method
+            writer = MethodWriter(fan, policy, owner.cls, method, self.code, set(taken), logger,
                                   self.call, self.tree.config_for_parsing,
                                   entry=owner.entry(path))
-            body = statements(method.body)
+            at = self.blocks.get(path.entry)
+            body = statements(method.body if at is None else block_method(method, at).body)
             written = writer.write(body)
-            methods[method.name.value] = method.with_changes(
-                body=method.body.with_changes(body=written.body))
+            methods[method.name.value] = rewritten(method, at, written.body) if at is not None \
+                else method.with_changes(body=method.body.with_changes(body=written.body))
             module_src += written.module
+            taken |= {n for src in written.module for n in _MODULE_NAME.findall(src)}
             imports |= set(written.imports)
         stale = sync_kernel_missing(self.codemod.facts.root, kernel) \
             if "fan_out_sync" in imports and self.codemod.facts else None
@@ -252,7 +275,8 @@ class OwnerRewrite:
             info = _info(owner, path, **{"class": owner.cls, "shape": fan.kind,
                                          "policy": policy.to_json(),
                                          "notes": [*policy.notes, *fan.notes]})
-            action = (f"{path.entry}: {fan.kind} fan-out on the kernel, "
+            stop = f" (stop signal {fan.stop.source})" if fan.stop is not None else ""
+            action = (f"{path.entry}: {fan.kind} fan-out on the kernel{stop}, "
                       f"{'profile ' + policy.profile if policy.exact else 'nearest ' + policy.profile}")
             self._record(Migrated(owner.file, path.line, self.codemod.id, action, owner=info))
         return new_tree
@@ -268,7 +292,7 @@ class OwnerRewrite:
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
             for small in stmt.body:
-                for module, obj, local in _imported(small):
+                for module, obj, local in imported(small):
                     if local in gone and f'"{local}"' not in text and f"'{local}'" not in text:
                         RemoveImportsVisitor.remove_unused_import(self.codemod.context, module, obj)
 
@@ -309,7 +333,7 @@ class OwnerRewrite:
 
     def _migrated(self, method: cst.FunctionDef) -> bool:
         kernel = self.owner.kernel
-        for node in _calls(method):
+        for node in calls_in(method):
             if self.resolver.qualified(node.func) in (
                     f"{kernel}.fan_out", f"{kernel}.entries.fan_out", f"{kernel}.fan_out_sync",
                     f"{kernel}.entries_sync.fan_out_sync"):
@@ -319,15 +343,6 @@ class OwnerRewrite:
                     isinstance(func.value, cst.Attribute):
                 return True  # self._handlers.fan_out(...): the owner_table form
         return False
-
-    def _migrated_sync(self, cls: cst.ClassDef, method: cst.FunctionDef) -> bool:
-        """A sync entry whose fan-out, in a method of the class it calls, is the kernel's."""
-        if method.asynchronous is not None:
-            return False
-        called = {c.func.attr.value for c in _calls(method) if isinstance(c.func, cst.Attribute)
-                  and isinstance(c.func.value, cst.Name) and c.func.value.value == "self"}
-        return any(isinstance(s, cst.FunctionDef) and s.name.value in called and self._migrated(s)
-                   for s in cls.body.body)
 
     def _logger(self) -> str | None:
         loggers = []
@@ -348,7 +363,11 @@ class OwnerRewrite:
         return self.tree
 
     def _record(self, outcome: Migrated | NotMigrated) -> None:
-        self.codemod._record(outcome)
+        item = Item(outcome.file, outcome.line)
+        if isinstance(outcome, Migrated):
+            self.codemod.done(item, outcome.action, owner=outcome.owner)
+        else:
+            self.codemod.refuse(item, outcome.reason, outcome.error, owner=outcome.owner)
 
 
 def _nested_call(method: cst.FunctionDef, path: Any, code: Any) -> str | None:
@@ -366,32 +385,3 @@ def _nested_call(method: cst.FunctionDef, path: Any, code: Any) -> str | None:
                         "kernel invokes each entry once (computing every match first would run "
                         "a raising match before the handlers registered ahead of it)")
     return None
-
-
-def _imported(small: cst.BaseSmallStatement) -> list[tuple[str, str | None, str]]:
-    """(module, name, local name) of each absolute import a statement makes."""
-    out: list[tuple[str, str | None, str]] = []
-    if isinstance(small, cst.Import):
-        for alias in small.names:
-            full = dotted(alias.name)
-            if full and alias.asname is None:
-                out.append((full, None, full.split(".")[0]))
-    elif isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None \
-            and not isinstance(small.names, cst.ImportStar):
-        module = dotted(small.module)
-        for alias in small.names:
-            name = dotted(alias.name)
-            if module and name and alias.asname is None:
-                out.append((module, name, name))
-    return out
-
-
-def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    out: list[cst.Call] = []
-    todo = [node]
-    while todo:
-        current = todo.pop()
-        if isinstance(current, cst.Call):
-            out.append(current)
-        todo.extend(current.children)
-    return out

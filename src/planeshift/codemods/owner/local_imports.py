@@ -1,11 +1,12 @@
 """A method's own imports that its rewritten body no longer reads (lionagi's a_add_message
-imports ``is_coro_func`` inside the method for the loop the kernel call replaced)."""
+imports ``is_coro_func`` inside the method for the loop the kernel call replaced), what an import
+statement binds, and the calls in a node."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from .names import reads_and_binds
+from .names import dotted, reads_and_binds
 
 
 def drop_unused_local_imports(before: list[cst.BaseStatement], after: list[cst.BaseStatement]
@@ -54,3 +55,33 @@ def _local(alias: cst.ImportAlias) -> str:
         return alias.asname.name.value
     name = alias.name
     return name.value if isinstance(name, cst.Name) else ""
+
+
+def imported(small: cst.BaseSmallStatement) -> list[tuple[str, str | None, str]]:
+    """(module, name, local name) of each absolute import a statement makes."""
+    out: list[tuple[str, str | None, str]] = []
+    if isinstance(small, cst.Import):
+        for alias in small.names:
+            full = dotted(alias.name)
+            if full and alias.asname is None:
+                out.append((full, None, full.split(".")[0]))
+    elif isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None \
+            and not isinstance(small.names, cst.ImportStar):
+        module = dotted(small.module)
+        for alias in small.names:
+            name = dotted(alias.name)
+            if module and name and alias.asname is None:
+                out.append((module, name, name))
+    return out
+
+
+def calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """Every call in *node*, nested functions included."""
+    out: list[cst.Call] = []
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, cst.Call):
+            out.append(current)
+        todo.extend(current.children)
+    return out

@@ -39,6 +39,7 @@ from .names import (
     target_names,
 )
 from .snapshot import Snapshots
+from .stops import Stop, split_stop
 
 
 @dataclass
@@ -56,6 +57,7 @@ class FanOut:
     step_def: int | None = None  # index in the method body of the nested step def it rewrites
     post: GatherPost | None = None
     notes: list[str] = field(default_factory=list)
+    stop: Stop | None = None  # ``except <Type>: break``: the kernel's stop signal
     collected: Collected | None = None  # the failures collected and raised after the loop
     sync: bool = False  # a sync entry's fan-out: fan_out_sync
     host: cst.FunctionDef | None = None  # the method holding the loop, when not the entry's own
@@ -141,6 +143,7 @@ class MethodReader:
             return None  # not a loop over handlers (or one in a form _none_reason names)
         if stmt.orelse is not None:
             raise Refused(f"{self.where}: the dispatch loop has an else clause")
+        only_try, stop = split_stop(only_try, self.r, self.code, self.where)
         collected = None
         try:
             failure = read_failure(only_try, self.r, self.code, self.where)
@@ -156,12 +159,23 @@ class MethodReader:
             raise Refused(f"completion: `{self.code(leaving).strip()}` in {self.where}'s loop "
                           "body leaves the loop, which the kernel's step cannot")
         axes = {"concurrency": "sequential", "handler_cancellation": "propagate"}
-        if collected is None:
-            return FanOut("loop", index, index + 1, stmt.iter, stmt.target, new, invocation,
-                          failure, axes)
-        axes["handler_cancellation"] = collected.cancellation
-        return FanOut("loop", index, index + 2, stmt.iter, stmt.target, new, invocation,
-                      failure, axes, collected=collected)
+        if collected is not None:
+            if stop is not None:
+                raise Refused(f"failure: {self.where} stops at `{stop.seen}` and collects the "
+                              "other failures: the owner codemods read one or the other")
+            axes["handler_cancellation"] = collected.cancellation
+            return FanOut("loop", index, index + 2, stmt.iter, stmt.target, new, invocation,
+                          failure, axes, collected=collected)
+        fan = FanOut("loop", index, index + 1, stmt.iter, stmt.target, new, invocation,
+                     failure, axes, stop=stop)
+        if failure.reraises:
+            fan.notes.append(f"failure: isolate, except what `{failure.seen.splitlines()[0]}` "
+                             "re-raises: the owner's failed hook re-raises it inside the kernel's "
+                             "except, and it leaves the fan-out with the later entries not started")
+        if stop is not None:
+            fan.notes.append(f"stop: `{stop.seen}` is the kernel's stop signal "
+                             f"(fan_out(stop={stop.source}))")
+        return fan
 
     def _task_group(self, index: int, stmt: cst.BaseStatement) -> FanOut | None:
         if not (isinstance(stmt, cst.With) and stmt.asynchronous is not None
@@ -192,6 +206,10 @@ class MethodReader:
             raise Refused(f"concurrency: {self.where}'s task group holds more than "
                           "`for entry in entries: tg.start_soon(step, entry)`")
         fan = self._step_function(index, call.args[0].value, loop.iter, "task_group")
+        if fan.failure.reraises:
+            raise Refused(f"failure: {self.where}'s step re-raises some failures from its except "
+                          "clause, which in a task group cancels the others: no failure value "
+                          "says that")
         if fan.failure.failure == "propagate":
             raise Refused(f"failure: in {self.where}'s task group a handler's failure cancels the "
                           "others and leaves as an exception group: RAISE_GROUP requires "

@@ -223,3 +223,15 @@ class SyncEntryReader:
             raise Refused(f"sync entry: {helper} is called {len(callers)} times in "
                           f"{self.cls.name.value}; rewriting it would change the other callers")
         return fn, bound
+
+
+def hands_to_migrated(cls: cst.ClassDef, method: cst.FunctionDef,
+                      migrated: Callable[[cst.FunctionDef], bool]) -> bool:
+    """A sync entry whose fan-out, in a method of the class it calls, is the kernel's already."""
+    if method.asynchronous is not None:
+        return False
+    called = {c.func.attr.value for c in m.findall(method, m.Call(
+        func=m.Attribute(value=m.Name("self"), attr=m.Name())))
+        if isinstance(c, cst.Call) and isinstance(c.func, cst.Attribute)}
+    return any(isinstance(s, cst.FunctionDef) and s.name.value in called and migrated(s)
+               for s in cls.body.body)

@@ -121,6 +121,8 @@ class MethodWriter:
             kwargs.append(f"failed={hook[0]}")
         if fan.post is not None:
             kwargs += [f"group={fan.post.group}", f"translated={fan.post.translated}"]
+        if fan.stop is not None:
+            kwargs.append(f"stop={fan.stop.source}")
         if fan.collected is not None:
             kwargs.append(f"group={fan.collected.group}")
         args = [expr, self.code(fan.entries).strip(), step, *kwargs]
