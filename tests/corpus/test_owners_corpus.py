@@ -37,12 +37,14 @@ REWRITTEN = {
     "SchedulerSignalBus": ("scheduler", "exact", []),
     "TerminalCallbackRegistry": ("terminal_callback", "nearest",
                                  ["failure", "handler_cancellation"]),
+    "MessageManager": ("message_manager_async", "exact", []),
 }
+# MessageManager's second entry, its sync one, on fan_out_sync under the sync profile
+SYNC_ENTRIES = {"MessageManager.add_message": "message_manager_sync"}
+# the same class owns a second mechanism, not one of the seven: its pile-rewritten callbacks
+PILE_REWRITTEN = "message_pile_rewritten"
 REFUSED = {  # class -> {entry: the start of its reason}
     "SessionObserver": {"SessionObserver.emit": "returned awaitable: SessionObserver.emit keeps"},
-    "MessageManager": {"MessageManager.a_add_message": "error surface: MessageManager.a_add_message "
-                                                       "collects every failure",
-                       "MessageManager.add_message": "sync entry:"},
     "HookRegistry": {"HookRegistry.call": "concurrency: HookRegistry.call calls one handler",
                      "HookRegistry.handle_streaming_chunk": "concurrency: "},
 }
@@ -55,9 +57,13 @@ class Owners:
         self.before, self.after = before, after
         self.generated_before, self.generated_after = generated_before, generated_after
         # one record per owner (mechanism, file, class): MessageManager owns two mechanisms
-        self.records = {(r["class"] or r["entries"][0]["entry"]): r for r in owners(result)}
+        self.records = {(r["class"] or r["entries"][0]["entry"]): r for r in owners(result)
+                        if r["mechanism"] != PILE_REWRITTEN}
+        self.pile = [r for r in owners(result) if r["mechanism"] == PILE_REWRITTEN]
         self.entries: dict[str, dict[str, dict]] = {}
         for record in owners(result):
+            if record["mechanism"] == PILE_REWRITTEN:
+                continue
             for entry in record["entries"]:
                 self.entries.setdefault(record["class"] or entry["entry"], {})[entry["entry"]] = \
                     {**entry, "owner_status": record["status"]}
@@ -115,6 +121,17 @@ def test_the_dispatchers_the_kernels_reproduce_are_rewritten_under_their_own_pol
     assert terminal["deadline"] == "shared" and terminal["deadline_disposition"] == "silent_stop"
     rewritten = {r["class"] for r in migrated.records.values() if r["status"] == "rewritten"}
     assert rewritten == set(REWRITTEN)
+    entries = {e["entry"]: e for e in migrated.records["MessageManager"]["entries"]}
+    for entry, profile in SYNC_ENTRIES.items():
+        assert (entries[entry]["profile"], entries[entry]["matched"]) == (profile, "exact")
+        assert entries[entry]["policy"]["sync_entry"] == "reject_declared_async_before_owner_effect"
+    manager = (migrated.root / "lionagi/protocols/messages/manager.py").read_text()
+    assert manager.count("group=lambda errors: _raise_callback_errors(errors)") == 2
+    assert "fan_out_sync(" in manager and "await fan_out(" in manager
+    assert "hook_snapshot = self._snapshot_hooks_or_reject_async()" in manager  # its preflight
+    (pile,) = migrated.pile  # set_system / clear_messages: sync, no preflight, left as they are
+    assert pile["status"] == "refused"
+    assert all(e["reason"].startswith("sync entry:") for e in pile["entries"]), pile
     hookbus = migrated.entries["HookBus"]
     assert {e: (v["profile"], v["matched"]) for e, v in hookbus.items()} == {
         "HookBus.blocking_emit": ("session_observer", "nearest"),
@@ -147,7 +164,8 @@ def test_every_refused_owner_is_listed_with_the_axis_or_behaviour(migrated: Owne
 
 def test_the_migrated_package_imports_and_every_rewritten_file_compiles(migrated: Owners) -> None:
     changed = [c.file for c in migrated.result.changes]
-    assert sorted(changed) == ["lionagi/hooks/bus.py", "lionagi/service/broadcaster.py",
+    assert sorted(changed) == ["lionagi/hooks/bus.py", "lionagi/protocols/messages/manager.py",
+                               "lionagi/service/broadcaster.py",
                                "lionagi/state/lifecycle/callbacks.py",
                                "lionagi/studio/scheduler/signals.py"]
     modules = [rel[:-3].replace("/", ".") for rel in changed]

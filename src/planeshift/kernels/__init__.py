@@ -26,6 +26,7 @@ from ._vocab import (
     UnsetType,
 )
 from .entries import Call, Step, fan_out
+from .entries_sync import SyncCall, SyncStep, fan_out_sync
 from .errors import (
     DeadlineExceeded,
     HandlerCancelled,
@@ -100,11 +101,14 @@ __all__ = [
     "SnapshotError",
     "StageExceptionPolicy",
     "Step",
+    "SyncCall",
     "SyncEntryError",
     "SyncEntryPolicy",
     "SyncHandlerMode",
+    "SyncStep",
     "TransactionRef",
     "Unset",
     "UnsetType",
     "fan_out",
+    "fan_out_sync",
 ]

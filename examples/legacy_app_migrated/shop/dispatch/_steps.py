@@ -197,6 +197,8 @@ class PhaseSteps:
         invocation stage's policy says (raised on, recorded, or collected)."""
         try:
             await invocation
+        except self.hooks.stop as exc:  # the owner's stop signal, before any other clause (none: ())
+            slot.settle(S.STOPPED, error=exc)
         except asyncio.CancelledError as exc:
             if emitter_cancelling(exc) and not self.drains_outside_cancel:
                 raise

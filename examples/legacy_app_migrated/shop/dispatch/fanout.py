@@ -164,7 +164,7 @@ class FanoutDispatcher(Generic[SignalT]):
     async def fan_out(self, step: Step, **hooks: Any) -> DispatchReport:
         """``entries.fan_out`` over this table's handlers (a snapshot taken now), under this
         dispatcher's policy, logger and offload; *hooks* are fan_out's ``failed``, ``group``,
-        ``translated`` (and ``offload``, for this call)."""
+        ``translated``, ``stop`` (and ``offload``, for this call)."""
         return await fan_out(self.policy, self.handlers, step, logger=self.logger, **{"offload": self.offload, **hooks})
 
     def unsubscribe(self, registration: Registration) -> bool:

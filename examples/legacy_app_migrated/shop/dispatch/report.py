@@ -51,7 +51,9 @@ class HandlerOutcome:
 
     @property
     def ok(self) -> bool:
-        return self.status in (OutcomeStatus.RETURNED, OutcomeStatus.DISCARDED, OutcomeStatus.DETACHED)
+        return self.status in (
+            OutcomeStatus.RETURNED, OutcomeStatus.DISCARDED, OutcomeStatus.DETACHED, OutcomeStatus.STOPPED
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

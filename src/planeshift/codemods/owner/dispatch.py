@@ -16,13 +16,16 @@ from ..facts import MigrateFacts
 from ..model import Migrated, NotMigrated
 from ..support.names import ModuleNames, module_names, package_of
 from .examples import DISPATCH_EXAMPLES
+from .examples_collect import COLLECT_EXAMPLES
 from .idiom import Refused
-from .names import Resolver, dotted, fresh, reads_and_binds, statements
+from .local_imports import calls_in, imported
+from .names import Resolver, fresh, reads_and_binds, statements
 from .nested import block_method, check_outside, fan_out_block, rewritten
-from .plan import Owner, owners
+from .plan import Owner, owners, sync_kernel_missing
 from .policy import OwnerPolicy, build, scan_reason
 from .read import FanOut, MethodReader
 from .stop_examples import STOP_EXAMPLES
+from .sync_entry import SyncEntryReader, hands_to_migrated
 from .write import MethodWriter, step_names
 
 OWNER_INFO = "planeshift.owner"
@@ -47,13 +50,22 @@ class OwnerDispatch(Codemod):
       kernel runs as the policy says;
     - the except clause's record (the log line, the signal recorded before a re-raise) is kept as
       the owner's `failed` hook, run inside the kernel's except clause; a gather's group and
-      translated cancellation are kept as the owner's `group` and `translated` factories.
+      translated cancellation are kept as the owner's `group` and `translated` factories;
     - a first clause `except <Type>: break` (lionagi's `except StopHook: break`) is the kernel's
       stop signal, `fan_out(..., stop=<Type>)`: the handlers after it are skipped, nothing is
       logged or raised; a clause `except Exception: if <test>: raise` then `<record>` keeps the
       `if` in the `failed` hook, whose bare `raise` re-raises the failures it picks;
     - a loop that is a statement of the method's one `try` (the try's clauses and `finally`
-      are the façade's and stay around the kernel call) is read as one of the method itself.
+      are the façade's and stay around the kernel call) is read as one of the method itself;
+    - a loop whose `except BaseException as exc: errors.append(exc)` collects every failure,
+      followed by `if errors:` raising one as itself and several as a group (inline, or through
+      a module function that starts `if len(errors) == 1: raise errors[0]` and always raises),
+      runs every handler under COLLECT / UNWRAP_SINGLE_ELSE_GROUP (the message-manager profiles),
+      the group (or the function) kept as the owner's `group` hook;
+    - a sync entry whose first statement takes its snapshot through a method of the class that
+      raises for a declared-async handler (before the owner's mutation, as ADR-0120 D2 has it)
+      keeps that preflight, and its loop over the snapshot (in the entry or in the one method it
+      hands the snapshot to) becomes `fan_out_sync(policy, snapshot, step, ...)`.
 
     The policy is the scan's, checked against the loop (a disagreement refuses the owner), and is
     written as a module-level constant: `DispatchPolicy.<profile>()` when it is one of ADR-0120
@@ -86,13 +98,15 @@ class OwnerDispatch(Codemod):
 
     ## What it leaves alone
     Each refused owner is listed with the axis or behaviour the kernels cannot reproduce: an
-    axis the scan could not read from the code, a sync dispatch method, a loop that is not a
-    statement of the method itself (or of its one `try`), a loop over the storage itself rather
-    than a snapshot, an except clause that leaves the loop otherwise than a first `except <Type>:
-    break` (`continue`, `return`, `break` with more statements, a stop clause after another
-    clause, `break` on every failure or on a cancellation), re-raises some exceptions otherwise
-    than `if <test>: raise`, catches one class, or collects failures for a helper to raise; a handler
-    called once per matched value; `await h(x)` (which fails on a sync handler's result); an
+    axis the scan could not read from the code, a sync dispatch method without that preflight, a
+    loop that is not a statement of the method itself (or of its one `try`), a loop over the
+    storage itself rather than a snapshot, an except clause that leaves the loop otherwise than a
+    first `except <Type>: break` (`continue`, `return`, `break` with more statements, a stop
+    clause after another clause, `break` on every failure or on a cancellation), re-raises some
+    exceptions otherwise than `if <test>: raise`, catches one class, or collects failures that
+    other code reads or raises in another form; a handler called once per matched value;
+    returned awaitables gathered after every handler was invoked (`fan_out` awaits in the
+    invocation); `await h(x)` (which fails on a sync handler's result); an
     offload that waits for its thread on cancellation; an asyncio.TaskGroup; a gather without
     `return_exceptions=True`. An owner is rewritten whole or not at all.
 
@@ -102,14 +116,15 @@ class OwnerDispatch(Codemod):
     in its order, and reports in that order.
 
     ## References
-    ADR-0120 D2 (DispatchPolicy, the named profiles), Phase 1; docs/kernels.md (`fan_out`,
-    `isolate_base_exceptions`, `cancel_siblings_and_return`); `owner_table`.
+    ADR-0120 D2 (DispatchPolicy, the named profiles, the sync entry), Phase 1; docs/kernels.md
+    (`fan_out`, `fan_out_sync`, `isolate_base_exceptions`, `cancel_siblings_and_return`);
+    `owner_table`.
     """
 
     id = "owner_dispatch"
     owner = True
     DESCRIPTION = "Dispatcher fan-out loops become a call of the kernel under the loop's policy."
-    EXAMPLES: ClassVar[list[Example]] = [*DISPATCH_EXAMPLES, *STOP_EXAMPLES]
+    EXAMPLES: ClassVar[list[Example]] = [*DISPATCH_EXAMPLES, *STOP_EXAMPLES, *COLLECT_EXAMPLES]
 
     @classmethod
     def plan(cls, facts: MigrateFacts) -> Plan:
@@ -169,7 +184,7 @@ class OwnerRewrite:
             if method is None:
                 refusals[path.entry] = gate or f"{path.entry} is not a method defined in {owner.cls}"
                 continue
-            if self._migrated(method):
+            if self._migrated(method) or hands_to_migrated(cls, method, self._migrated):
                 already.append(path)
                 continue
             if gate is not None and gate.startswith("concurrency:"):
@@ -177,14 +192,20 @@ class OwnerRewrite:
                 continue
             try:
                 resolver = self._resolver_in(method)
-                at = self.blocks[path.entry] = fan_out_block(method)
-                fan = MethodReader(method if at is None else block_method(method, at), cls,
-                                   resolver, self.code, self.call).read()
-                if at is not None:
-                    check_outside(method, at, fan, f"{owner.cls}.{method.name.value}")
+                if method.asynchronous is None:
+                    self.blocks[path.entry] = None
+                    fan = SyncEntryReader(method, cls, self._resolver_in, self.code, self.call,
+                                          self.tree.body).read()
+                else:
+                    at = self.blocks[path.entry] = fan_out_block(method)
+                    fan = MethodReader(method if at is None else block_method(method, at), cls,
+                                       resolver, self.code, self.call,
+                                       module=self.tree.body).read()
+                    if at is not None:
+                        check_outside(method, at, fan, f"{owner.cls}.{method.name.value}")
                 if gate is not None:
                     raise Refused(gate)
-                read.append((path, method, fan, build(path, fan)))
+                read.append((path, fan.host or method, fan, build(path, fan)))
             except Refused as exc:
                 refusals[path.entry] = self._reason(path, method, str(exc))
         if refusals:
@@ -216,7 +237,8 @@ class OwnerRewrite:
             # the names a method's hooks and steps take are its own locals (a second method's
             # hook is `_failed` again); the module-level ones stay taken for the next method
             writer = MethodWriter(fan, policy, owner.cls, method, self.code, set(taken), logger,
-                                  self.call, self.tree.config_for_parsing)
+                                  self.call, self.tree.config_for_parsing,
+                                  entry=owner.entry(path))
             at = self.blocks.get(path.entry)
             body = statements(method.body if at is None else block_method(method, at).body)
             written = writer.write(body)
@@ -225,6 +247,10 @@ class OwnerRewrite:
             module_src += written.module
             taken |= {n for src in written.module for n in _MODULE_NAME.findall(src)}
             imports |= set(written.imports)
+        stale = sync_kernel_missing(self.codemod.facts.root, kernel) \
+            if "fan_out_sync" in imports and self.codemod.facts else None
+        if stale:
+            return self._refuse_all(stale)
         for name in sorted(imports):
             if not self.names.free(name, f"{kernel}.{name}"):
                 return self._refuse_all(f"the module binds `{name}` already; the kernel's "
@@ -266,7 +292,7 @@ class OwnerRewrite:
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
             for small in stmt.body:
-                for module, obj, local in _imported(small):
+                for module, obj, local in imported(small):
                     if local in gone and f'"{local}"' not in text and f"'{local}'" not in text:
                         RemoveImportsVisitor.remove_unused_import(self.codemod.context, module, obj)
 
@@ -307,8 +333,10 @@ class OwnerRewrite:
 
     def _migrated(self, method: cst.FunctionDef) -> bool:
         kernel = self.owner.kernel
-        for node in _calls(method):
-            if self.resolver.qualified(node.func) in (f"{kernel}.fan_out", f"{kernel}.entries.fan_out"):
+        for node in calls_in(method):
+            if self.resolver.qualified(node.func) in (
+                    f"{kernel}.fan_out", f"{kernel}.entries.fan_out", f"{kernel}.fan_out_sync",
+                    f"{kernel}.entries_sync.fan_out_sync"):
                 return True
             func = node.func
             if isinstance(func, cst.Attribute) and func.attr.value == "fan_out" and \
@@ -354,34 +382,6 @@ def _nested_call(method: cst.FunctionDef, path: Any, code: Any) -> str | None:
             if any(call and call in text for call in calls):
                 return (f"concurrency: each handler is invoked once per value of `for "
                         f"{code(inner.target).strip()} in {code(inner.iter).strip()}`, where the "
-                        "kernel invokes each entry once")
+                        "kernel invokes each entry once (computing every match first would run "
+                        "a raising match before the handlers registered ahead of it)")
     return None
-
-
-def _imported(small: cst.BaseSmallStatement) -> list[tuple[str, str | None, str]]:
-    """(module, name, local name) of each absolute import a statement makes."""
-    out: list[tuple[str, str | None, str]] = []
-    if isinstance(small, cst.Import):
-        for alias in small.names:
-            full = dotted(alias.name)
-            if full and alias.asname is None:
-                out.append((full, None, full.split(".")[0]))
-    elif isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None \
-            and not isinstance(small.names, cst.ImportStar):
-        module = dotted(small.module)
-        for alias in small.names:
-            name = dotted(alias.name)
-            if module and name and alias.asname is None:
-                out.append((module, name, name))
-    return out
-
-
-def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    out: list[cst.Call] = []
-    todo = [node]
-    while todo:
-        current = todo.pop()
-        if isinstance(current, cst.Call):
-            out.append(current)
-        todo.extend(current.children)
-    return out

@@ -17,11 +17,13 @@ the kernel runs over the list it is handed when the fan-out starts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from .clauses import Collects, Failure, clause_reads_step_locals, read_failure
+from .collect import Collected, CollectReader
 from .gather import GatherPost, read_post
 from .idiom import FORMS, Code, IdiomReader, Invocation, NoInvocation, Refused
 from .names import (
@@ -56,14 +58,20 @@ class FanOut:
     post: GatherPost | None = None
     notes: list[str] = field(default_factory=list)
     stop: Stop | None = None  # ``except <Type>: break``: the kernel's stop signal
+    collected: Collected | None = None  # the failures collected and raised after the loop
+    sync: bool = False  # a sync entry's fan-out: fan_out_sync
+    host: cst.FunctionDef | None = None  # the method holding the loop, when not the entry's own
 
 
 class MethodReader:
     """One dispatch method of an owner class, read into a FanOut or refused."""
 
     def __init__(self, method: cst.FunctionDef, cls: cst.ClassDef, resolver: Resolver, code: Code,
-                 call_name: str) -> None:
+                 call_name: str, module: Sequence[cst.BaseStatement] = ()) -> None:
         self.method, self.cls, self.r, self.code = method, cls, resolver, code
+        self.module = module  # the module's statements (a collected surface's helper is there)
+        self.sync_host = False  # a sync method read for a sync entry (owner_sync_entry)
+        self.entries_checked = False  # the entries are a snapshot the sync entry took
         self.idioms = IdiomReader(resolver, code, call_name)
         self.where = f"{cls.name.value}.{method.name.value}"
         body = method.body
@@ -71,7 +79,7 @@ class MethodReader:
             else []
 
     def read(self) -> FanOut:
-        if self.method.asynchronous is None:
+        if self.method.asynchronous is None and not self.sync_host:
             raise Refused(f"sync entry: {self.where} is synchronous; the owner codemods rewrite "
                           "async dispatch loops (the kernels' sync entry is FanoutDispatcher."
                           "emit_sync, whose snapshot the owner must take before its mutation)")
@@ -136,16 +144,28 @@ class MethodReader:
         if stmt.orelse is not None:
             raise Refused(f"{self.where}: the dispatch loop has an else clause")
         only_try, stop = split_stop(only_try, self.r, self.code, self.where)
+        collected = None
         try:
             failure = read_failure(only_try, self.r, self.code, self.where)
         except Collects as collects:
-            raise Refused(self._collected_surface(index, collects.name)) from None
+            if not self.module or only_try is None:
+                raise Refused(self._collected_surface(index, collects.name)) from None
+            collected = CollectReader(self.body, self.module, self.r, self.code,
+                                      self.where).read(index, only_try, collects.name)
+            failure = Failure("collect", seen=collected.seen)
         failure.hook = [*prefix, *failure.hook] if failure.has_hook else failure.hook
         leaving = leaves_loop(step)
         if leaving is not None:
             raise Refused(f"completion: `{self.code(leaving).strip()}` in {self.where}'s loop "
                           "body leaves the loop, which the kernel's step cannot")
         axes = {"concurrency": "sequential", "handler_cancellation": "propagate"}
+        if collected is not None:
+            if stop is not None:
+                raise Refused(f"failure: {self.where} stops at `{stop.seen}` and collects the "
+                              "other failures: the owner codemods read one or the other")
+            axes["handler_cancellation"] = collected.cancellation
+            return FanOut("loop", index, index + 2, stmt.iter, stmt.target, new, invocation,
+                          failure, axes, collected=collected)
         fan = FanOut("loop", index, index + 1, stmt.iter, stmt.target, new, invocation,
                      failure, axes, stop=stop)
         if failure.reraises:
@@ -277,8 +297,9 @@ class MethodReader:
     # -- checks -------------------------------------------------------------------------------
 
     def _check_step(self, fan: FanOut) -> None:
-        Snapshots(self.method, self.cls, self.code).require(fan.entries, self.body[:fan.start],
-                                                             self.where)
+        if not self.entries_checked:
+            Snapshots(self.method, self.cls, self.code).require(fan.entries,
+                                                                 self.body[:fan.start], self.where)
         params = target_names(fan.target)
         if fan.kind == "loop":
             _, binds = reads_and_binds(fan.step_body)
