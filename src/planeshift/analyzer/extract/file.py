@@ -128,15 +128,17 @@ def decode_source(data: bytes) -> str:
 
 
 def extract_source(
-    data: bytes, path: str, module: str, is_package: bool, vocab: Vocabulary
+    data: bytes, path: str, module: str, is_package: bool, vocab: Vocabulary,
+    rule_facts: tuple | None = None,
 ) -> FileFacts:
-    """Facts for one Python file given its bytes; never raises for a bad file."""
+    """Facts for one Python file given its bytes; never raises for a bad file. *rule_facts*:
+    the rules' facts of these bytes, when an extraction under another vocabulary read them."""
     with collector_paused():  # its tree and facts hold no cycles: reference counting frees them
-        return _extract(data, path, module, is_package, vocab)
+        return _extract(data, path, module, is_package, vocab, rule_facts)
 
 
-def _extract(data: bytes, path: str, module: str, is_package: bool, vocab: Vocabulary
-             ) -> FileFacts:
+def _extract(data: bytes, path: str, module: str, is_package: bool, vocab: Vocabulary,
+             rule_facts: tuple | None) -> FileFacts:
     try:
         text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
@@ -159,6 +161,7 @@ def _extract(data: bytes, path: str, module: str, is_package: bool, vocab: Vocab
     try:
         facts = collect_symbols(tree, path, module, is_package, vocab if wants_sites else None,
                                 text)
-        return replace(facts, rule_facts=file_facts(tree, text))
+        return replace(facts, rule_facts=file_facts(tree, text) if rule_facts is None
+                       else rule_facts)
     except RecursionError:
         return FileFacts(path=path, module=module, error="cannot analyse: nesting too deep")
