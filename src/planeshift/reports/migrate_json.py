@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from ..codemods.model import MigrateResult
-from .jsontext import dumps_indented
 from .migrate_owners import OWNER_CODEMODS, owners
 
 SCHEMA_ID = "planeshift.migrate/1"
@@ -41,7 +40,7 @@ def migrate_dict(result: MigrateResult) -> dict[str, Any]:
 
 
 def render_migrate_json(result: MigrateResult) -> str:
-    return dumps_indented(migrate_dict(result), default=str) + "\n"
+    return json.dumps(migrate_dict(result), indent=2, ensure_ascii=False, default=str) + "\n"
 
 
 def load_migrate_schema() -> dict[str, Any]:
