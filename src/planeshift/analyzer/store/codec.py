@@ -210,7 +210,15 @@ def digest_of(facts: FileFacts) -> str:
 
 
 def dumps(facts: FileFacts) -> bytes:
-    return digest_of(facts).encode() + marshal.dumps((FORMAT, encode(facts)))
+    """A cache entry: the digest of the canonical rows, then the rows, function bodies as bytes
+    (one encoding serves both: the bodies are marshalled from the canonical rows)."""
+    row = encode(facts, canonical=True)
+    head = hashlib.sha256(marshal.dumps(row, 2)).hexdigest()[:DIGEST].encode()
+    row[_FUNCTIONS] = [[*func[:-1], marshal.dumps(func[-1])] for func in row[_FUNCTIONS]]
+    return head + marshal.dumps((FORMAT, row))
+
+
+_FUNCTIONS = _FIELDS[FileFacts].index("functions")
 
 
 def digest(data: bytes) -> str:

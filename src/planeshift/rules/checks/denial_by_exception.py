@@ -167,12 +167,13 @@ class DenialByException(Rule):
             node = stmt.node
             if not stmt.function:
                 continue
-            if isinstance(node, ast.Raise) and node.exc is not None:
-                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-                name = dotted(exc)
-                if name and name[:1].isupper() or name and "." in name:
-                    raises.append(Raised(stmt.function, node.lineno, node.col_offset, name,
-                                         stmt.caught))
+            if node.__class__ is ast.Raise:
+                if node.exc is not None:
+                    exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                    name = dotted(exc)
+                    if name and name[:1].isupper() or name and "." in name:
+                        raises.append(Raised(stmt.function, node.lineno, node.col_offset, name,
+                                             stmt.caught))
                 continue
             call = _statement_call(node)
             callee = dotted(call.func) if call is not None else None
@@ -217,9 +218,10 @@ def _callable_names(tree: ast.Module) -> tuple[set[str], dict[str, set[str]]]:
     methods: dict[str, set[str]] = {}
     for stmt in statements(tree):
         node = stmt.node
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
+        kind = node.__class__  # (the parser's own classes: no subclass to test for)
+        if kind is ast.Import or kind is ast.ImportFrom:
             names.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             if stmt.cls and stmt.scope == stmt.cls:
                 methods.setdefault(stmt.cls, set()).add(node.name)
             elif not stmt.function and not stmt.cls:
@@ -236,17 +238,22 @@ def _may_be_a_function(callee: str, cls: str, known: tuple[set[str], dict[str, s
     if head in ("self", "cls"):
         return "." not in rest and bool(cls) and rest in methods.get(cls, ())
     return "." not in rest and head in names
-_VALUED = (ast.Expr, ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign)
+_VALUED_KINDS = frozenset((ast.Expr, ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign))
 
 
 def _statement_call(node: ast.stmt) -> ast.Call | None:
     """The call a statement makes as a whole (awaited or not): its expression, its value, its
     returned value, or an ``if`` / ``while`` test."""
-    value = node.value if isinstance(node, _VALUED) else (
-        node.test if isinstance(node, (ast.If, ast.While)) else None)
-    if isinstance(value, ast.Await):
+    kind = node.__class__  # (the parser's own classes: no subclass to test for)
+    if kind in _VALUED_KINDS:
+        value = node.value  # type: ignore[attr-defined]
+    elif kind is ast.If or kind is ast.While:
+        value = node.test  # type: ignore[attr-defined]
+    else:
+        return None
+    if value.__class__ is ast.Await:
         value = value.value
-    return value if isinstance(value, ast.Call) else None
+    return value if value.__class__ is ast.Call else None
 
 
 class _Code:

@@ -167,9 +167,9 @@ class UnwiredErrorHook(Rule):
             invoked |= summary.invoked
         stored, fed, read = _gather(project)
         unwired = {s for s in stored if not s.word and s.attr not in invoked}
-        feeding: dict[Store, list[Registration]] = {}
+        fed_by = [(r, fed(r)) for r in project.registrations]  # (what each one feeds, once)
+        feeding = {s: [r for r, feeds in fed_by if s in feeds] for s in stored}
         for _ in range(len(stored) + 1):  # a bucket read only by feeding another store
-            feeding = {s: [r for r in project.registrations if s in fed(r)] for s in stored}
             fed_lines = {(r.file, r.line) for s in unwired for r in feeding[s]}
             more = {s for s in stored if s.word and not _read(s, read, fed_lines)} - unwired
             if not more:
