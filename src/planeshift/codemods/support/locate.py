@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from .lines import python_lines
 
@@ -189,7 +190,7 @@ class Locator:
             body = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[body], indent=indent))
         alone = cst.Module(body=[body], default_indent=self.module.default_indent,
                            default_newline=self.module.default_newline)
-        positions = dict(MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider))
+        positions, _ = positions_of(alone)
         parents: dict[int, cst.CSTNode] = {}
         _record_parents(shown, parents)
         if shown is not unit:
@@ -200,6 +201,42 @@ class Locator:
         anchor = positions[entry.node]
         offset = stmt.lineno - anchor.start.line
         return positions, parents, offset
+
+
+def positions_of(module: cst.Module, order: list[cst.CSTNode] | None = None
+                 ) -> tuple[dict[cst.CSTNode, CodeRange], str]:
+    """What ``MetadataWrapper(module).resolve(PositionProvider)`` gives, and the module's code,
+    from one rendering: the wrapper also walks the tree for its batched providers and the code
+    would be a second rendering, which for one statement cost more than the positions. With
+    *order*, every node is appended to it in document order (parents first), as a walk of
+    ``children`` gives them, except those inside an f-string."""
+    provider = PositionProvider()
+    state = (_Ordered if order is not None else PositionProvidingCodegenState)(
+        default_indent=module.default_indent, default_newline=module.default_newline,
+        provider=provider)
+    if order is not None:
+        state.order, state.inside = order, 0  # type: ignore[attr-defined]
+    module._codegen(state)
+    return provider._computed, "".join(state.tokens)  # type: ignore[return-value]
+
+
+class _Ordered(PositionProvidingCodegenState):
+    """Positions, and the nodes in the order they are rendered."""
+
+    order: list[cst.CSTNode]
+    inside: int  # f-strings open around the node
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if not self.inside:
+            self.order.append(node)
+        if isinstance(node, cst.FormattedString):
+            self.inside += 1
+        super().before_codegen(node)
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.FormattedString):
+            self.inside -= 1
+        super().after_codegen(node)
 
 
 def _stub() -> cst.IndentedBlock:
