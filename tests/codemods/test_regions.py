@@ -183,3 +183,26 @@ def test_a_statement_added_outside_the_import_block_is_not_put_back_in_the_wrong
                                             body[-1]])
     with pytest.raises(ValueError, match="outside the import block"):
         found.render(moved)
+
+
+def test_after_an_edit_that_moved_lines_the_next_codemod_sees_the_whole_text_as_rendered() -> None:
+    """A codemod whose edit moved lines hands the next one the whole module as rendered so far,
+    and a locator at that text's lines, as the whole-module path does."""
+    import ast
+
+    text = CASES["two_far_apart"]
+    lines = [n for n, line in enumerate(text.split("\n"), 1) if line.startswith("bus.")]
+    found = regions.regions_for(text, ast.parse(text), lines)
+    assert isinstance(found, regions.Regions)
+    body = list(found.module.body)
+    taller = cst.parse_statement("bus.on(\n    Point.BEFORE,\n    guard,\n)\n")
+    edited = found.module.with_changes(body=[*body[:-2], taller, body[-1]])
+    source = found.source(edited, "app.py", None, moved=True)
+    assert not found.failed
+    assert source.text == text.replace("bus.on(Point.BEFORE, guard)\n",
+                                       "bus.on(\n    Point.BEFORE,\n    guard,\n)\n")
+    last = source.text.split("\n").index("bus.subscribe(guard)") + 1
+    entry = source.locator.statement_at(last)
+    assert entry is not None and source.code(entry.unit) == "bus.subscribe(guard)\n"
+    call = source.locator.at(last, 0)
+    assert call is not None and isinstance(call.nodes[0], cst.Call)
