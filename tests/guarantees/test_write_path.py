@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import example, given
 
 from planeshift.codemods import MigrateOptions, migrate
 from planeshift.codemods.support.shell import argv_of
@@ -71,6 +71,12 @@ def hook_spans(text: str) -> dict[tuple[int, int], tuple[int, int]]:
 
 
 @given(settings_file())
+@example((".demo/hooks.json", '{"statusLine": {"type": "command", "command": "\x85"}, "hooks": '
+          '{"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "python"}]}]}}'
+          "\n"))  # a raw NEL: JSON's reader counts lines as YAML does (a line break there)
+@example((".demo/hooks.json", '{"statusLine": {"type": "command", "command": "\x7f"}, "hooks": '
+          '{"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "py x"}]}]}}'
+          "\n"))  # a raw DEL: legal JSON that libyaml refuses
 def test_a_settings_file_reads_back_with_only_its_hook_commands_changed(
         case: tuple[str, str]) -> None:
     rel, text = case

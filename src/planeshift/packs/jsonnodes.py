@@ -4,7 +4,8 @@ JSON is YAML's subset only nearly: libyaml refuses a raw DEL or C1 control chara
 string (legal JSON) and reads the escapes of a surrogate pair (``"\\ud83d\\ude00"``) as two lone
 surrogates. So a ``.json`` settings file is read with ``json`` (its strings by ``json``'s own
 scanner) into ``yaml`` nodes with marks (the line and column where each value starts and ends,
-lines ended by LF, CRLF or CR, columns and indices in characters), which the settings extractor
+lines counted as YAML counts them, at LF, CRLF, CR, NEL, U+2028 and U+2029, so a file both can
+read has the positions it had; columns and indices in characters), which the settings extractor
 and the settings writer read as they read a YAML file's. A ``.json`` file that is not strict
 JSON is still read as YAML, as before.
 """
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
-_BREAK = re.compile(r"\r\n|\r|\n")
+_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # YAML's line breaks: positions as before
 _STR, _MAP, _SEQ = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
 _WORDS = {"true": "tag:yaml.org,2002:bool", "false": "tag:yaml.org,2002:bool",
           "null": "tag:yaml.org,2002:null"}
