@@ -24,7 +24,8 @@ from typing import cast
 import libcst as cst
 
 from .lines import python_lines
-from .locate import ast_statements, cst_statements, positions_of
+from .locate import ast_statements, cst_statements
+from .positions import positions_of
 from .style import TargetStyle
 
 BRACKETS = (cst.Call, cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ImportFrom)

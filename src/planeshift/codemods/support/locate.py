@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import CodeRange, PositionProvider
-from libcst.metadata.position_provider import PositionProvidingCodegenState
+from libcst.metadata import CodeRange
 
 from .lines import python_lines
+from .positions import positions_of
 
 TARGETS = (cst.Call, cst.Decorator, cst.Arg, cst.DictElement, cst.Assign, cst.AugAssign)
 _SUITES = ("body", "handlers", "orelse", "finalbody", "cases")
@@ -201,42 +201,6 @@ class Locator:
         anchor = positions[entry.node]
         offset = stmt.lineno - anchor.start.line
         return positions, parents, offset
-
-
-def positions_of(module: cst.Module, order: list[cst.CSTNode] | None = None
-                 ) -> tuple[dict[cst.CSTNode, CodeRange], str]:
-    """What ``MetadataWrapper(module).resolve(PositionProvider)`` gives, and the module's code,
-    from one rendering: the wrapper also walks the tree for its batched providers and the code
-    would be a second rendering, which for one statement cost more than the positions. With
-    *order*, every node is appended to it in document order (parents first), as a walk of
-    ``children`` gives them, except those inside an f-string."""
-    provider = PositionProvider()
-    state = (_Ordered if order is not None else PositionProvidingCodegenState)(
-        default_indent=module.default_indent, default_newline=module.default_newline,
-        provider=provider)
-    if order is not None:
-        state.order, state.inside = order, 0  # type: ignore[attr-defined]
-    module._codegen(state)
-    return provider._computed, "".join(state.tokens)  # type: ignore[return-value]
-
-
-class _Ordered(PositionProvidingCodegenState):
-    """Positions, and the nodes in the order they are rendered."""
-
-    order: list[cst.CSTNode]
-    inside: int  # f-strings open around the node
-
-    def before_codegen(self, node: cst.CSTNode) -> None:
-        if not self.inside:
-            self.order.append(node)
-        if isinstance(node, cst.FormattedString):
-            self.inside += 1
-        super().before_codegen(node)
-
-    def after_codegen(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.FormattedString):
-            self.inside -= 1
-        super().after_codegen(node)
 
 
 def _stub() -> cst.IndentedBlock:
