@@ -14,7 +14,7 @@ then written again (nothing may change). Counted:
 
 - crashes: migrate raised, or reported an internal error;
 - unparseable: a written file that no longer compiles (Python) or parses (YAML; JSON through
-  ``json.loads`` too when it was JSON);
+  ``json.loads``, and as YAML too when the original was readable as YAML);
 - non_idempotent: --check after --write finds changes to make, or a second write changes bytes;
 - changed_outside: a line whose text the rewrite did not touch changed its bytes (Python), or a
   settings file changed outside the rewritten command spans, or a value other than a rewritten
@@ -171,7 +171,10 @@ def _settings(rel: str, text: str, after_bytes: bytes, result) -> list[str]:  # 
     after = after_bytes.decode("utf-8")
     bom = 1 if text.startswith("\ufeff") else 0
     try:
-        data = yaml.safe_load(after[bom:])
+        # a JSON file is read as JSON; it must stay readable as YAML too when it was (a raw DEL
+        # or C1 character, legal JSON, makes libyaml refuse the original already)
+        if not rel.endswith(".json") or _yaml_reads(text[bom:]):
+            data = yaml.safe_load(after[bom:])
         if rel.endswith(".json"):
             data = json.loads(after[bom:])
     except Exception as exc:  # noqa: BLE001 - any reader's error is the finding
@@ -194,6 +197,16 @@ def _settings(rel: str, text: str, after_bytes: bytes, result) -> list[str]:  # 
     if data != expected:
         problems.append("argv_differs: the file does not read back as the commands' sh words")
     return problems
+
+
+def _yaml_reads(text: str) -> bool:
+    import yaml
+
+    try:
+        yaml.safe_load(text)
+    except yaml.YAMLError:
+        return False
+    return True
 
 
 def _sh_words(command: str) -> list[str] | None:

@@ -255,3 +255,20 @@ def test_relative_imports_resolve_by_the_scans_module_names_in_a_src_layout(
     text = (tmp_path / "t" / "src" / "mini" / "guards.py").read_text()
     assert "@returns_decisions(stop=Stop)" in text, result.not_migrated
     assert "return InterceptorDecision(disposition=InterceptorDisposition.STOP)" in text
+
+
+def test_a_line_separator_inside_a_literal_does_not_move_the_reference_lines(
+        tmp_path: Path) -> None:
+    """U+2028 (or NEL, a form feed ...) inside a string ends a line for ``str.splitlines`` but
+    not for Python: the search for other references numbers lines as the ast does, so the
+    registration's own line is still recognised as the registration and the other file's
+    reference is reported at its real line."""
+    app = APP.replace("\nbus = Bus()", '\nNOTE = "one\u2028two"\nbus = Bus()')
+    result, text = migrated(tmp_path, app)
+    assert "@returns_decisions(deny=PermissionError, stop=Stop)\nasync def guard" in text, \
+        result.not_migrated
+    (tmp_path / "other").mkdir()
+    result, text = migrated(tmp_path / "other", APP, extra={
+        "cli.py": 'NOTE = "one\u2028two\u2028three"\nfrom app import guard\n'})
+    assert any("also named at cli.py:2" in n.reason for n in result.not_migrated), \
+        result.not_migrated

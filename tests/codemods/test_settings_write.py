@@ -66,6 +66,39 @@ def test_json_reads_back_through_json_and_yaml(tmp_path: Path, char: str) -> Non
     assert command_of(yaml.safe_load(new)) == ["run", f"a{char}b", "é😀"]
 
 
+@pytest.mark.parametrize("raw", ["\x7f", "\x80", "\x9b", "\\ud83d\\ude00", "\u2028"])
+@pytest.mark.parametrize("pretty", [False, True])
+def test_json_settings_libyaml_cannot_read_are_read_with_json(tmp_path: Path, raw: str,
+                                                                pretty: bool) -> None:
+    """A raw DEL or C1 character (legal JSON, refused by libyaml) or the escapes of a surrogate
+    pair (one character for JSON, two lone surrogates for YAML): the scan reads a ``.json``
+    file with ``json``, finds the command at its line, and the rewrite reads back as ``json``
+    reads the file."""
+    text = JSON_HOOK.format(f'"run a{raw}b"')
+    char = json.loads(f'"{raw}"')
+    if pretty:  # a raw NEL on line 2: the command on line 9, as YAML counts
+        # lines (a line break there), so positions do not depend on the reader
+        text = json.dumps({"note": "\x85", **json.loads(text)}, indent=2,
+                          ensure_ascii=False).replace(json.dumps(f"run a{char}b",
+                                                                 ensure_ascii=False),
+                                                      f'"run a{raw}b"') + "\n"
+    new, result = migrated(tmp_path, ".demo/hooks.json", text)
+    assert [m.line for m in result.migrated] == [9 if pretty else 1], (result.not_migrated,
+                                                                      result.errors)
+    assert command_of(json.loads(new)) == ["run", f"a{char}b"]
+    assert new == text.replace(f'"run a{raw}b"', quoted_list(["run", f"a{char}b"]))
+
+
+@pytest.mark.parametrize("spelled", ["\\U0001F600", "😀"])
+def test_yaml_settings_are_read_with_yaml(tmp_path: Path, spelled: str) -> None:
+    """A YAML file is read by YAML: its own escapes (``\\U0001F600``) and raw characters."""
+    text = YAML_HOOK.format(f'"run a{spelled}b"')
+    char = yaml.safe_load(f'"{spelled}"')
+    new, result = migrated(tmp_path, ".demo/hooks.yaml", text)
+    assert len(result.migrated) == 1, (result.not_migrated, result.errors)
+    assert command_of(yaml.safe_load(new)) == ["run", f"a{char}b"]
+
+
 def test_a_cr_or_a_nel_stays_inside_its_word_as_in_sh(tmp_path: Path) -> None:
     new, _ = migrated(tmp_path, ".demo/hooks.yaml", YAML_HOOK.format(r'"run a\rb c\Nd"'))
     assert command_of(yaml.safe_load(new)) == ["run", "a\rb", "c\x85d"]

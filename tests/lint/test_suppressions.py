@@ -132,6 +132,20 @@ def test_a_suppression_in_another_case_is_honoured(tmp_path: Path, comment: str)
     assert _rules(result) == [] and result.count("suppressed") == 1
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\x85", "\x0c", "\x1e"])
+def test_a_line_separator_inside_a_literal_does_not_move_the_suppression(
+        tmp_path: Path, separator: str) -> None:
+    """These end a line for ``str.splitlines``, not for Python (nor tokenize, which numbers the
+    comment): the lines the comment is judged against are Python's, so a trailing suppression
+    after such a literal still covers its own line, and a finding's snippet is its line."""
+    result = _lint(tmp_path, f'NOTE = "one{separator}two"\n'
+                             f"{HAZARD}  # planeshift: ignore[PS101] deliberately fire-and-forget")
+    assert _rules(result) == [] and result.count("suppressed") == 1
+    text = read_source(tmp_path / "app" / "main.py", "app/main.py")
+    assert text is not None and any(line.startswith(HAZARD) for line in text.lines)
+    assert text.lines[text.comments[0].line - 1].startswith(HAZARD)
+
+
 def test_a_discard_annotation_in_another_case_is_honoured(tmp_path: Path) -> None:
     result = _lint(tmp_path, f"# PLANESHIFT: DISCARD-UNAWAITED owner=@team fire and forget\n"
                              f"{HAZARD}")

@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (  # bottom first; the longest
     ("base", ("planeshift", "planeshift.types", "planeshift.config", "planeshift.atomic",
               "planeshift.fsio",
               "planeshift.codeversion", "planeshift.heap", "planeshift.pyfloor",
+              "planeshift.pylines",
               "planeshift.repository", "planeshift.workers", "planeshift.vendor",
               "planeshift.owners", "planeshift.kernels")),
     ("packs", ("planeshift.packs",)),

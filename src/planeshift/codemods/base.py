@@ -40,6 +40,7 @@ OUTCOMES = "planeshift.outcomes"  # context.scratch: what each codemod did, for 
 TEXT = "planeshift.text"  # context.scratch: (tree, text) the driver parsed, spares a render
 AST = "planeshift.ast"  # context.scratch: Python's tree of that text, once parsed
 MOVED = "planeshift.lines_moved"  # context.scratch: an edit so far moved lines
+REGIONS = "planeshift.regions"  # context.scratch: the tree holds only some statements (regions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +204,11 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
         (expressions rewritten in place), the text first parsed, and its Python tree, still
         locate statements and lines, so the tree is not rendered and parsed again."""
         scratch, rel = self.context.scratch, self.items[0].file  # type: ignore[index]
+        regions = scratch.get(REGIONS)
+        if regions is not None:  # support.regions.Regions
+            found: Source = regions.source(tree, rel, self.context.full_package_name,
+                                           bool(scratch.get(MOVED)))
+            return found
         parsed = scratch.get(TEXT)
         if parsed is not None and (parsed[0] is tree or not scratch.get(MOVED)):
             source = Source(tree, parsed[1], rel, scratch.get(AST), parsed[0],

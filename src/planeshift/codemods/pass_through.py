@@ -79,19 +79,32 @@ def _bindings(name: str, scope: ast.AST) -> list[ast.expr] | None:
                  *filter(None, (params.vararg, params.kwarg))]
         if any(a.arg == name for a in every):
             return None
-    values: list[ast.expr] = []
+    values, other = _index(scope)
+    return None if name in other else list(values.get(name, ()))
+
+
+def _index(scope: ast.AST) -> tuple[dict[str, list[ast.expr]], set[str]]:
+    """The values each name is assigned in *scope*'s own nodes (in their order), and the names
+    bound otherwise; built once per scope (kept on the node), not once per registration: a
+    module's scope is the whole module, asked about for each of its registrations."""
+    cached = getattr(scope, "_planeshift_bindings", None)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    values: dict[str, list[ast.expr]] = {}
+    other: set[str] = set()
     for node in _own_nodes(scope):
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
-                                                for t in node.targets):
-            values.append(node.value)
+        if isinstance(node, ast.Assign):
+            for name in dict.fromkeys(t.id for t in node.targets if isinstance(t, ast.Name)):
+                values.setdefault(name, []).append(node.value)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
-                and node.target.id == name and node.value is not None:
-            values.append(node.value)
+                and node.value is not None:
+            values.setdefault(node.target.id, []).append(node.value)
         elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
                                ast.NamedExpr, ast.Global, ast.Nonlocal, ast.Import,
-                               ast.ImportFrom)) and name in _names_bound(node):
-            return None
-    return values
+                               ast.ImportFrom)):
+            other |= _names_bound(node)
+    scope._planeshift_bindings = (values, other)  # type: ignore[attr-defined]
+    return values, other
 
 
 def _own_nodes(scope: ast.AST) -> list[ast.AST]:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..packs.model import Pack
+from ..pylines import python_lines
 from ..types import Registration
 from .facts import MigrateFacts
 from .model import NotMigrated
@@ -85,7 +86,7 @@ def other_references(facts: MigrateFacts, handler: Handler) -> str | None:
             return f"{rel} cannot be read ({exc.strerror or exc}) and might name it"
         if name not in text:
             continue
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(python_lines(text), 1):  # the ast's numbering
             if word.search(line) and (rel, number) not in allowed:
                 return f"also named at {rel}:{number}"
     return None

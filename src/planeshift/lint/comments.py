@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import fsio
+from ..pylines import python_lines
 from ..rules.discard_annotation import parse_annotation
 from ..types import Suppression
 
@@ -49,7 +50,10 @@ def read_source(path: Path, rel: str) -> SourceText | None:
         data = fsio.read_bytes(path)
     except OSError:
         return None
-    lines = tuple(_decode(data, rel).splitlines())
+    text = _decode(data, rel)
+    # Python's numbering (tokenize's rows) for a module: not str.splitlines, which also breaks
+    # at U+2028, NEL, a form feed ... inside a string literal or a comment
+    lines = tuple(python_lines(text) if rel.endswith(".py") else text.splitlines())
     if _MARKER_BYTES.search(data) is None:
         return SourceText(lines, ())
     found: Iterable[tuple[int, int, str]]

@@ -8,14 +8,16 @@ The shape is the one Claude Code settings, lionagi's ``hooks_external`` and Code
           hooks:
             - {type: command, command: [argv, ...] | "shell string", timeout: 60}
 
-JSON is valid YAML, so one safe YAML composer (with line numbers) reads both.
+A YAML file is read by the safe YAML composer (with line numbers); a ``.json`` file by Python's
+``json`` into the same nodes (``packs.jsonnodes``: libyaml refuses raw DEL / C1 characters and
+misreads surrogate-pair escapes, which JSON allows).
 """
 
 from __future__ import annotations
 
 import yaml
 
-from ...packs.load import compose_yaml
+from ...packs.jsonnodes import compose_settings
 from .facts import ConfigHook, FileFacts
 
 
@@ -50,7 +52,7 @@ def extract_config(data: bytes, path: str, keys: frozenset[str]) -> FileFacts:
     """Hook registrations in one settings file; a file that does not parse is an error."""
     try:
         text = data.decode("utf-8-sig")
-        root = compose_yaml(text)
+        root = compose_settings(text, path)
     except UnicodeDecodeError as exc:
         return FileFacts(path=path, module="", error=f"cannot decode settings file: {exc}")
     except ValueError as exc:

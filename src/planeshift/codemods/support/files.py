@@ -10,6 +10,8 @@ only each file's new text and outcomes travel back.
 
 from __future__ import annotations
 
+import ast
+import logging
 import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,16 +21,18 @@ from libcst.codemod import CodemodContext, SkipFile
 
 from ...analyzer.store.caches import entry_key
 from ...workers import shared_map
-from ..base import OUTCOMES, TEXT, Codemod, Item
+from ..base import OUTCOMES, REGIONS, TEXT, Codemod, Item
 from ..facts import MigrateFacts
 from ..model import Migrated, NotMigrated
 from .imports import apply_imports
-from .layout import fit
+from .layout import fit, fit_tree
+from .regions import regions_for
 from .writer import SourceFile, WriteError, check_python, read_source
 
 Step = tuple[type[Codemod], list[Item]]
 Outcome = Migrated | NotMigrated | None
 FORK_THRESHOLD = 4  # fewer files than this are migrated in-process
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -57,6 +61,19 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
     text = run.text if run.text is not None else run.source.text
     if not rel.endswith(".py"):
         return _settings(run, text, steps, facts)
+    before = set(facts.rewritten)
+    new = None if facts.options.owners else regional(run, text, steps, facts)
+    if new is None:
+        return _whole(run, text, steps, facts, before)
+    run.rewritten |= facts.rewritten - before
+    return _finish(run, text, new, rel)
+
+
+def _whole(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts,
+           before: set[tuple]) -> FileRun:
+    """The whole module parsed, transformed and rendered by LibCST."""
+    rel = run.rel
+    assert run.source is not None
     try:
         tree = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
@@ -64,11 +81,12 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
     except RecursionError:
         return _fail(run, steps, "LibCST cannot parse it: nesting too deep")
     if tree.code != text:  # LibCST 1.x drops a form feed starting a statement, a final CR
+        # a refusal, not an error: nothing went wrong and nothing is left to do that planeshift
+        # can do, so `migrate --check` (after --write or not) passes on such a file
         return _fail(run, steps, f"LibCST cannot reproduce it byte for byte{_why(text)}; it is "
-                                 "left as it is")
+                                 "left as it is", error=False)
     context = CodemodContext(filename=str(run.source.path), full_module_name=facts.module(rel),
                              full_package_name=facts.package(rel), scratch={TEXT: (tree, text)})
-    before = set(facts.rewritten)
     for codemod, items in steps:
         tree = _transform(codemod, items, tree, context, facts, run)
     run.rewritten |= facts.rewritten - before
@@ -78,15 +96,80 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
         # writes a dispatcher's body from its own template, laid out there
         new = tree.code if facts.options.owners else fit(tree, text, facts.style,
                                                           facts.adapter_names)
+    except Exception as exc:  # noqa: BLE001 - a bug: reported, unchanged
+        return _error(run, exc)
+    return _finish(run, text, new, rel)
+
+
+def regional(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts
+             ) -> str | None:
+    """The new text, from only the statements holding the steps' items (``support.regions``);
+    None where the whole module must be parsed instead (the reason is logged)."""
+    assert run.source is not None
+    try:
+        parsed = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None  # the whole module's path says what LibCST makes of it
+    regions = regions_for(text, parsed, _lines(steps, parsed))
+    if isinstance(regions, str):
+        log.debug("%s: the whole module is parsed: %s", run.rel, regions)
+        return None
+    context = CodemodContext(filename=str(run.source.path), full_module_name=facts.module(run.rel),
+                             full_package_name=facts.package(run.rel),
+                             scratch={REGIONS: regions})
+    outcomes = list(run.outcomes)
+    tree = regions.module
+    for codemod, items in steps:
+        tree = _transform(codemod, items, tree, context, facts, run)
+    try:
+        if regions.failed:
+            raise ValueError(regions.failed)
+        tree = apply_imports(context, tree, facts.style)
+        small = "".join(text[a:b] for a, b in regions.spans)
+        new, _ = regions.render(fit_tree(tree, small, facts.style, facts.adapter_names))
+    except Exception as exc:  # noqa: BLE001 - the whole module's path does it, or says why not
+        log.debug("%s: the whole module is parsed: %s", run.rel, exc)
+        run.outcomes = outcomes
+        return None
+    return new
+
+
+def _lines(steps: Sequence[Step], parsed: ast.Module) -> set[int]:
+    """The lines the steps' items are at (a registration's first and last), and for a handler
+    whose definition a codemod looks up by name, every definition of that name."""
+    lines: set[int] = set()
+    names: set[str] = set()
+    for _, items in steps:
+        for item in items:
+            lines.add(item.line)
+            reg = item.registration
+            if reg is not None:
+                lines.update(n for n in (reg.line, reg.end_line) if n)
+            local = getattr(item.data, "local", None)
+            if isinstance(local, str):
+                names.add(local.split(".")[0])
+    if names:
+        lines.update(node.lineno for node in ast.walk(parsed) if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in names)
+    return lines
+
+
+def _finish(run: FileRun, text: str, new: str, rel: str) -> FileRun:
+    assert run.source is not None
+    try:
         if new != text:
             check_python(new, rel)
     except Exception as exc:  # noqa: BLE001 - an uncompilable result or a bug: reported, unchanged
-        reason = (str(exc) if isinstance(exc, WriteError) else "nesting too deep to rewrite"
-                  if isinstance(exc, RecursionError) else f"internal error: {exc!r}")
-        run.outcomes = [_as_error(o, reason) for o in run.outcomes]
-        return run
+        return _error(run, exc)
     run.text = new if new != run.source.text else None
     return _as_bytes(run)
+
+
+def _error(run: FileRun, exc: Exception) -> FileRun:
+    reason = (str(exc) if isinstance(exc, WriteError) else "nesting too deep to rewrite"
+              if isinstance(exc, RecursionError) else f"internal error: {exc!r}")
+    run.outcomes = [_as_error(o, reason) for o in run.outcomes]
+    return run
 
 
 def run_files(work: dict[str, list[Step]], facts: MigrateFacts, jobs: int,
@@ -146,8 +229,8 @@ def _as_bytes(run: FileRun) -> FileRun:
     return run
 
 
-def _fail(run: FileRun, steps: Sequence[Step], reason: str) -> FileRun:
-    run.outcomes += [NotMigrated(i.file, i.line, codemod.id, reason, True, i.registration)
+def _fail(run: FileRun, steps: Sequence[Step], reason: str, error: bool = True) -> FileRun:
+    run.outcomes += [NotMigrated(i.file, i.line, codemod.id, reason, error, i.registration)
                      for codemod, items in steps for i in items]
     return run
 

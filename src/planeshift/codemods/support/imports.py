@@ -95,12 +95,19 @@ def apply_imports(context: CodemodContext, tree: cst.Module,
     """Add, then remove, the imports scheduled on *context* (and clear them). With the target's
     *style*, an import from a module the top import block does not import from yet is a line of
     its own in its isort section, at its sorted place (see ``sections``)."""
-    if style is not None and context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
-        tree = place_new(context, tree, style)
     if context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
-        visitor = TopImportsVisitor(context)
-        visitor.style = style or TopImportsVisitor.style
-        tree = _run(visitor, context, tree)
+        # both read and edit only the top import block and the statement after it, so they are
+        # given only those: LibCST's adder matches the module's body recursively, one frame a
+        # statement, which a module of a few thousand top-level statements would overflow
+        end = top_imports_end(tree) + 1
+        head = tree.with_changes(body=tree.body[:end])
+        if style is not None:
+            head = place_new(context, head, style)
+        if context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
+            visitor = TopImportsVisitor(context)
+            visitor.style = style or TopImportsVisitor.style
+            head = _run(visitor, context, head)
+        tree = tree.with_changes(body=(*head.body, *tree.body[end:]))
     if context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY):
         tree = BlankKeepingRemoveImportsVisitor(context).transform_module(tree)
     context.scratch.pop(AddImportsVisitor.CONTEXT_KEY, None)

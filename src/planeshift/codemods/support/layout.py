@@ -18,13 +18,14 @@ from __future__ import annotations
 import ast
 import bisect
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import cast
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .lines import python_lines
 from .locate import ast_statements, cst_statements
+from .positions import positions_of
 from .style import TargetStyle
 
 BRACKETS = (cst.Call, cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ImportFrom)
@@ -36,9 +37,17 @@ def fit(tree: cst.Module, before: str, style: TargetStyle,
     """The code of *tree* with each statement holding a line that is over *style*'s line
     length, and that the original text *before* did not have, split as the formatter would.
     *adapters* are the names of the calls a rewrite wraps a handler in (see ``_noted``)."""
+    return fit_tree(tree, before, style, adapters).code
+
+
+def fit_tree(tree: cst.Module, before: str, style: TargetStyle,
+             adapters: frozenset[str] = frozenset()) -> cst.Module:
+    """:func:`fit`'s result as a tree."""
     code = tree.code
-    lines = code.splitlines()
-    old = Counter(line for line in before.splitlines() if _width(line) > style.line_length)
+    # lines as Python numbers them (the ast's and LibCST's): str.splitlines also breaks at U+2028,
+    # NEL, a form feed inside a literal, and every statement below it was looked for a line off
+    lines = python_lines(code)
+    old = Counter(line for line in python_lines(before) if _width(line) > style.line_length)
     long: list[int] = []
     for number, line in enumerate(lines, 1):
         if _width(line) > style.line_length:
@@ -47,7 +56,7 @@ def fit(tree: cst.Module, before: str, style: TargetStyle,
             else:
                 long.append(number)
     if not long:
-        return code
+        return tree
     stmts = list(ast_statements(ast.parse(code).body))
     entries = list(cst_statements(tree))
     units: dict[int, tuple[cst.SimpleStatementLine, tuple[cst.CSTNode, ...], int]] = {}
@@ -62,11 +71,11 @@ def fit(tree: cst.Module, before: str, style: TargetStyle,
         if at < len(long) and long[at] <= (stmt.end_lineno or stmt.lineno):
             units[id(unit)] = (unit, entry.ancestors, stmt.col_offset)
     if not units:
-        return code
+        return tree
     replaced = {key: _checked(unit, _split(unit, col, style))
                 for key, (unit, _, col) in units.items() if not _noted(unit, adapters)}
     paths = {id(a) for _, ancestors, _ in units.values() for a in ancestors}
-    return tree.visit(_Replace(replaced, paths)).code
+    return cast(cst.Module, tree.visit(_Replace(replaced, paths)))
 
 
 class _Replace(cst.CSTTransformer):
@@ -88,12 +97,12 @@ def _split(unit: cst.SimpleStatementLine, column: int, style: TargetStyle
     """*unit* (its first line at *column*) with the outermost flat bracket of each line over the
     line length split, one element a line, until every line fits or nothing flat is left."""
     for _ in range(ROUNDS):
-        module = cst.Module(body=[unit])
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-        lines = module.code.splitlines()
+        order: list[cst.CSTNode] = []
+        positions, code = positions_of(cst.Module(body=[unit]), order)
+        lines = python_lines(code)
         long = {n for n, line in enumerate(lines, 1)
                 if column + _width(line) > style.line_length}
-        target = next((node for node in _preorder(unit) if (
+        target = next((node for node in order[order.index(unit):] if (
             _flat(node) and positions[node].start.line in long) or (
             _hugged(node) and positions[node].start.line + 1 in long)), None)
         if target is None:
@@ -137,7 +146,7 @@ class _Shift(cst.CSTTransformer):
 
 
 def _fits(unit: cst.SimpleStatementLine, number: int, column: int, style: TargetStyle) -> bool:
-    lines = cst.Module(body=[unit]).code.splitlines()
+    lines = python_lines(cst.Module(body=[unit]).code)
     return number <= len(lines) and column + _width(lines[number - 1]) <= style.line_length
 
 
@@ -155,8 +164,7 @@ def _noted(unit: cst.SimpleStatementLine, adapters: frozenset[str]) -> bool:
     if not any(line.comment is not None and "planeshift:" in line.comment.value.lower()
                for line in unit.leading_lines):
         return False
-    positions = MetadataWrapper(cst.Module(body=[unit]), unsafe_skip_copy=True).resolve(
-        PositionProvider)
+    positions, _ = positions_of(cst.Module(body=[unit]))
     first = positions[unit.body[0]].start.line
     return _inner_registration(unit.body[0], adapters, False,
                                lambda node: positions[node].start.line == first)
@@ -191,14 +199,6 @@ def _checked(old: cst.SimpleStatementLine, new: cst.SimpleStatementLine
     except (SyntaxError, ValueError, RecursionError):
         return old
     return new
-
-
-def _preorder(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    yield node
-    if isinstance(node, cst.FormattedString):  # a line break inside is no layout of ours
-        return
-    for child in node.children:
-        yield from _preorder(child)
 
 
 def _elements(node: cst.CSTNode) -> list[cst.CSTNode]:

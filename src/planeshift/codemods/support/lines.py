@@ -1,18 +1,8 @@
-"""A module's lines as Python numbers them: ended by LF, CRLF or a lone CR and nothing else.
-
-``str.splitlines`` also ends a line at a form feed, a vertical tab, U+001C..U+001E, NEL (U+0085)
-and U+2028 / U+2029, all legal inside a string literal or a comment; a line number from the ast
-or LibCST then names the wrong line of its list.
-"""
+"""A module's lines as Python numbers them (:mod:`planeshift.pylines`, where the layers below the
+codemods find it too)."""
 
 from __future__ import annotations
 
-import re
+from ...pylines import python_lines
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def python_lines(text: str, keepends: bool = False) -> list[str]:
-    """*text*'s lines as the tokenizer counts them (with their endings when *keepends*)."""
-    lines = _LINE.findall(text)
-    return lines if keepends else [line.rstrip("\r\n") for line in lines]
+__all__ = ["python_lines"]

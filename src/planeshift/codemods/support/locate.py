@@ -23,9 +23,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from .lines import python_lines
+from .positions import positions_of
 
 TARGETS = (cst.Call, cst.Decorator, cst.Arg, cst.DictElement, cst.Assign, cst.AugAssign)
 _SUITES = ("body", "handlers", "orelse", "finalbody", "cases")
@@ -189,7 +190,7 @@ class Locator:
             body = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[body], indent=indent))
         alone = cst.Module(body=[body], default_indent=self.module.default_indent,
                            default_newline=self.module.default_newline)
-        positions = dict(MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider))
+        positions, _ = positions_of(alone)
         parents: dict[int, cst.CSTNode] = {}
         _record_parents(shown, parents)
         if shown is not unit:

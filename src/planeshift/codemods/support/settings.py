@@ -1,8 +1,8 @@
 """Edit hook command strings of a settings file (YAML, JSON or TOML) in place, and prove the edit.
 
 The file is never re-dumped. Each command is addressed by position: the scalar the scan saw
-starting at (line, column), found through the same YAML composer (JSON is read as YAML too), its
-span given as offsets into the original text and its key path checked against the registration
+starting at (line, column), found through the same composer as the scan's (YAML's, or for a
+``.json`` file ``json``'s into the same nodes: ``packs.jsonnodes``), its span given as offsets into the original text and its key path checked against the registration
 (`hooks.PostToolUse[0].hooks[1].command`); TOML by its ``command = "..."`` line. Only those
 characters are replaced, so comments, key order, quoting and layout elsewhere stay as they were.
 
@@ -11,8 +11,8 @@ alike: printable characters as they are, and an escape for everything else (C0 a
 DEL, NEL and the Unicode line and paragraph separators, which YAML would fold into a space,
 surrogates, U+FEFF, U+FFFE, U+FFFF).
 
-Before anything is returned the new text is read back (YAML ``safe_load``, and ``json.loads`` for
-a file that was JSON, ``tomllib`` for TOML) and compared with the original's data: equal except
+Before anything is returned the new text is read back (YAML ``safe_load``; ``json.loads`` for a
+file that was strict JSON; ``tomllib`` for TOML) and compared with the original's data: equal except
 the rewritten values, each of which must read back as the intended argv. Anything else refuses
 the edits that cause it, with the reason, and leaves their text as it was.
 """
@@ -63,7 +63,7 @@ class Document:
         self.text, self.rel, self.kind = text, rel, kind_of(rel)
         self._at: dict[tuple[int, int], tuple[Any, tuple[Any, ...]]] = {}
         if self.kind != "toml":
-            self._index(_compose(text))
+            self._index(_compose(text, rel))
 
     def command_at(self, line: int, col: int | None = None, api: str | None = None) -> Token:
         """The string holding the hook command that starts at *line* (and *col*), under the
@@ -158,24 +158,26 @@ def verify(rel: str, old: str, new: str, edits: Sequence[Edit]) -> None:
         before, after = _read(tomllib.loads, old, "TOML"), _read(tomllib.loads, new, "TOML")
         _compare(before, after, edits, by_path=False)
         return
-    before, after = _read(_yaml_data, old, "YAML"), _read(_yaml_data, new, "YAML")
-    _compare(before, after, edits, by_path=True)
     if kind == "json":
         try:
             before = json.loads(old)
         except (ValueError, RecursionError):
-            return  # not strict JSON to begin with: YAML is what reads it
-        after = _read(json.loads, new, "JSON")
-        _compare(before, after, edits, by_path=True)
+            pass  # not strict JSON to begin with: YAML is what reads it
+        else:  # JSON is what reads it (YAML would refuse a raw DEL or C1 character)
+            after = _read(json.loads, new, "JSON")
+            _compare(before, after, edits, by_path=True)
+            return
+    before, after = _read(_yaml_data, old, "YAML"), _read(_yaml_data, new, "YAML")
+    _compare(before, after, edits, by_path=True)
 
 
 # -- reading back -------------------------------------------------------------------------------
 
-def _compose(text: str) -> Any:
-    from ...packs.load import compose_yaml
+def _compose(text: str, rel: str) -> Any:
+    from ...packs.jsonnodes import compose_settings
 
     try:
-        return compose_yaml(text)
+        return compose_settings(text, rel)
     except ValueError as exc:
         raise SettingsError(f"it no longer parses: {exc}") from exc
     except RecursionError as exc:

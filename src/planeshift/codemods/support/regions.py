@@ -1,0 +1,251 @@
+"""Only the statements a migration touches, parsed, edited and rendered by LibCST.
+
+A module of 200,000 lines with a few thousand registrations costs LibCST seconds to parse and
+render, and most of it is never edited. Python's own parser (about a tenth of LibCST's cost)
+finds the module's top-level statements; the regions are the statements holding a planned item,
+and the header (a docstring, the first block of imports and the statement after it: all the
+import adder reads). Their text, each region with the blank and comment lines LibCST gives its
+first statement, is cut out of the module as it is and parsed as one small module, whose
+statements are LibCST's statements of the whole module, in the same order, holding the same
+text. The codemods locate, edit and add imports in it as in the whole module (the locator maps
+the scan's positions through Python's statements of those regions, at the module's own lines);
+each region's new text is then put back between the original text around it.
+
+The whole module is parsed instead (:func:`regions_for` says why) where this cannot be shown to
+give the same result: the regions' indentation or newline would be read differently than the
+whole module's, LibCST cannot reproduce their text, or a codemod added or removed a top-level
+statement outside the header.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import io
+import tokenize
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst._nodes.whitespace import NEWLINE_RE
+
+from ..base import Source
+from .lines import python_lines
+from .locate import Locator
+from .sections import top_imports_end
+
+
+@dataclass
+class _Group:
+    """One of LibCST's top-level statements: Python's statements sharing its lines."""
+
+    first: int  # first line (a decorator's, for a definition)
+    last: int
+    stmts: list[ast.stmt]
+
+
+@dataclass
+class Regions:
+    """The regions of *text* (character spans, in order, the header first) and the small module
+    of their text; *counts* is how many top-level statements each region holds."""
+
+    text: str
+    parsed: ast.Module  # Python's tree of the whole module
+    spans: list[tuple[int, int]]
+    counts: list[int]
+    located: ast.Module  # Python's statements of the regions, at the module's lines
+    module: cst.Module
+    failed: str = ""  # why the result cannot be put back (then the whole module is parsed)
+
+    def render(self, tree: cst.Module) -> tuple[str, list[tuple[int, int]]]:
+        """The module's text with each region's text as *tree* (the small module, edited) has
+        it, and the regions' spans in that text; ValueError when *tree*'s statements no longer
+        fall into the regions."""
+        code = tree.code
+        added = len(tree.body) - sum(self.counts)  # lines of imports, added in the header
+        if added < 0:
+            raise ValueError("a codemod removed a top-level statement")
+        old, new = self.module.body, tree.body
+        head = self.counts[0]
+        if [type(s) for s in old[head:]] != [type(s) for s in new[head + added:]] or sum(
+                not _imports(s) for s in new[:head + added]) != sum(
+                not _imports(s) for s in old[:head]):
+            raise ValueError("a top-level statement was added outside the import block")
+        at = sum(len(tree.code_for_node(line)) for line in tree.header)
+        pieces: list[str] = []
+        index, last = 0, 0
+        for region, count in enumerate(self.counts):
+            if region == len(self.counts) - 1:
+                pieces.append(code[last:])
+                break
+            count += added if region == 0 else 0
+            for stmt in tree.body[index:index + count]:
+                piece = tree.code_for_node(stmt)
+                if not code.startswith(piece, at):
+                    raise ValueError("a statement renders differently inside the module")
+                at += len(piece)
+            index += count
+            pieces.append(code[last:at])
+            last = at
+        out: list[str] = []
+        spans: list[tuple[int, int]] = []
+        before = size = 0
+        for (start, end), piece in zip(self.spans, pieces, strict=True):
+            size += start - before
+            out += [self.text[before:start], piece]
+            spans.append((size, size + len(piece)))
+            size += len(piece)
+            before = end
+        out.append(self.text[before:])
+        return "".join(out), spans
+
+    def source(self, tree: cst.Module, rel: str, package: str | None, moved: bool) -> Source:
+        """The file as a codemod sees it: the small module, the whole module's text and Python
+        tree (names, star imports), and a locator at the module's lines; after an edit moved
+        lines, the whole text as rendered so far."""
+        if tree is self.module or not moved:
+            source = Source(tree, self.text, rel, self.parsed, self.module, package)
+            source.__dict__["locator"] = Locator(tree, self.text, self.located, self.module)
+            return source
+        try:
+            text, spans = self.render(tree)
+            parsed = ast.parse(text)
+            located = _located(text, parsed, spans, self.counts)
+            source = Source(tree, text, rel, parsed, None, package)
+            source.__dict__["locator"] = Locator(tree, text, located)
+            return source
+        except (ValueError, LookupError, SyntaxError, RecursionError) as exc:
+            self.failed = f"the text after an edit that moved lines cannot be mapped: {exc}"
+            return Source(tree, tree.code, rel, package=package)
+
+
+def regions_for(text: str, parsed: ast.Module, lines: Iterable[int]) -> Regions | str:
+    """The regions of *text* holding *lines* (and the header), parsed; else why not."""
+    groups = _groups(parsed.body)
+    if not groups:
+        return "the module has no statement"
+    starts = _line_starts(text)
+    chosen = set(range(_header(groups)))
+    firsts = [g.first for g in groups]
+    for line in lines:
+        index = bisect.bisect_right(firsts, line) - 1
+        if index >= 0 and line <= groups[index].last:
+            chosen.add(index)
+    for index in sorted(chosen, reverse=True):
+        # indented lines before a statement belong to the block that ends above it (LibCST's
+        # IndentedBlock footer): the statement holding that block comes along
+        while index > 0 and _indented_between(text, starts, groups[index - 1].last,
+                                              groups[index].first):
+            index -= 1
+            chosen.add(index)
+    spans: list[tuple[int, int]] = []
+    counts: list[int] = []
+    for index in sorted(chosen):
+        start = starts[groups[index - 1].last] if index else 0
+        end = starts[groups[index].last]
+        if spans and spans[-1][1] == start:
+            spans[-1] = (spans[-1][0], end)
+            counts[-1] += 1
+        else:
+            spans.append((start, end))
+            counts.append(1)
+    small = "".join(text[a:b] for a, b in spans)
+    try:
+        module = cst.parse_module(small)
+    except (cst.ParserSyntaxError, RecursionError) as exc:
+        return f"LibCST cannot parse the regions: {exc}"
+    if module.code != small:
+        return "LibCST cannot reproduce the regions byte for byte"
+    if len(module.body) != sum(counts):
+        return "the regions' statements do not correspond"
+    if top_imports_end(module) >= counts[0] and counts[0] < len(groups):
+        return "the import block is not inside the header region"
+    newline = NEWLINE_RE.search(text)
+    if (newline.group(0) if newline else "\n") != module.default_newline:
+        return "the regions' first newline is not the module's"
+    if _indent(text) != module.default_indent:
+        return "the regions' first indentation is not the module's"
+    located = ast.Module(body=[s for i in sorted(chosen) for s in groups[i].stmts],
+                         type_ignores=[])
+    return Regions(text, parsed, spans, counts, located, module)
+
+
+def _imports(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+
+
+def _groups(body: list[ast.stmt]) -> list[_Group]:
+    groups: list[_Group] = []
+    for stmt in body:
+        first = _first_line(stmt)
+        last = stmt.end_lineno or stmt.lineno
+        if groups and first <= groups[-1].last:  # `a; b`: one line of LibCST's
+            groups[-1].last = max(groups[-1].last, last)
+            groups[-1].stmts.append(stmt)
+        else:
+            groups.append(_Group(first, last, [stmt]))
+    return groups
+
+
+def _first_line(stmt: ast.stmt) -> int:
+    decorators = getattr(stmt, "decorator_list", None)
+    return min(d.lineno for d in decorators) if decorators else stmt.lineno
+
+
+def _header(groups: list[_Group]) -> int:
+    """How many statements hold at least a docstring, the first import block and the statement
+    after it (what the import adder and the isort placement read): checked again on LibCST's."""
+    index = 1 if isinstance(groups[0].stmts[0], ast.Expr) else 0
+    while index < len(groups) and all(isinstance(s, (ast.Import, ast.ImportFrom))
+                                      for s in groups[index].stmts):
+        index += 1
+    return min(index + 1, len(groups))
+
+
+def _line_starts(text: str) -> list[int]:
+    """Where each line starts (index 0: line 1), and the text's end after the last."""
+    starts = [0]
+    for line in python_lines(text, keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _indented_between(text: str, starts: list[int], after: int, before: int) -> bool:
+    """Is a line between line *after* and line *before* (both excluded) indented, with
+    something on it (a comment)?"""
+    for number in range(after + 1, before):
+        line = text[starts[number - 1]:starts[number]].rstrip("\r\n")
+        if line[:1] in (" ", "\t", "\x0c") and line.strip(" \t\x0c"):
+            return True
+    return False
+
+
+def _indent(text: str) -> str:
+    """The module's first indentation, as LibCST's default_indent: its first INDENT token's
+    (Python's tokenizer, stopped there)."""
+    tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+    try:
+        for token in tokens:
+            if token.type == tokenize.INDENT:
+                return token.string
+    except (tokenize.TokenError, SyntaxError):
+        return ""
+    return "    "
+
+
+def _located(text: str, parsed: ast.Module, spans: list[tuple[int, int]], counts: list[int]
+             ) -> ast.Module:
+    """Python's statements of the regions, now at *spans* of *text*."""
+    starts = _line_starts(text)
+    groups = _groups(parsed.body)
+    firsts = [g.first for g in groups]
+    chosen: list[ast.stmt] = []
+    for (start, _), count in zip(spans, counts, strict=True):
+        begin = bisect.bisect_right(starts, start)  # the line holding the region's start
+        index = bisect.bisect_left(firsts, begin)
+        taken = groups[index:index + count]
+        if len(taken) != count:
+            raise ValueError("a region's statements were not found again")
+        chosen += [s for g in taken for s in g.stmts]
+    return ast.Module(body=chosen, type_ignores=[])
