@@ -38,6 +38,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -57,8 +58,16 @@ def _set(nodeid, outcome, longrepr=None):
     old = _OUT.get(nodeid)
     if old is None or order.index(outcome) > order.index(old):
         _OUT[nodeid] = outcome
+        _record(nodeid, outcome)
         if longrepr:
             _LONG[nodeid] = longrepr[-3000:]
+
+
+def _record(nodeid, outcome):
+    path = os.environ.get("UNSEEN_OUTCOMES")
+    if path:  # as it goes: a suite that hangs or is killed still leaves its outcomes
+        with open(path + "l", "a") as f:
+            f.write(json.dumps([nodeid, outcome]) + "\\n")
 
 
 def pytest_runtest_logreport(report):
@@ -169,13 +178,16 @@ def migrate(after: Path, into: str, work: Path) -> dict[str, Any]:
 # -- the suite ----------------------------------------------------------------------------------
 
 
-def pytest_cmd(python: str, opts: argparse.Namespace, ids: list[str] | None) -> list[str]:
+def pytest_cmd(python: str, opts: argparse.Namespace, ids: list[str] | None,
+               jobs: int = 0) -> list[str]:
     cmd = [python, "-m", "pytest", "-o", "addopts=", "-p", "no:cacheprovider", "-p",
-           "unseen_outcomes", "-q", "-rA", "--tb=short"]
+           "unseen_outcomes", "-q", "-rfE", "--tb=short"]
     if has_module(python, "xdist"):
-        cmd += ["-n", "0" if ids else str(opts.jobs)] + ([] if ids else ["--dist", "loadfile"])
+        cmd += ["-n", str(jobs if ids else opts.jobs), "--dist", "loadfile"]
     if has_module(python, "pytest_timeout"):
-        cmd += [f"--timeout={opts.timeout}"]
+        # signal, not the thread method many projects set: a test over time then fails alone
+        # instead of taking its xdist worker down (and, after a few, the controller with it)
+        cmd += [f"--timeout={opts.timeout}", "-o", "timeout_method=signal"]
     if has_module(python, "pytest_benchmark"):
         cmd += ["--benchmark-disable"]
     cmd += opts.pytest_arg
@@ -184,23 +196,48 @@ def pytest_cmd(python: str, opts: argparse.Namespace, ids: list[str] | None) -> 
 
 
 def suite(python: str, copy: Path, out: Path, opts: argparse.Namespace,
-          ids: list[str] | None = None) -> dict[str, Any]:
+          ids: list[str] | None = None, jobs: int = 0) -> dict[str, Any]:
     """Run the suite (or only ``ids``) in ``copy``; the outcomes by node id."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(copy), str(opts.work / "plugin")])
     env["UNSEEN_OUTCOMES"] = str(Path(f"{out}.json"))
     env.pop("PYTEST_ADDOPTS", None)
-    cmd = pytest_cmd(python, opts, ids)
+    if opts.reuse and ids is None and Path(f"{out}.json").exists():
+        data = json.loads(Path(f"{out}.json").read_text())
+        if data.get("outcomes"):
+            log(f"  reusing {out}.json")
+            data.setdefault("exit", None)
+            data.setdefault("seconds", None)
+            return data
+    cmd = pytest_cmd(python, opts, ids, jobs)
     if ids is None:
         cmd.insert(-len(opts.tests), f"--junitxml={Path(f'{out}.xml')}")
+    Path(f"{out}.jsonl").unlink(missing_ok=True)
     started = time.monotonic()
     with open(Path(f"{out}.log"), "w") as logf:
-        rc = subprocess.run(cmd, cwd=copy, env=env, stdout=logf, stderr=subprocess.STDOUT).returncode
+        proc = subprocess.Popen(cmd, cwd=copy, env=env, stdout=logf, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            rc = proc.wait(timeout=opts.suite_timeout)
+        except subprocess.TimeoutExpired:
+            # an xdist controller can hang after its workers died: interrupt it (pytest still
+            # writes its reports), then kill what is left of its process group
+            log(f"  suite over {opts.suite_timeout} s: interrupted")
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                rc = proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                rc = proc.wait()
     seconds = time.monotonic() - started
     try:
         data = json.loads(Path(f"{out}.json").read_text())
-    except FileNotFoundError:
+    except FileNotFoundError:  # killed before the end: what was recorded as it went
         data = {"outcomes": {}, "failures": {}}
+        if Path(f"{out}.jsonl").exists():
+            for line in Path(f"{out}.jsonl").read_text().splitlines():
+                nodeid, outcome = json.loads(line)
+                data["outcomes"][nodeid] = outcome
     data["exit"], data["seconds"] = rc, round(seconds, 1)
     return data
 
@@ -233,13 +270,32 @@ def compare(python: str, opts: argparse.Namespace) -> dict[str, Any]:
     for copy in ("before", "after"):
         imports_from(python, opts.work / copy, opts.package)
     befores = []
-    for i in range(opts.before_runs):
+    first = opts.work / f"{name}-before-1"
+    targeted = python in opts.targeted and not (opts.reuse and Path(f"{first}.json").exists())
+    for i in range(0 if targeted else opts.before_runs):
         log(f"{name}: suite on before/ (run {i + 1} of {opts.before_runs})")
         befores.append(suite(python, opts.work / "before", opts.work / f"{name}-before-{i + 1}", opts))
         log(f"  {count(befores[-1]['outcomes'])} in {befores[-1]['seconds']} s")
     log(f"{name}: suite on after/")
     after = suite(python, opts.work / "after", opts.work / f"{name}-after", opts)
     log(f"  {count(after['outcomes'])} in {after['seconds']} s")
+    known = befores[0]["outcomes"] if befores else {}
+    missing = sorted(t for t in known if t not in after["outcomes"] and "::" in t)
+    if missing:
+        # a run cut short (a worker crash can end xdist's scheduling) leaves tests unrun
+        log(f"{name}: {len(missing)} tests of before/ have no outcome after: running them")
+        fill = suite(python, opts.work / "after", opts.work / f"{name}-after-fill", opts,
+                     ids=missing, jobs=opts.jobs)
+        after["outcomes"].update(fill["outcomes"])
+        after["failures"].update(fill["failures"])
+        log(f"  {count(fill['outcomes'])} in {fill['seconds']} s")
+    if targeted:
+        # only what does not pass after (a module that failed to collect: the whole module)
+        ids = sorted(t for t, v in after["outcomes"].items() if v not in PASS)
+        log(f"{name}: before/ on the {len(ids)} tests that do not pass after")
+        befores.append(suite(python, opts.work / "before", first, opts, ids=ids, jobs=opts.jobs))
+        log(f"  {count(befores[-1]['outcomes'])} in {befores[-1]['seconds']} s")
+    result["before_targeted"] = targeted
     before = befores[0]["outcomes"]
     flaky_before = sorted(
         t for t in before if len({b["outcomes"].get(t) in PASS for b in befores}) > 1
@@ -293,7 +349,8 @@ def show(migration: dict[str, Any], results: list[dict[str, Any]], src: Path) ->
     for r in results:
         print(f"\nPython {r['python']}:")
         for i, b in enumerate(r["before"]):
-            print(f"  before run {i + 1}: {b} ({r['seconds']['before'][i]} s)")
+            what = "targeted: the tests not passing after" if r["before_targeted"] else f"run {i + 1}"
+            print(f"  before ({what}): {b} ({r['seconds']['before'][i]} s)")
         print(f"  after:        {r['after']} ({r['seconds']['after']} s)")
         print(f"  passed before {r['passed_before']}, passed after {r['passed_after']}; "
               f"flaky before: {len(r['flaky_before'])}; passing only after: {len(r['gained'])}")
@@ -319,6 +376,13 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2, help="pytest-xdist workers")
     parser.add_argument("--timeout", type=int, default=120, help="per-test seconds")
     parser.add_argument("--before-runs", type=int, default=1, help="runs of the untouched suite")
+    parser.add_argument("--suite-timeout", type=int, default=3600,
+                        help="seconds before a whole suite run is interrupted")
+    parser.add_argument("--targeted-before", dest="targeted", action="append", default=[],
+                        help="for this interpreter, run before/ only on the tests that do not "
+                             "pass after (cheaper; 'passed before' then counts only those)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --keep: reuse a suite's outcomes already in --work")
     parser.add_argument("--reruns", type=int, default=2, help="reruns of each lost test")
     parser.add_argument("--max-reruns", type=int, default=200, help="rerun at most so many")
     parser.add_argument("--pytest-arg", action="append", default=[], help="passed to pytest")
