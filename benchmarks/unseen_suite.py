@@ -209,6 +209,15 @@ def suite(python: str, copy: Path, out: Path, opts: argparse.Namespace,
             data.setdefault("exit", None)
             data.setdefault("seconds", None)
             return data
+    # each run on a fresh copy: some suites write into the tree (lionagi's studio tests run
+    # `npm install` and `next build` in apps/studio/frontend), and a later run of the same copy
+    # would then start from another state than the run it is compared with
+    tree = opts.work / "trees" / out.name
+    if tree.exists():
+        shutil.rmtree(tree)
+    shutil.copytree(copy, tree, symlinks=True)
+    env["PYTHONPATH"] = os.pathsep.join([str(tree), str(opts.work / "plugin")])
+    copy = tree
     cmd = pytest_cmd(python, opts, ids, jobs)
     if ids is None:
         cmd.insert(-len(opts.tests), f"--junitxml={Path(f'{out}.xml')}")
@@ -230,6 +239,8 @@ def suite(python: str, copy: Path, out: Path, opts: argparse.Namespace,
                 os.killpg(proc.pid, signal.SIGKILL)
                 rc = proc.wait()
     seconds = time.monotonic() - started
+    if not opts.keep_trees:
+        shutil.rmtree(tree, ignore_errors=True)
     try:
         data = json.loads(Path(f"{out}.json").read_text())
     except FileNotFoundError:  # killed before the end: what was recorded as it went
@@ -333,8 +344,8 @@ def compare(python: str, opts: argparse.Namespace) -> dict[str, Any]:
              "failure": first_lines(after["failures"].get(t))}
             for t in lost
         ],
-        "gained": sorted(t for t, v in after["outcomes"].items()
-                         if v in PASS and before.get(t) not in PASS),
+        "gained": [] if targeted else sorted(t for t, v in after["outcomes"].items()
+                                             if v in PASS and before.get(t) not in PASS),
     })
     return result
 
@@ -381,6 +392,8 @@ def main() -> int:
     parser.add_argument("--targeted-before", dest="targeted", action="append", default=[],
                         help="for this interpreter, run before/ only on the tests that do not "
                              "pass after (cheaper; 'passed before' then counts only those)")
+    parser.add_argument("--keep-trees", action="store_true",
+                        help="keep the copy each suite ran in (work/trees/)")
     parser.add_argument("--reuse", action="store_true",
                         help="with --keep: reuse a suite's outcomes already in --work")
     parser.add_argument("--reruns", type=int, default=2, help="reruns of each lost test")
