@@ -26,3 +26,16 @@ def test_codemod_documents_itself_has_fixtures_and_its_page_is_current(codemod) 
 def test_every_codemod_page_belongs_to_a_codemod() -> None:
     pages = {p.stem for p in (REPO / "docs" / "codemods").glob("*.md")}
     assert pages == {c.id for c in CODEMODS}
+
+
+@pytest.mark.parametrize(("argv", "code"), [(["--help"], 0), (["-x"], 2), (["a", "b"], 2)])
+def test_the_docs_generator_takes_an_option_for_usage_not_for_a_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    argv: list[str], code: int,
+) -> None:
+    from planeshift.cli.docs import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == code
+    assert "usage: python -m planeshift.cli.docs" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # nothing written (it once wrote pages into ./--help/)

@@ -54,6 +54,17 @@ def write_docs(folder: Path, codemods: Path | None = None) -> list[Path]:
     return written
 
 
-if __name__ == "__main__":  # python -m planeshift.cli.docs docs/rules (and docs/codemods)
-    for page in write_docs(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/rules")):
+def main(argv: list[str]) -> int:
+    """``python -m planeshift.cli.docs [RULES_DIR]``: write the generated pages (default
+    ``docs/rules``; the codemods' pages go beside it, in ``codemods/``) and list them."""
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        print("usage: python -m planeshift.cli.docs [RULES_DIR]  (default: docs/rules; the "
+              "codemods' pages are written to RULES_DIR/../codemods)", file=sys.stderr)
+        return 0 if argv and argv[0] in ("-h", "--help") else 2
+    for page in write_docs(Path(argv[0] if argv else "docs/rules")):
         print(page)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
