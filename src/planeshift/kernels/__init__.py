@@ -1,6 +1,8 @@
-"""Reference ADR-0120 D2/D5 kernels (interceptor chain, fan-out dispatcher, delivery ports), stdlib only.
+"""Reference ADR-0120 D2/D5 kernels (interceptor chain, fan-out dispatcher, delivery
+ports), stdlib only.
 
-Every import inside this package is relative so the package can be vendored under any name.
+Every import inside this package is relative so the package can be vendored under any
+name.
 """
 
 from __future__ import annotations
@@ -27,10 +29,10 @@ from ._vocab import (
 )
 from .entries import Call, Step, fan_out
 from .errors import (
-    DeadlineExceeded,
+    DeadlineExceededError,
     HandlerCancelled,
     PolicyError,
-    ReturnedAwaitableRejected,
+    ReturnedAwaitableRejectedError,
     SnapshotError,
     SyncEntryError,
 )
@@ -64,7 +66,7 @@ __all__ = [
     "CommittedDeliveryIntent",
     "CompletionTiming",
     "DeadlineDisposition",
-    "DeadlineExceeded",
+    "DeadlineExceededError",
     "DeliveryResult",
     "DeliverySink",
     "DeliveryStatus",
@@ -94,7 +96,7 @@ __all__ = [
     "RecordedDecision",
     "Registration",
     "ReturnedAwaitableDisposition",
-    "ReturnedAwaitableRejected",
+    "ReturnedAwaitableRejectedError",
     "ReturnedValueClassifier",
     "Selector",
     "SnapshotError",
