@@ -27,6 +27,7 @@ from ._vocab import (
     Unset,
     UnsetType,
 )
+from .declarations import Declaration, Declarations
 from .entries import Call, Step, fan_out
 from .errors import (
     DeadlineExceededError,
@@ -67,6 +68,8 @@ __all__ = [
     "CompletionTiming",
     "DeadlineDisposition",
     "DeadlineExceededError",
+    "Declaration",
+    "Declarations",
     "DeliveryResult",
     "DeliverySink",
     "DeliveryStatus",

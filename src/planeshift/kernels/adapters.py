@@ -59,8 +59,15 @@ _PORTS = (DeliverySink, CommitParticipant)
 _RUNNING: set[asyncio.Task[Any]] = set()  # scheduled awaitables, held until they finish
 
 
-def _check(name: object, handler: object, extra: list[tuple[str, str]]) -> None:
+def _check(
+    name: object,
+    handler: object,
+    extra: list[tuple[str, str]],
+    order: object = None,
+) -> None:
     bad = list(extra)
+    if order is not None and (isinstance(order, bool) or not isinstance(order, int)):
+        bad.append(("field-type", f"order must be an int or None, got {order!r}"))
     if not isinstance(name, str) or not name:
         bad.append(("field-type", f"name must be a non-empty str, got {name!r}"))
     if not callable(handler):
@@ -78,6 +85,8 @@ class Subscription:
     name: str
     policy: str
     handler: Callable[..., Any]
+    # a rank among the owner's registrations; None: as registered
+    order: int | None = None
 
     def __post_init__(self) -> None:
         policy = (
@@ -87,7 +96,7 @@ class Subscription:
                 ("field-type", f"policy must be a non-empty str, got {self.policy!r}"),
             ]
         )
-        _check(self.name, self.handler, policy)
+        _check(self.name, self.handler, policy, self.order)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,6 +107,8 @@ class SinkRegistration:
     name: str
     port: type
     handler: Callable[..., Any]
+    # a rank among the owner's registrations; None: as registered
+    order: int | None = None
 
     def __post_init__(self) -> None:
         port = (
@@ -110,7 +121,7 @@ class SinkRegistration:
                 ),
             ]
         )
-        _check(self.name, self.handler, port)
+        _check(self.name, self.handler, port, self.order)
 
 
 def as_interceptor(registration: InterceptorRegistration[Any]) -> Callable[..., Any]:

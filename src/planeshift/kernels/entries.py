@@ -158,7 +158,7 @@ async def fan_out(
     failed: Callable[[Any, BaseException], Any] | None = None,
     group: Callable[[list[BaseException]], BaseException] | None = None,
     translated: Callable[[BaseException], BaseException] | None = None,
-    name: Callable[[Any], str] | None = None,
+    name: Callable[[Any], str | None] | None = None,
     offload: Offload | None = None,
 ) -> DispatchReport:
     """Run *step* for each of *entries* (taken as a list now) under *policy*; see the
@@ -178,9 +178,8 @@ async def fan_out(
     token = object()
     slots = []
     for index, entry in enumerate(items):
-        if name is not None:
-            label = name(entry)
-        else:
+        label = name(entry) if name is not None else None
+        if label is None:
             label = handler_name(entry) if callable(entry) else f"entry[{index}]"
         reg = Registration(
             name=label,

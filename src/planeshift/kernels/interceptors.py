@@ -60,14 +60,15 @@ class InterceptorRegistration(Generic[ContextT]):
     """One interceptor; the handler is runtime-only and never part of a durable plan
     digest.
 
-    `order` is required, as in the ADR's dataclass: a rank within the stage is the
-    owner's decision.
+    `order` is a rank within the stage; None (the default) ranks as 0, so registrations
+    that declare none run in registration order. The ADR's dataclass requires it; a
+    migrated call site writes one only where the source had one.
     """
 
     name: str
     stage: str
     handler: Interceptor[ContextT]
-    order: int
+    order: int | None = None
 
     def __post_init__(self) -> None:
         bad = []
@@ -79,8 +80,12 @@ class InterceptorRegistration(Generic[ContextT]):
             bad.append(("field-type", f"stage must be a str, got {self.stage!r}"))
         if not callable(self.handler):
             bad.append(("field-type", f"handler of {self.name!r} must be callable"))
-        if isinstance(self.order, bool) or not isinstance(self.order, int):
-            bad.append(("field-type", f"order must be an int, got {self.order!r}"))
+        order = self.order
+        integral = isinstance(order, int) and not isinstance(order, bool)
+        if order is not None and not integral:
+            bad.append(
+                ("field-type", f"order must be an int or None, got {self.order!r}"),
+            )
         if bad:
             raise PolicyError(bad)
 
@@ -136,7 +141,7 @@ class OrderedInterceptorChain(Generic[ContextT]):
         rank = {stage: index for index, stage in enumerate(self.stages)}
         ordered = sorted(
             enumerate(regs),
-            key=lambda item: (rank[item[1].stage], item[1].order, item[0]),
+            key=lambda item: (rank[item[1].stage], item[1].order or 0, item[0]),
         )
         plan = tuple(reg for _, reg in ordered)
         self.plan: tuple[InterceptorRegistration[ContextT], ...] = plan
