@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .adapters import SinkRegistration, Subscription
+from .adapters import SinkRegistration, Subscription, as_interceptor
 from .errors import PolicyError
 from .interceptors import InterceptorRegistration
 from .ports import DeliverySink
@@ -103,6 +103,9 @@ class Declarations:
         re-registration is not named by an old one). None passes through."""
         declaration = declaration_of(value)
         handler = value if declaration is None else declaration.handler
+        if isinstance(value, InterceptorRegistration):
+            # a handler marked @returns_decisions gets the wrapper that translates them
+            handler = as_interceptor(value)
         if handler is None:
             return None
         if declaration is not None and declaration.plane not in self.planes:

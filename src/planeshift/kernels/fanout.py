@@ -176,13 +176,21 @@ class FanoutDispatcher(Generic[SignalT]):
                 self._registrations.clear()
                 self._revision += 1
 
-    async def fan_out(self, step: Step, **hooks: Any) -> DispatchReport:
+    async def fan_out(
+        self,
+        step: Step,
+        *,
+        ordered: Callable[[Sequence[Any]], Sequence[Any]] | None = None,
+        **hooks: Any,
+    ) -> DispatchReport:
         """``entries.fan_out`` over this table's handlers (a snapshot taken now), under
         this dispatcher's policy, logger and offload; *hooks* are fan_out's ``failed``,
-        ``group``, ``translated`` (and ``offload``, for this call)."""
+        ``group``, ``translated``, ``name`` (and ``offload``, for this call). *ordered*,
+        when given, puts the handlers in the order they run (``Declarations.ordered``)."""
+        handlers = self.handlers
         return await fan_out(
             self.policy,
-            self.handlers,
+            handlers if ordered is None else ordered(handlers),
             step,
             logger=self.logger,
             **{"offload": self.offload, **hooks},

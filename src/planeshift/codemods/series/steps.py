@@ -261,7 +261,7 @@ class SeriesRun:
             files, {KERNELS}))
 
 
-OWNER_CODEMODS = ("owner_dispatch", "owner_table")
+OWNER_CODEMODS = ("owner_dispatch", "owner_table", "owner_declarations")
 
 
 def _family(options: MigrateOptions, owners: bool, without: str = ""
