@@ -53,6 +53,11 @@ class HandlerError(Exception):
     """What a failing probe handler raises; its text names the handler."""
 
 
+class HandlerBaseError(BaseException):
+    """What a probe handler raises for raises="base": its own BaseException, neither an
+    Exception nor a cancellation (how the dispatcher treats one is pinned too)."""
+
+
 class Payload:
     """What the tests emit where the dispatcher takes any object (and what they register on,
     where handlers are registered by the type of what is emitted)."""
@@ -129,11 +134,13 @@ class Scene:
     arrived: int = 0
 
     def fail(self, label: str, raises: str) -> BaseException:
-        error: BaseException = (
-            asyncio.CancelledError(f"{label} cancelled itself")
-            if raises == "cancel"
-            else HandlerError(f"{label} failed")
-        )
+        error: BaseException
+        if raises == "cancel":
+            error = asyncio.CancelledError(f"{label} cancelled itself")
+        elif raises == "base":
+            error = HandlerBaseError(f"{label} raised a BaseException")
+        else:
+            error = HandlerError(f"{label} failed")
         self.raised[label] = error
         return error
 
@@ -156,7 +163,8 @@ class Spec:
 
 @dataclasses.dataclass
 class Sync(Spec):
-    """A sync handler: records its label, then raises if asked ("error" or "cancel")."""
+    """A sync handler: records its label, then raises if asked ("error", "cancel" or
+    "base")."""
 
     label: str
     raises: str = ""
