@@ -20,22 +20,31 @@ CALLABLE_KINDS = ("function", "method", "lambda", "partial", "class", "several",
 
 @register
 class RegistrationCodemod(Codemod):
-    """Rewrite each classified registration as a typed registration through its adapter.
+    """Rewrite each classified registration as a typed registration its dispatcher reads.
 
     ## What it does
     The handler argument of every registration the scan classified with high (or medium)
     confidence becomes the pack's template for its plane: an interceptor an
-    `InterceptorRegistration(name, stage, handler, order)`, a subscriber a `Subscription` under the
+    `InterceptorRegistration(name, stage, handler)`, a subscriber a `Subscription` under the
     mechanism's named dispatch policy, a delivery sink or commit participant a `SinkRegistration`
-    on its ADR-0120 D5 port; each is handed to the legacy API through an adapter
-    (`as_interceptor`, `as_subscriber`, `as_sink`) from the kernel module's `adapters`. The
+    on its ADR-0120 D5 port. With the packs' default (`migrate.declarations: read`) only a
+    registration whose dispatcher reads declarations is rewritten: one whose owner runs on the
+    kernels after `migrate --owners`, its façade unwrapping the typed registration
+    (`owner_declarations`); the typed registration is handed to it as it is. Any other is left
+    as it is and listed as `not rewritten: <dispatcher> does not read declarations until its
+    owner runs on the kernels (migrate --owners)`. A pack with `declarations: always` rewrites
+    every classified registration through its adapters (`as_interceptor`, `as_subscriber`,
+    `as_sink`, which hand the legacy API the bare handler), as its templates say. No `order` is
+    written (registration order decides); a stage is spelled one way (`TOOL_PRE`, not
+    `HookPoint.TOOL_PRE` or `"tool_pre:*"`). The
     `name` is the handler's qualified name, or for a lambda where it is registered
     (`app.Service.start.<lambda@BEFORE>`; `#2`, `#3` tell apart two made-up names in one
-    module), never a line number. A handler the scan cannot show to be callable (a
+    module), or for a closure a factory made the variable where it is registered, never a line
+    number. A handler the scan cannot show to be callable (a
     parameter or attribute that may be None, `h if c else None`, a call of a function that
     returns None on a path, a value of unknown kind) is rewritten in the optional form,
     `optional(h, lambda handler: <the template with handler=handler>)`, with `optional` from the
-    same `adapters`: None is handed to the legacy API as it is, anything else through its typed
+    same `adapters`: None is handed to the dispatcher as it is, anything else through its typed
     registration.
 
     ## Why
@@ -75,12 +84,12 @@ class RegistrationCodemod(Codemod):
     reaches the call through a loop variable. Each is listed as not migrated, with its reason.
 
     ## Behaviour
-    Unchanged: the adapters hand the dispatcher the handler object itself, so identity,
-    `is_coro_func` and by-return-value classification are what they were; the handler
-    expression is still evaluated once, in the same order. `order` is 0 everywhere, so
-    registration order still decides, as it does today. The optional form's one difference: a
-    non-None value that is not callable now raises `PolicyError` at registration (the typed
-    registration validates it) instead of failing later, when it is dispatched.
+    Unchanged: the owner's façade (or an adapter) hands the dispatcher the handler object
+    itself, so identity, `is_coro_func` and by-return-value classification are what they were;
+    the handler expression is still evaluated once, in the same order. With no order declared
+    the owner runs its registrations in registration order, as today. The optional form's one
+    difference: a non-None value that is not callable now raises `PolicyError` at registration
+    (the typed registration validates it) instead of failing later, when it is dispatched.
 
     ## References
     ADR-0120 D1 (planes), D2 (InterceptorRegistration), D3, D5 (ports), Phase 1.
