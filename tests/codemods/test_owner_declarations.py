@@ -71,7 +71,7 @@ def test_after_the_owner_runs_on_the_kernels_its_facade_reads_each_declaration(
     assert _run(root).changes == () and _run(root, owners=True).changes == ()
     script = '''
 import asyncio
-import planeshift.kernels.fanout as fanout
+import planeshift.kernels._table as fanout
 from planeshift.kernels.adapters import Subscription
 
 reports = []
