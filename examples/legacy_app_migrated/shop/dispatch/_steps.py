@@ -156,7 +156,14 @@ class PhaseSteps:
         """
         if stage.failure is DispatchFailure.ISOLATE_BASE_EXCEPTIONS:
             return True, self._failed(slot, exc, stage)
-        if not stage.catches_base_exception:
+        # under TRANSLATE a BaseException that does not end the process is collected and
+        # raised translated after the drain, as a handler's cancellation is
+        translated = (
+            stage.handler_cancellation is HandlerCancellation.TRANSLATE
+            and stage.failure is DispatchFailure.COLLECT
+            and not isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit))
+        )
+        if not (stage.catches_base_exception or translated):
             return False, None
         slot.settle(OutcomeStatus.FAILED, error=exc)
         if self.hooks.failed is not None:

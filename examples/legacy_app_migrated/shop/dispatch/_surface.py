@@ -54,17 +54,26 @@ def finish_stage(
     cancelled = [s for s in ordered if s.handler_cancelled]
     cancels: list[BaseException] = [s.error for s in cancelled if s.error is not None]
     surface = stage.error_surface
-    if cancels and stage.handler_cancellation is HandlerCancellation.TRANSLATE:
+    # TRANSLATE: a handler's cancellation, or another BaseException that is neither an
+    # Exception nor a KeyboardInterrupt / SystemExit (which end the process), is raised
+    # as the owner's exception, caused by the first of them (the scheduler's "every
+    # non-Exception result is a cancellation"); the ordinary failures are its cause then.
+    odd = [s for s in failed if _translated_like_a_cancellation(s.error)]
+    firsts = sorted([*cancelled, *odd], key=lambda s: s.reg.seq)
+    first = next((s.error for s in firsts if s.error is not None), None)
+    translates = stage.handler_cancellation is HandlerCancellation.TRANSLATE
+    if first is not None and translates:
         translated: BaseException
         if hooks.translated is not None:
-            translated = hooks.translated(cancels[0])
+            translated = hooks.translated(first)
         else:
             translated = HandlerCancelled(
-                f"{label}: handler {_first_cancelled(ordered)} was cancelled",
+                f"{label}: handler {_first_cancelled(firsts)} was cancelled",
             )
-        if failures:
-            raise translated from hooks.make_group(_message(label, failures), failures)
-        raise translated from cancels[0]
+        ordinary = [e for e in failures if isinstance(e, Exception)]
+        if ordinary:
+            raise translated from hooks.make_group(_message(label, ordinary), ordinary)
+        raise translated from first
     raising = failures if surface in _RAISING else []
     # A collected KeyboardInterrupt or SystemExit leaves whatever the surface, like a
     # collected cancellation; a gather stage returns its cancellations in the report
@@ -93,9 +102,14 @@ def finish_stage(
     raise raising[0]
 
 
-def _first_cancelled(ordered: Sequence[Slot]) -> str:
-    return next(repr(s.reg.name) for s in ordered if s.handler_cancelled)
+def _first_cancelled(firsts: Sequence[Slot]) -> str:
+    return repr(firsts[0].reg.name)
 
 
 def _message(label: str, errors: Sequence[BaseException]) -> str:
     return f"{len(errors)} handler(s) failed during {label}"
+
+
+def _translated_like_a_cancellation(error: BaseException | None) -> bool:
+    process = (Exception, KeyboardInterrupt, SystemExit, GeneratorExit)
+    return error is not None and not isinstance(error, process)

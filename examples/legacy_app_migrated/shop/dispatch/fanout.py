@@ -17,18 +17,18 @@ from ._runner import Slot, phase_deadline, run_concurrent, runner_for
 from ._signal import check_signal, check_signal_type
 from ._steps import PhaseSteps
 from ._surface import finish_stage
+from ._sync import EmitState, SyncEntry, emit_report, selects
+from ._table import HandlerTable
 from ._vocab import (
     CompletionTiming,
     DeadlineDisposition,
     OutcomeStatus,
-    SyncEntryPolicy,
     UnsetType,
 )
-from .entries import Step, fan_out
-from .errors import DeadlineExceededError, SnapshotError, SyncEntryError
+from .errors import DeadlineExceededError
 from .phases import DispatchPhase
 from .policy import DispatchPolicy
-from .report import DispatchReport, DispatchSnapshot, Registration
+from .report import DispatchReport, Registration
 
 __all__ = ["FanoutDispatcher"]
 
@@ -36,29 +36,12 @@ _logger = logging.getLogger(__name__)
 SignalT = TypeVar("SignalT")
 
 
-class _Emit:
-    """The slots of one emit across all its phases, and whether any phase's deadline
-    expired."""
-
-    __slots__ = ("expired", "slots")
-
-    def __init__(self) -> None:
-        self.slots: list[Slot] = []
-        self.expired = False
-
-
 def _shadow(slot: Slot) -> Slot:
     """A copy of *slot* for a detached gather, carrying its returned awaitable."""
     return Slot(reg=slot.reg, phase=slot.phase, awaitable=slot.awaitable)
 
 
-def _selects(phase: DispatchPhase, reg: Registration) -> bool:
-    if phase.selector == "all":
-        return True
-    return reg.declared_async == (phase.selector == "declared_async")
-
-
-class FanoutDispatcher(Generic[SignalT]):
+class FanoutDispatcher(HandlerTable, SyncEntry, Generic[SignalT]):
     """Deliver one immutable signal to every matching subscriber as the policy declares.
 
     `signal_type`, when given, is validated before dispatch and a mismatch raises
@@ -134,71 +117,6 @@ class FanoutDispatcher(Generic[SignalT]):
             self._revision += 1
         return reg
 
-    # -- the registration table as an owner's handler list -----------------------------
-
-    def append(self, handler: Callable[[SignalT], Any]) -> Registration:
-        """Register *handler* as a façade's ``list.append`` did: whatever it is (a
-        non-callable fails when it is called, as it did), named by its qualified name.
-        """
-        with self._lock:
-            reg = Registration(
-                name=handler_name(handler),
-                handler=handler,
-                predicate=None,
-                declared_async=is_declared_async(handler),
-                seq=self._seq,
-                owner=self._token,
-            )
-            self._seq += 1
-            self._registrations.append(reg)
-            self._revision += 1
-        return reg
-
-    @property
-    def handlers(self) -> tuple[Callable[[SignalT], Any], ...]:
-        """The registered handlers, in registration order (what a façade's handler list
-        held)."""
-        return tuple(reg.handler for reg in self._registrations)
-
-    def remove_handler(self, handler: Callable[[SignalT], Any]) -> None:
-        """Remove the first registration whose handler equals *handler*, as
-        ``list.remove`` does (``==``, so an equal bound method is found); ValueError
-        when there is none."""
-        with self._lock:
-            for index, reg in enumerate(self._registrations):
-                if reg.handler == handler:
-                    del self._registrations[index]
-                    self._revision += 1
-                    return
-        raise ValueError("list.remove(x): x not in list")
-
-    def clear(self) -> None:
-        """Remove every registration."""
-        with self._lock:
-            if self._registrations:
-                self._registrations.clear()
-                self._revision += 1
-
-    async def fan_out(
-        self,
-        step: Step,
-        *,
-        ordered: Callable[[Sequence[Any]], Sequence[Any]] | None = None,
-        **hooks: Any,
-    ) -> DispatchReport:
-        """``entries.fan_out`` over this table's handlers (a snapshot taken now), under
-        this dispatcher's policy, logger and offload; *hooks* are fan_out's ``failed``,
-        ``group``, ``translated``, ``name`` (and ``offload``, for this call). *ordered*,
-        when given, puts the handlers in the order they run (``Declarations.ordered``)."""
-        handlers = self.handlers
-        return await fan_out(
-            self.policy,
-            handlers if ordered is None else ordered(handlers),
-            step,
-            logger=self.logger,
-            **{"offload": self.offload, **hooks},
-        )
-
     def unsubscribe(self, registration: Registration) -> bool:
         """Remove one registration; False when it is not (or no longer) registered."""
         with self._lock:
@@ -215,12 +133,12 @@ class FanoutDispatcher(Generic[SignalT]):
         check_signal(self.signal_type, signal)
         # a registration made during this emit waits for the next one
         regs = self.registrations
-        state = _Emit()
+        state = EmitState()
         for index, phase in enumerate(self.policy.phases):
-            phase_slots = [Slot(reg=r, phase=index) for r in regs if _selects(phase, r)]
+            phase_slots = [Slot(reg=r, phase=index) for r in regs if selects(phase, r)]
             state.slots.extend(phase_slots)
             await self._run_phase(phase, phase_slots, signal, state)
-        return self._report(state)
+        return emit_report(state)
 
     async def wait_detached(self) -> None:
         """Wait for every DETACH_BOUNDED phase still running (each is bounded by its
@@ -233,7 +151,7 @@ class FanoutDispatcher(Generic[SignalT]):
         phase: DispatchPhase,
         slots: list[Slot],
         signal: Any,
-        state: _Emit,
+        state: EmitState,
     ) -> None:
         loop = asyncio.get_running_loop()
         deadline = phase_deadline(phase, loop)
@@ -243,7 +161,7 @@ class FanoutDispatcher(Generic[SignalT]):
             shadow = [Slot(reg=s.reg, phase=s.phase) for s in slots]
             for slot in slots:
                 slot.settle(OutcomeStatus.DETACHED)
-            self._detach(self._phase_body(phase, shadow, signal, _Emit(), deadline))
+            self._detach(self._phase_body(phase, shadow, signal, EmitState(), deadline))
             return
         await self._phase_body(phase, slots, signal, state, deadline)
 
@@ -252,7 +170,7 @@ class FanoutDispatcher(Generic[SignalT]):
         phase: DispatchPhase,
         slots: list[Slot],
         signal: Any,
-        state: _Emit,
+        state: EmitState,
         deadline: float | None,
     ) -> None:
         steps = PhaseSteps(phase, signal, self.logger, offload=self.offload)
@@ -321,7 +239,7 @@ class FanoutDispatcher(Generic[SignalT]):
         )
         finish_stage(shadow, stage, gather_stage=True, label="returned awaitables")
         if expired:
-            self._deadline_expired(phase, _Emit())
+            self._deadline_expired(phase, EmitState())
 
     def _detach(self, body: Any) -> None:
         task = asyncio.get_running_loop().create_task(body)
@@ -358,94 +276,13 @@ class FanoutDispatcher(Generic[SignalT]):
                 why,
             )
 
-    def _deadline_expired(self, phase: DispatchPhase, state: _Emit) -> None:
+    def _deadline_expired(self, phase: DispatchPhase, state: EmitState) -> None:
         state.expired = True
         disposition = phase.deadline_disposition
         message = f"dispatch deadline of {phase.deadline_seconds}s expired"
         if disposition is DeadlineDisposition.RAISE:
-            raise DeadlineExceededError(message, self._report(state))
+            raise DeadlineExceededError(message, emit_report(state))
         if disposition is DeadlineDisposition.LOG_AND_STOP:
             self.logger.warning("%s; unfinished handlers were stopped", message)
         # SILENT_STOP (no timeout log, as TerminalCallback) and RETURN_REPORT: the
         # report carries it.
-
-    # -- sync entry --------------------------------------------------------------------
-
-    def preflight_sync(self) -> DispatchSnapshot:
-        """Take the registration snapshot a synchronous owner needs, before its domain
-        mutation."""
-        if not self.policy.has_sync_entry:
-            raise SyncEntryError(
-                "this dispatch policy has no sync entry (sync_entry=UNAVAILABLE); use emit()",
-            )
-        with self._lock:
-            regs, revision = tuple(self._registrations), self._revision
-        for phase in self.policy.phases:
-            rejects = SyncEntryPolicy.REJECT_DECLARED_ASYNC_BEFORE_OWNER_EFFECT
-            if phase.sync_entry is not rejects:
-                continue
-            for reg in regs:
-                if _selects(phase, reg) and reg.declared_async:
-                    refused = f"declared-async handler {reg.name!r}"
-                    raise SyncEntryError(
-                        f"{refused} cannot run from the sync entry; use the async entry",
-                    )
-        return DispatchSnapshot(
-            owner=self._token,
-            revision=revision,
-            registrations=regs,
-        )
-
-    def emit_sync(
-        self,
-        signal: SignalT,
-        *,
-        snapshot: DispatchSnapshot,
-    ) -> DispatchReport:
-        if not self.policy.has_sync_entry:
-            raise SyncEntryError(
-                "this dispatch policy has no sync entry (sync_entry=UNAVAILABLE); use emit()",
-            )
-        ours = isinstance(snapshot, DispatchSnapshot) and snapshot.owner is self._token
-        if not ours:
-            raise SnapshotError("the snapshot was taken from another dispatcher")
-        if snapshot.revision != self._revision:
-            raise SnapshotError(
-                f"the snapshot is from registration revision {snapshot.revision},"
-                f" now {self._revision}; preflight again",
-            )
-        check_signal(self.signal_type, signal)
-        state = _Emit()
-        for index, phase in enumerate(self.policy.phases):
-            steps = PhaseSteps(phase, signal, self.logger, offload=self.offload)
-            selected = [r for r in snapshot.registrations if _selects(phase, r)]
-            phase_slots = [Slot(reg=r, phase=index) for r in selected]
-            state.slots.extend(phase_slots)
-            stopped = False
-            # sync-entry-requires-sequential-inline guarantees this shape
-            for slot in phase_slots:
-                if stopped:
-                    slot.settle(OutcomeStatus.NOT_STARTED)
-                    continue
-                steps.invoke_sync(slot)
-                awaits_all = phase.invocation.completion is CompletionTiming.AWAIT_ALL
-                stopped = slot.abort or (not awaits_all and slot.triggers_stop)
-            finish_stage(
-                phase_slots,
-                phase.invocation,
-                gather_stage=False,
-                label="invocation",
-            )
-        return self._report(state)
-
-    # -- helpers -----------------------------------------------------------------------
-
-    def _report(self, state: _Emit) -> DispatchReport:
-        # Always registration order, whatever preserve_registration_order says: the ADR
-        # makes even concurrent execution report "in deterministic registration order".
-        matched = [s for s in state.slots if s.matched or s.status is not None]
-        matched.sort(key=lambda s: s.reg.seq)
-        return DispatchReport(
-            outcomes=tuple(s.outcome() for s in matched),
-            deadline_expired=state.expired,
-        )
