@@ -12,13 +12,17 @@ __all__ = ["stage", "unread"]
 
 def stage(point: str) -> str:
     """A point spelled one way as a stage: the member name of an enum point
-    (``HookPoint.TOOL_PRE`` -> ``TOOL_PRE``), a mapping key's point without its pattern
-    (``"security_pre:*"`` -> ``SECURITY_PRE``, as the enum spells it); anything else as is."""
+    (``HookPoint.TOOL_PRE`` -> ``TOOL_PRE``), a mapping key naming a member, without its
+    pattern (``"security_pre:*"`` -> ``SECURITY_PRE``, as the enum spells it); anything else
+    as is."""
     head = point.split(":", 1)[0]
     parts = head.split(".")
-    if all(part.isidentifier() for part in parts):
-        last = parts[-1]
-        return last.upper() if last.islower() or last.isupper() else last
+    if not all(part.isidentifier() for part in parts):
+        return point
+    if parts[-1].isupper():  # an enum member, however it was reached
+        return parts[-1]
+    if ":" in point and len(parts) == 1 and head.islower():  # a key "<member>:<pattern>"
+        return head.upper()
     return point
 
 
