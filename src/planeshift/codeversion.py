@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 from pathlib import Path
 
 from . import __version__
@@ -20,10 +21,27 @@ def code_version() -> str:
 
 
 def tree_digest(root: Path) -> str:
-    """A digest of the relative path and the bytes of every ``*.py`` under *root*."""
+    """A digest of the relative path and the bytes of every ``*.py`` under *root*, in the order
+    of their path parts (``sorted(root.rglob("*.py"))``'s, read without pathlib's globbing)."""
+    found: list[tuple[tuple[str, ...], str]] = []
+    _python_files(str(root), (), found)
+    found.sort()
     digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        data = path.read_bytes()
-        digest.update(f"{path.relative_to(root).as_posix()}\0{len(data)}\0".encode())
+    for parts, path in found:
+        with open(path, "rb") as f:
+            data = f.read()
+        digest.update(f"{'/'.join(parts)}\0{len(data)}\0".encode())
         digest.update(data)
     return digest.hexdigest()
+
+
+def _python_files(folder: str, parts: tuple[str, ...],
+                  out: list[tuple[tuple[str, ...], str]]) -> None:
+    """(path parts under the root, path) of the files named ``*.py``, as ``rglob`` finds them:
+    hidden ones too, not under a symbolic link to a folder."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.endswith(".py") and entry.is_file():
+                out.append(((*parts, entry.name), entry.path))
+            elif entry.is_dir(follow_symlinks=False):
+                _python_files(entry.path, (*parts, entry.name), out)

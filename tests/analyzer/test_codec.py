@@ -7,6 +7,7 @@ from dataclasses import fields, replace
 
 import pytest
 
+import planeshift.rules.checks  # noqa: F401  (gives extraction the rules' per-file reader)
 from planeshift.analyzer.extract.facts import Function
 from planeshift.analyzer.extract.file import extract_source
 from planeshift.analyzer.extract.sites import Vocabulary
@@ -100,3 +101,86 @@ def test_equal_facts_have_one_digest_however_marshal_shares_objects(facts) -> No
     assert marshal.dumps(encode(shared)) != marshal.dumps(encode(fresh))  # the trap
     assert digest(dumps(shared)) == digest(dumps(fresh)) == digest_of(shared)
     assert digest_of(replace(shared, exports=("y",))) != digest_of(shared)
+
+
+DISPATCHER = textwrap.dedent("""
+    import asyncio
+    import anyio
+    from anyio import to_thread
+
+
+    class StopAll(Exception):
+        pass
+
+
+    class Bus:
+        def __init__(self):
+            self._subs = []
+
+        async def emit(self, event):
+            errors = []
+            pending = []
+            for sub in self._subs:
+                if not sub.matches(event):
+                    continue
+                if asyncio.iscoroutinefunction(sub.handler):
+                    raise TypeError("sync handlers only")
+                try:
+                    with anyio.fail_after(1):
+                        result = sub.handler(event)
+                    pending.append(result)
+                except Exception as exc:
+                    errors.append(exc)
+                except BaseException:
+                    raise StopAll("cancelled")
+            await asyncio.gather(*pending)
+            async with anyio.create_task_group() as tg:
+                for sub in self._subs:
+                    tg.start_soon(sub.handler, event)
+            for sub in self._subs:
+                await to_thread.run_sync(sub.handler, event)
+            results = await asyncio.gather(*(s.handler(event) for s in self._subs),
+                                           return_exceptions=True)
+            failures = [r for r in results if isinstance(r, Exception)]
+            self._raise(errors)
+            return failures
+
+        def _raise(self, errors):
+            if len(errors) == 1:
+                raise errors[0]
+            if errors:
+                raise ExceptionGroup("handlers failed", errors)
+            raise asyncio.CancelledError()
+""")
+
+
+def test_every_kind_of_dispatch_observation_round_trips_as_its_record() -> None:
+    """A dispatcher doing one of everything extraction observes: each observation is a typed
+    record (``extract/observations.py``), tagged by its kind in the cache row, and comes back
+    equal."""
+    from planeshift.analyzer.extract.observations import (
+        DETAILS,
+        LOCAL,
+        Action,
+        Concurrency,
+        Follow,
+        Guard,
+        Passed,
+        Raise,
+    )
+
+    facts = extract_source(DISPATCHER.encode(), "app/bus.py", "app.bus", False,
+                           Vocabulary(calls=frozenset({"emit"})))
+    seen = [s for f in facts.functions if f.loop for s in f.loop.seen]
+    assert {s.kind for s in seen} == {cls.kind for cls in DETAILS}
+    details = [s.detail for s in seen]
+    try_line = next(n for n, line in enumerate(DISPATCHER.splitlines(), 1)
+                    if line.strip() == "try:")
+    assert Guard("Exception", (Action("collect", "errors"),), try_line=try_line) in details
+    assert Guard("BaseException", implied="task_group", library="anyio") in details
+    assert Concurrency("gather", awaitables="pending") in details
+    assert Follow("Bus._raise", (Passed("errors", "errors", LOCAL),)) in details
+    assert Raise("one", single=True) in details and Raise("translate", raised="CancelledError") \
+        in details
+    again = loads(dumps(facts))
+    assert [f.loop for f in again.functions] == [f.loop for f in facts.functions]

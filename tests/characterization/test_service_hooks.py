@@ -31,7 +31,7 @@ PRE, POST, CREATE = (HookEventTypes.PreInvocation, HookEventTypes.PostInvocation
 
 def hook_event(handler: Any, *, hook_type: HookEventTypes = PRE, **fields: Any) -> HookEvent:
     return HookEvent(registry=HookRegistry(hooks={hook_type: handler}), hook_type=hook_type,
-                     event_like=Event(), **{"timeout": 2.0, **fields})
+                     event_like=Event(), **{"timeout": 3600.0, **fields})  # no run outlives it
 
 
 def raising(error: BaseException) -> Any:
@@ -274,9 +274,9 @@ def hooked(trace: list[str], *, core_error: BaseException | None = None,
 
 def with_hooks(work: Any, *, pre: Any = None, post: Any = None, exit_hook: bool = False) -> Any:
     if pre is not None:
-        work.create_pre_invoke_hook(HookRegistry(hooks={PRE: pre}), exit_hook, 2.0)
+        work.create_pre_invoke_hook(HookRegistry(hooks={PRE: pre}), exit_hook, 3600.0)
     if post is not None:
-        work.create_post_invoke_hook(HookRegistry(hooks={POST: post}), exit_hook, 2.0)
+        work.create_post_invoke_hook(HookRegistry(hooks={POST: post}), exit_hook, 3600.0)
     return work
 
 

@@ -31,7 +31,13 @@ from .helpers import (
 pytestmark = pytest.mark.characterization
 
 LOGGER = "lionagi.state.lifecycle.callbacks"
-BUDGET = 0.05  # the registry's shared deadline, kept small so the deadline tests stay fast
+# The registry's shared deadline. The deadline tests use a small one so they stay fast: their slow
+# handlers wait forever, so only the deadline can end them, however loaded the machine. Every
+# other test uses one no run outlives: a sync handler's worker thread may take longer than a
+# small budget to start on a loaded machine, and the test would then read the deadline instead
+# of the behaviour it is about.
+BUDGET = 0.05
+NO_DEADLINE = 3600.0
 
 
 def envelope(kind: str = "session", entity_id: str = "s-1") -> RunTerminalEnvelope:
@@ -41,8 +47,8 @@ def envelope(kind: str = "session", entity_id: str = "s-1") -> RunTerminalEnvelo
     )
 
 
-def registry(**handlers: Any) -> TerminalCallbackRegistry:
-    reg = TerminalCallbackRegistry(budget_seconds=BUDGET)
+def registry(budget: float = NO_DEADLINE, **handlers: Any) -> TerminalCallbackRegistry:
+    reg = TerminalCallbackRegistry(budget_seconds=budget)
     for name, handler in handlers.items():
         reg.register(name, handler)
     return reg
@@ -80,7 +86,7 @@ def test_handlers_start_in_registration_order_and_run_concurrently() -> None:
 
             return handler
 
-        reg = TerminalCallbackRegistry(budget_seconds=2.0)
+        reg = TerminalCallbackRegistry(budget_seconds=NO_DEADLINE)
         reg.register("first", party("first"))
         reg.register("second", party("second"))
         assert await reg.emit(envelope()) is None
@@ -162,7 +168,7 @@ def test_shared_deadline_cancels_slow_handlers_silently_and_emit_returns(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     trace: list[str] = []
-    reg = registry(fast=tracer(trace, "fast done"), slow_a=waiting_forever(trace, "slow a"),
+    reg = registry(BUDGET, fast=tracer(trace, "fast done"), slow_a=waiting_forever(trace, "slow a"),
                    slow_b=waiting_forever(trace, "slow b"))
     # handlers waiting forever: only the shared budget ends the emission (a hang would hit
     # the run's guard)
@@ -181,7 +187,7 @@ def test_deadline_returns_while_an_offloaded_sync_handler_is_still_blocked() -> 
         finished.set()
 
     async def main() -> bool:
-        await registry(blocked=blocked).emit(envelope())
+        await registry(BUDGET, blocked=blocked).emit(envelope())
         still_running = not finished.is_set()
         release.set()
         await anyio.to_thread.run_sync(finished.wait, 2.0)
@@ -221,7 +227,7 @@ def test_emitter_cancellation_cancels_the_handlers_and_propagates_unlogged(
             entered.set()
             await waiting_forever(trace, "handler")(env)
 
-        reg = TerminalCallbackRegistry(budget_seconds=2.0)
+        reg = TerminalCallbackRegistry(budget_seconds=NO_DEADLINE)
         reg.register("blocking", blocking)
         return await cancel_when_entered(reg.emit(envelope()), entered)
 
@@ -232,7 +238,7 @@ def test_emitter_cancellation_cancels_the_handlers_and_propagates_unlogged(
 
 def test_kind_and_id_filters_select_and_overrides_replace_the_other_matches() -> None:
     trace: list[str] = []
-    reg = TerminalCallbackRegistry(budget_seconds=2.0)
+    reg = TerminalCallbackRegistry(budget_seconds=NO_DEADLINE)
     reg.register("sessions", tracer(trace, "sessions"), kinds=["session"])
     reg.register("plays", tracer(trace, "plays"), kinds=["play"])
     reg.register("s-2 only", tracer(trace, "s-2 only"), ids=["s-2"])
@@ -245,7 +251,7 @@ def test_kind_and_id_filters_select_and_overrides_replace_the_other_matches() ->
 
 def test_same_name_registration_replaces_the_handler_in_place() -> None:
     trace: list[str] = []
-    reg = TerminalCallbackRegistry(budget_seconds=2.0)
+    reg = TerminalCallbackRegistry(budget_seconds=NO_DEADLINE)
 
     async def first_then(env: Any) -> None:
         trace.append("first slot")

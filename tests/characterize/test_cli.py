@@ -47,7 +47,7 @@ def test_json_summary_lists_tests_per_axis_and_what_was_left_out(tmp_path: Path)
     assert done.exit_code == 0, done.output
     report = json.loads(done.stdout)
     assert report["schema"] == "planeshift.characterize/1"
-    assert report["summary"]["paths"] == 8 and report["summary"]["skipped"] == 2
+    assert report["summary"]["paths"] == 10 and report["summary"]["skipped"] == 2
     sequential = report["characterized"][0]["paths"][0]
     assert sequential["entry"] == "SequentialBus.publish"
     assert sequential["tests"]["failure"] == [

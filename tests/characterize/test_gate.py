@@ -79,6 +79,13 @@ MUTANTS = [
            '                log.exception("handler failed on %s", topic.value)',
            ("test_sequential_bus_publish_failure_isolate_base_exception_reaches_the_emitter_as_"
             "itself",)),
+    # the stop signal: the loop goes on after it, or lets it reach the isolating clause
+    Mutant("stop-continues", "sequential.py", "except Halt:\n                break",
+           "except Halt:\n                continue",
+           ("test_sequential_bus_publish_stop_signal_halt_skips_the_later_handlers_quietly",)),
+    Mutant("stop-clause-dropped", "sequential.py", "            except Halt:\n                break\n",
+           "",
+           ("test_sequential_bus_publish_stop_signal_halt_skips_the_later_handlers_quietly",)),
     Mutant("drop-the-await", "sequential.py", "                    await result",
            "                    pass",
            ("test_sequential_bus_publish_returned_value_classifier_inspect_awaitable",
@@ -126,6 +133,31 @@ MUTANTS = [
            "except Exception:\n                raise",
            ("test_timed_bus_emit_deadline_disposition_log_and_stop",
             "test_timed_bus_emit_failure_isolate")),
+    # the message-manager shape (owner_dispatch's collected surface and sync entry)
+    Mutant("collect-stops-at-the-first", "collected.py",
+           "                    callback(item)\n            except BaseException as exc:\n"
+           "                errors.append(exc)\n",
+           "                    callback(item)\n            except BaseException as exc:\n"
+           "                errors.append(exc)\n                break\n",
+           ("test_collect_bus_apost_completion_await_all",
+            "test_collect_bus_apost_failure_collect_every_failure")),
+    Mutant("one-failure-grouped", "collected.py",
+           "    if len(errors) == 1:\n        raise errors[0]\n", "",
+           ("test_collect_bus_apost_error_surface_unwrap_single_else_group_one_failure",)),
+    Mutant("cancellation-not-collected", "collected.py",
+           "                    callback(item)\n            except BaseException as exc:",
+           "                    callback(item)\n            except Exception as exc:",
+           ("test_collect_bus_apost_handler_cancellation_collect",)),
+    Mutant("sync-entry-allows-async", "collected.py",
+           'raise RuntimeError(f"{callback!r} is async: post it with apost")', "pass",
+           ("test_collect_bus_post_sync_entry_reject_declared_async_before_owner_effect",)),
+    Mutant("sync-fire-propagates", "collected.py",
+           "in snapshot:\n            try:\n                callback(item)\n"
+           "            except BaseException as exc:\n                errors.append(exc)",
+           "in snapshot:\n            try:\n                callback(item)\n"
+           "            except BaseException as exc:\n                raise",
+           ("test_collect_bus_post_failure_collect_every_failure",
+            "test_collect_bus_post_completion_await_all")),
 ]
 
 

@@ -34,7 +34,7 @@ def test_each_loop_shape_is_characterized_and_the_rest_left_out_with_the_reason(
     assert [p.recipe.entry for p in buses.plans] == [
         "SequentialBus.publish", "PropagateBus.broadcast", "GatherBus.emit",
         "TaskGroupBus.notify", "OffloadBus.dispatch", "DeadlineBus.emit", "BudgetBus.fire",
-        "TimedBus.emit"]
+        "TimedBus.emit", "CollectBus.apost", "CollectBus.post"]
     assert {s.mechanism: s.reason for s in buses.skipped} == {
         "store_bus": "its constructor needs `db` (a database, session, network or file handle)",
         "abstract_bus": "abstract: AbstractBus.wrap is abstract",

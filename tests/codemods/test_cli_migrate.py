@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 from shared_cache import cache_flags
 
 from planeshift.cli import cli
-from planeshift.reports.migrate_json import load_migrate_schema
+from planeshift.codemods.report.json_report import load_migrate_schema
 
 APP = '''
 from demo.bus import EventBus, Point

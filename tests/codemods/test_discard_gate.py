@@ -12,9 +12,9 @@ from planeshift.api import load_packs
 from planeshift.codemods import MigrateOptions, migrate
 from planeshift.codemods.discard_gate import _mixed
 from planeshift.codemods.facts import MigrateFacts
+from planeshift.codemods.report.text import render_report
 from planeshift.config import Config
 from planeshift.lint import Scope, lint
-from planeshift.reports.migrate_text import render_report
 from planeshift.rules.discard_annotation import is_recorded, parse_annotation
 from planeshift.types import Handler, Registration, ScanResult
 

@@ -32,7 +32,7 @@ def test_example_becomes_its_after_and_a_second_run_changes_nothing(
 
 
 def test_every_codemod_has_an_id_a_description_and_examples() -> None:
-    assert [c.id for c in CODEMODS] == ["registration", "argv", "discard_gate", "decisions",
-                                        "owner_dispatch", "owner_table", "owner_declarations"]
+    assert len({c.id for c in CODEMODS}) == len(CODEMODS) >= 6
+    assert "owner_declarations" in {c.id for c in CODEMODS}
     for codemod in CODEMODS:
-        assert codemod.DESCRIPTION and codemod.EXAMPLES, codemod.id
+        assert codemod.id and codemod.DESCRIPTION and codemod.EXAMPLES, codemod.id

@@ -65,7 +65,7 @@ def test_a_second_run_changes_nothing(migrated: tuple[Path, MigrateResult]) -> N
 
 def test_the_report_names_each_owner_policy_and_profile(
         migrated: tuple[Path, MigrateResult]) -> None:
-    from planeshift.reports.migrate_owners import owners
+    from planeshift.codemods.report.owners import owners
 
     records = {r["class"]: r for r in owners(migrated[1])}
     assert set(records) == {"SeqBus", "FirstFailureBus", "GatherBus", "TaskGroupBus",

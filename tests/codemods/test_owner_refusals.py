@@ -53,17 +53,79 @@ def _refused(tmp_path: Path, fire: str) -> str:
 
 
 CASES = {
-    "stop_hook": ('''
+    # near misses of the stop signal (`except StopHook: break`, the first clause, `break` alone)
+    "stop_continue": ("""
     async def fire(self, event):
         for listener in list(self._listeners):
             try:
                 await maybe_await(listener(event))
             except StopHook:
+                continue
+            except Exception:
+                logger.exception("failed")
+""", "failure: `except StopHook: continue` (Relay.fire) leaves the loop's step"),
+    "stop_break_with_a_record": ("""
+    async def fire(self, event):
+        for listener in list(self._listeners):
+            try:
+                await maybe_await(listener(event))
+            except StopHook:
+                logger.info("stopped")
                 break
             except Exception:
                 logger.exception("failed")
-''', "failure: `except StopHook: break`"),
-    "re_raises_some": ('''
+""", "failure: `except StopHook: break` (Relay.fire) leaves the loop's step"),
+    "stop_return": ("""
+    async def fire(self, event):
+        for listener in list(self._listeners):
+            try:
+                await maybe_await(listener(event))
+            except StopHook:
+                return
+            except Exception:
+                logger.exception("failed")
+        logger.info("all ran")
+""", "failure: `except StopHook: return` (Relay.fire) leaves the loop's step"),
+    "stop_after_the_isolating_clause": ("""
+    async def fire(self, event):
+        for listener in list(self._listeners):
+            try:
+                await maybe_await(listener(event))
+            except Exception:
+                logger.exception("failed")
+            except StopHook:
+                break
+""", "failure: `except StopHook: break` (Relay.fire) comes after `except Exception`"),
+    "break_on_every_failure": ("""
+    async def fire(self, event):
+        for listener in list(self._listeners):
+            try:
+                await maybe_await(listener(event))
+            except Exception:
+                break
+""", "failure: `except Exception: break` (Relay.fire) stops the fan-out quietly on every"),
+    "break_on_cancellation": ("""
+    async def fire(self, event):
+        for listener in list(self._listeners):
+            try:
+                await maybe_await(listener(event))
+            except asyncio.CancelledError:
+                break
+            except Exception:
+                logger.exception("failed")
+""", "failure: `except asyncio.CancelledError: break` (Relay.fire) stops the fan-out quietly"),
+    # near misses of the clause that re-raises some failures (`if <test>: raise` alone)
+    "re_raises_something_else": ("""
+    async def fire(self, event):
+        for listener in list(self._listeners):
+            try:
+                await maybe_await(listener(event))
+            except Exception as exc:
+                if isinstance(exc, KeyError):
+                    raise RuntimeError("bad key") from exc
+                logger.exception("failed")
+""", "failure: `except Exception` (Relay.fire) re-raises some exceptions"),
+    "re_raises_with_an_else": ("""
     async def fire(self, event):
         for listener in list(self._listeners):
             try:
@@ -71,8 +133,19 @@ CASES = {
             except Exception as exc:
                 if isinstance(exc, KeyError):
                     raise
-                logger.exception("failed")
-''', "failure: `except Exception` (Relay.fire) re-raises some exceptions"),
+                else:
+                    logger.exception("failed")
+""", "failure: `except Exception` (Relay.fire) re-raises some exceptions"),
+    # the fan-out inside a try: its step may not bind what the try's clauses read
+    "try_clause_reads_the_step": ("""
+    async def fire(self, event):
+        try:
+            for listener in list(self._listeners):
+                current = listener
+                await maybe_await(listener(event))
+        except Exception:
+            logger.exception("failed in %s", current)
+""", "Relay.fire: the loop body assigns `current`, which the method reads outside the loop"),
     "one_class": ('''
     async def fire(self, event):
         for listener in list(self._listeners):

@@ -60,6 +60,10 @@ MUTANTS = [
      ("test_terminal_callback_registry_emit_handler_cancellation_cancel_siblings_and_return",)),
     ("hooks/bus.py", 'logger.exception("Hook failed', 'logger.debug("Hook failed',
      ("test_hook_bus_emit_error_surface_log_only_failures_are_logged",)),
+    # the stop signal: emit goes on after a StopHook (the clause's own line, not an axis)
+    ("hooks/bus.py", "                except StopHook:\n                    break",
+     "                except StopHook:\n                    continue",
+     ("test_hook_bus_emit_stop_signal_stop_hook_skips_the_later_handlers_quietly",)),
 ]
 
 

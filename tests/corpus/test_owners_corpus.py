@@ -21,9 +21,9 @@ from characterization.runner import run_suite
 from planeshift import api
 from planeshift.characterize.against_copy import run_against
 from planeshift.codemods import MigrateOptions, MigrateResult, migrate
+from planeshift.codemods.report.json_report import load_migrate_schema, migrate_dict
+from planeshift.codemods.report.owners import owners
 from planeshift.config import Config, load_config
-from planeshift.reports.migrate_json import load_migrate_schema, migrate_dict
-from planeshift.reports.migrate_owners import owners
 from planeshift.vendor import vendor_kernels
 
 pytestmark = pytest.mark.corpus
@@ -31,18 +31,20 @@ pytestmark = pytest.mark.corpus
 # The seven dispatchers ADR-0120 Phase 1 names, and what the kernels can do with each (the
 # reasons are docs/characterization.md's differences, read from the code by the codemod).
 REWRITTEN = {
+    # blocking_emit and emit: `except StopHook: break` is the kernel's stop signal
+    "HookBus": ("session_observer", "nearest", ["returned_awaitable"]),
     "Broadcaster": ("broadcaster", "exact", []),
     "SchedulerSignalBus": ("scheduler", "exact", []),
     "TerminalCallbackRegistry": ("terminal_callback", "nearest",
                                  ["failure", "handler_cancellation"]),
+    "MessageManager": ("message_manager_async", "exact", []),
 }
+# MessageManager's second entry, its sync one, on fan_out_sync under the sync profile
+SYNC_ENTRIES = {"MessageManager.add_message": "message_manager_sync"}
+# the same class owns a second mechanism, not one of the seven: its pile-rewritten callbacks
+PILE_REWRITTEN = "message_pile_rewritten"
 REFUSED = {  # class -> {entry: the start of its reason}
-    "HookBus": {"HookBus.emit": "failure: `except StopHook: break`",
-                "HookBus.blocking_emit": "failure: `except StopHook: break`"},
     "SessionObserver": {"SessionObserver.emit": "returned awaitable: SessionObserver.emit keeps"},
-    "MessageManager": {"MessageManager.a_add_message": "error surface: MessageManager.a_add_message "
-                                                       "collects every failure",
-                       "MessageManager.add_message": "sync entry:"},
     "HookRegistry": {"HookRegistry.call": "concurrency: HookRegistry.call calls one handler",
                      "HookRegistry.handle_streaming_chunk": "concurrency: "},
 }
@@ -55,9 +57,13 @@ class Owners:
         self.before, self.after = before, after
         self.generated_before, self.generated_after = generated_before, generated_after
         # one record per owner (mechanism, file, class): MessageManager owns two mechanisms
-        self.records = {(r["class"] or r["entries"][0]["entry"]): r for r in owners(result)}
+        self.records = {(r["class"] or r["entries"][0]["entry"]): r for r in owners(result)
+                        if r["mechanism"] != PILE_REWRITTEN}
+        self.pile = [r for r in owners(result) if r["mechanism"] == PILE_REWRITTEN]
         self.entries: dict[str, dict[str, dict]] = {}
         for record in owners(result):
+            if record["mechanism"] == PILE_REWRITTEN:
+                continue
             for entry in record["entries"]:
                 self.entries.setdefault(record["class"] or entry["entry"], {})[entry["entry"]] = \
                     {**entry, "owner_status": record["status"]}
@@ -115,6 +121,27 @@ def test_the_dispatchers_the_kernels_reproduce_are_rewritten_under_their_own_pol
     assert terminal["deadline"] == "shared" and terminal["deadline_disposition"] == "silent_stop"
     rewritten = {r["class"] for r in migrated.records.values() if r["status"] == "rewritten"}
     assert rewritten == set(REWRITTEN)
+    entries = {e["entry"]: e for e in migrated.records["MessageManager"]["entries"]}
+    for entry, profile in SYNC_ENTRIES.items():
+        assert (entries[entry]["profile"], entries[entry]["matched"]) == (profile, "exact")
+        assert entries[entry]["policy"]["sync_entry"] == "reject_declared_async_before_owner_effect"
+    manager = (migrated.root / "lionagi/protocols/messages/manager.py").read_text()
+    assert manager.count("group=lambda errors: _raise_callback_errors(errors)") == 2
+    assert "fan_out_sync(" in manager and "await fan_out(" in manager
+    assert "hook_snapshot = self._snapshot_hooks_or_reject_async()" in manager  # its preflight
+    (pile,) = migrated.pile  # set_system / clear_messages: sync, no preflight, left as they are
+    assert pile["status"] == "refused"
+    assert all(e["reason"].startswith("sync entry:") for e in pile["entries"]), pile
+    hookbus = migrated.entries["HookBus"]
+    assert {e: (v["profile"], v["matched"]) for e, v in hookbus.items()} == {
+        "HookBus.blocking_emit": ("session_observer", "nearest"),
+        "HookBus.emit": ("broadcaster", "nearest")}
+    bus = (migrated.root / "lionagi/hooks/bus.py").read_text()
+    assert bus.count("stop=StopHook,") == 2 and "except StopHook" not in bus
+    # emit's clause: a store refusal is re-raised by the hook, every other failure logged
+    assert "                if refusal_in(exc) is not None:\n" in bus
+    assert 'logger.exception("Hook failed: %s", point.value)' in bus
+    assert "        finally:\n            _emitting_bus.reset(token)\n" in bus
     broadcaster = (migrated.root / "lionagi/service/broadcaster.py").read_text()
     assert "_BROADCASTER_BROADCAST_POLICY = DispatchPolicy.broadcaster()" in broadcaster
     assert 'logger.error(f"Error in subscriber callback: {e}", exc_info=True)' in broadcaster
@@ -137,7 +164,8 @@ def test_every_refused_owner_is_listed_with_the_axis_or_behaviour(migrated: Owne
 
 def test_the_migrated_package_imports_and_every_rewritten_file_compiles(migrated: Owners) -> None:
     changed = [c.file for c in migrated.result.changes]
-    assert sorted(changed) == ["lionagi/service/broadcaster.py",
+    assert sorted(changed) == ["lionagi/hooks/bus.py", "lionagi/protocols/messages/manager.py",
+                               "lionagi/service/broadcaster.py",
                                "lionagi/state/lifecycle/callbacks.py",
                                "lionagi/studio/scheduler/signals.py"]
     modules = [rel[:-3].replace("/", ".") for rel in changed]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from planeshift import api
-from planeshift.analyzer.extract.file import decode_source, prefilter_for
+from planeshift.analyzer.extract.file import Prefilter, decode_source, prefilter_for
 from planeshift.analyzer.extract.sites import Vocabulary
 from planeshift.config import Config
 
@@ -38,8 +38,8 @@ def _plain(vocab: Vocabulary) -> re.Pattern[str]:
     return re.compile("|".join(parts), re.MULTILINE)
 
 
-def _admits(pattern: re.Pattern[str] | None, text: str) -> bool:
-    return pattern is not None and pattern.search("\n" + text) is not None
+def _admits(prefilter: Prefilter | None, text: str) -> bool:
+    return prefilter is not None and prefilter.admits(text)
 
 
 def test_the_prefilter_admits_what_the_plain_form_admits(corpus_root: Path) -> None:

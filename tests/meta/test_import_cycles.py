@@ -4,8 +4,9 @@ functions and ``if TYPE_CHECKING:`` imports included) and no import of a module 
 The layers, bottom to top (docs/architecture.md draws them): the shared base (results, settings,
 the kernels), the pack model (``packs/``), the analyzer (dispatch-policy inference included), the
 rules (classification and checks), what reads a scan (``api``, ``lint``, ``characterize``,
-``reports``), the codemods (and the reports of a migrate run), the CLI. A module of a layer may
-import its own layer and those below it; the few places where a lower layer needs something only
+``reports``), the codemods (the reports of a migrate run in their room, ``codemods/report/``),
+the CLI. Each layer is whole top-level modules and packages, none carved out of another. A module
+of a layer may import its own layer and those below it; the few places where a lower layer needs something only
 a higher one knows (the registration shapes a pack form may use, the facts the rules read of a
 file, the codes ``severity`` may name) are handed down when the higher layer is imported.
 """
@@ -33,8 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (  # bottom first; the longest
     ("rules", ("planeshift.rules",)),
     ("consumers", ("planeshift.api", "planeshift.lint", "planeshift.characterize",
                    "planeshift.reports")),
-    ("codemods", ("planeshift.codemods", "planeshift.reports.migrate_json",
-                  "planeshift.reports.migrate_owners", "planeshift.reports.migrate_text")),
+    ("codemods", ("planeshift.codemods",)),
     ("cli", ("planeshift.cli", "planeshift.__main__")),
 )
 
@@ -164,6 +164,13 @@ def test_every_folder_of_modules_is_a_package() -> None:
     folders = {p.parent for p in PACKAGE.rglob("*.py")}
     assert sorted(str(f.relative_to(PACKAGE)) for f in folders
                   if not (f / "__init__.py").is_file()) == []
+
+
+def test_a_layer_is_whole_packages_none_carved_out_of_another() -> None:
+    """The layer map names top-level modules and packages only: no module of one package counted
+    in another package's layer (the reports of a migrate run live in ``codemods/report/``)."""
+    carved = [p for _, prefixes in LAYERS for p in prefixes if p.count(".") > 1]
+    assert carved == []
 
 
 def test_every_module_has_a_layer() -> None:

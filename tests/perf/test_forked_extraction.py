@@ -153,3 +153,32 @@ def test_a_cache_warning_met_by_a_helper_is_reported(sources: list[Source], tmp_
     out = pool.extract_all(sources, _vocab(), Config(root=Path("."), jobs=2),
                            FactCache(tmp_path, "x"))
     assert out.warnings == ["cache disabled, cannot write: helper"]
+
+
+def test_a_second_extraction_keeps_the_rules_facts(sources: list[Source],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a wider vocabulary (a derived API's names) the files are extracted again for their
+    sites; the rules' facts do not depend on the vocabulary and are not read twice, and the
+    facts equal those of a first extraction under the wider vocabulary."""
+    from dataclasses import replace
+
+    from planeshift.analyzer.extract import file
+
+    vocab = _vocab()
+    config = Config(root=Path("."), jobs=1)
+    extraction = pool.Extraction(sources, config, lambda v: None)
+    first = extraction.all(vocab).facts
+    called = set().union(*(f.called_funcs | f.called_attrs for f in first))
+    wider = replace(vocab, calls=vocab.calls | called)
+    fresh = pool.extract_all(sources, wider, config, None).facts
+    assert sum(len(f.sites) for f in fresh) > sum(len(f.sites) for f in first)
+    real, read = file.rule_facts_reader(), []
+
+    def counted(tree: object, text: str) -> tuple:
+        read.append(text)
+        return real(tree, text)
+
+    monkeypatch.setattr(file, "_rule_facts", [counted])
+    again = extraction.again([s.file.rel for s in sources], wider)
+    assert again == fresh
+    assert not read

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from planeshift.api import scan
 from planeshift.codemods.model import Migrated, MigrateResult, NotMigrated
+from planeshift.codemods.report.text import render_report
 from planeshift.config import load_config
 from planeshift.reports.guidance import (
     context_lines,
@@ -23,7 +24,6 @@ from planeshift.reports.guidance import (
 )
 from planeshift.reports.lint_text import render_text
 from planeshift.reports.markdown import render_markdown
-from planeshift.reports.migrate_text import render_report
 from planeshift.reports.terminal import flow, render_terminal
 from planeshift.types import (
     Activation,

@@ -14,6 +14,7 @@ from .policy import Policy
 from .recipe import recipe_for
 from .render import render_module, subject_name
 from .source import Sources
+from .stops import stop_cases
 
 
 def characterization(result: ScanResult, packs: tuple[Pack, ...],
@@ -54,7 +55,9 @@ def _mechanism(summary: MechanismSummary, mech: Mechanism,
             skipped.append(Skip(mech.id, dispatcher, path.entry, str(exc)))
             continue
         name = _unique(subject_name(recipe), taken)
-        cases = Cases(Policy(path, recipe.is_async), recipe.budget, recipe.budget_note).all()
+        policy = Policy(path, recipe.is_async)
+        cases = Cases(policy, recipe.budget, recipe.budget_note).all()
+        cases += stop_cases(path, sources, policy)
         plans.append(PathPlan(recipe, name, tuple(cases)))
     if not plans and len({s.reason for s in skipped}) == 1:
         skipped = [Skip(mech.id, dispatcher, "", skipped[0].reason)]

@@ -187,7 +187,8 @@ def _test(plan: PathPlan, case: Case) -> str:
         quoted = ", ".join(f'"{f}"' for f in fields)
         head = [f"@pytest.mark.parametrize(({quoted}), [{rendered}])"]
         signature = ", ".join(f"{f}: {t}" for f, t in zip(fields, types))
-    body = _code([f"    {line}".replace("SUBJECT", plan.subject) for line in case.body])
+    body = _code([f"    {line}".replace("SUBJECT", plan.subject) if line else ""
+                  for line in case.body])
     return f"{_code([*head, f'def {name}({signature}):'])}\n{doc}\n{body}"
 
 

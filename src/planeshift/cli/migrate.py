@@ -68,9 +68,10 @@ themselves instead of the call sites, each owner whole or not at all:
   owner_declarations  the owner's registration methods unwrap a typed registration, and its
                   fan-out runs handlers in declared order under declared names
 Refused owners are listed with the axis or behaviour the kernels cannot reproduce: an axis the
-scan could not read, a sync dispatch method, one handler per call, a stop-on-exception clause
-(StopHook), an except clause that re-raises some failures only or collects them for a helper
-to raise, a handler invoked once per matched value, returned awaitables gathered after the
+scan could not read, a sync dispatch method, one handler per call, a clause that leaves the
+loop otherwise than a first `except <Type>: break` (the stop signal), an except clause that
+re-raises some failures otherwise than `if <test>: raise` or collects them for a helper to
+raise, a handler invoked once per matched value, returned awaitables gathered after the
 loop, a loop over the storage itself rather than a snapshot. Vendor the kernels first.
 
 --series DIR writes the whole migration as an ordered patch series instead, `git format-patch`
@@ -202,7 +203,7 @@ def _report(result: MigrateResult, fmt: str, output: Path | None) -> None:
     if fmt == "json" or output is not None:  # the text report on stderr lists them itself
         echo_errors(result.errors)
     if fmt == "json":
-        from ..reports.migrate_json import render_migrate_json
+        from ..codemods.report.json_report import render_migrate_json
 
         text = render_migrate_json(result)
         if output is None:
@@ -211,7 +212,7 @@ def _report(result: MigrateResult, fmt: str, output: Path | None) -> None:
             write_output(output, text)
             click.echo(f"wrote json report to {output}", err=True)
         return
-    from ..reports.migrate_text import render_diff, render_report
+    from ..codemods.report.text import render_diff, render_report
 
     if result.mode != "write":
         colour = sys.stdout.isatty() and "NO_COLOR" not in __import__("os").environ

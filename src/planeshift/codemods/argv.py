@@ -59,7 +59,7 @@ class ArgvCodemod(Codemod):
     """
 
     id = "argv"
-    order = 20
+    after = ("registration",)  # on a file both touch: the order the reports have always had
     keeps_lines = True
     DESCRIPTION = "External hook commands given as a shell string become argv lists."
     EXAMPLES: ClassVar[list[Example]] = [Example(

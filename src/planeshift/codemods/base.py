@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import ast
 import functools
+import graphlib
 import importlib
 import pkgutil
 from collections.abc import Callable, Iterable, Sequence
@@ -114,7 +115,7 @@ class Source:
 
 class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
     id: ClassVar[str] = ""
-    order: ClassVar[int] = 50  # on a file, codemods run in this order
+    after: ClassVar[tuple[str, ...]] = ()  # the ids of the codemods it runs after, on a file
     after_rewrites: ClassVar[bool] = False  # its plan reads what the other codemods rewrote
     keeps_lines: ClassVar[bool] = False  # its edits rewrite expressions in place, line for line
     owner: ClassVar[bool] = False  # rewrites dispatchers themselves (Phase 1): runs with --owners
@@ -161,7 +162,10 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
         with self.resolve(wrapper):
             self.context = replace(self.context, wrapper=wrapper)
             try:
-                return self.transform_module_impl(tree)
+                result = self.transform_module_impl(tree)
+                if result is not tree and not self.keeps_lines:
+                    self.context.scratch[MOVED] = True  # the next codemod renders it again
+                return result
             finally:
                 self.context = replace(self.context, wrapper=None)
 
@@ -187,7 +191,8 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
             except LookupError as exc:  # the locator could not map this file's statements
                 self.refuse(item, f"cannot locate the site: {exc}")
             except Exception as exc:  # noqa: BLE001 - a bug: an error entry, the others go on
-                self.refuse(item, f"internal error: {type(exc).__name__}: {exc}", error=True)
+                self.refuse(item, f"internal error: {type(exc).__name__}: {exc}", error=True,
+                            owner=self.about(item))
         if not self._edits:
             return tree
         if not self.keeps_lines:
@@ -230,12 +235,19 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
 
     # -- outcomes ---------------------------------------------------------------------------
 
-    def done(self, item: Item, action: str) -> None:
-        self._record(Migrated(item.file, item.line, self.id, action, item.registration))
+    def about(self, item: Item) -> dict[str, Any] | None:
+        """What an outcome of *item* says of its owner (owner codemods: the mechanism and the
+        class), also when a bug ends its rewrite; None for a call site."""
+        return None
 
-    def refuse(self, item: Item, reason: str, error: bool = False) -> None:
+    def done(self, item: Item, action: str, owner: dict[str, Any] | None = None) -> None:
+        self._record(Migrated(item.file, item.line, self.id, action, item.registration, owner))
+
+    def refuse(self, item: Item, reason: str, error: bool = False,
+               owner: dict[str, Any] | None = None) -> None:
         self.warn(f"{item.file}:{item.line}: {reason}")
-        self._record(NotMigrated(item.file, item.line, self.id, reason, error, item.registration))
+        self._record(NotMigrated(item.file, item.line, self.id, reason, error, item.registration,
+                                 owner))
 
     def already(self, item: Item) -> None:
         self._record(None)
@@ -257,13 +269,50 @@ def register(cls: type[Codemod]) -> type[Codemod]:
 def all_codemods() -> list[type[Codemod]]:
     """Every codemod (each ``@register``-ed in its own module of this package's call-site room or
     of ``owner/``), in running order; modules are found with pkgutil, so adding a codemod touches
-    no list. ``support/`` and ``series/`` hold no codemod and are not imported here."""
+    no list. ``support/``, ``series/`` and ``report/`` hold no codemod and are not imported here."""
     package = __name__.rpartition(".")[0]
     for room in (package, f"{package}.owner"):
         for info in pkgutil.iter_modules(importlib.import_module(room).__path__):
             if not info.ispkg:
                 importlib.import_module(f"{room}.{info.name}")
-    return sorted(REGISTRY.values(), key=lambda c: (c.order, c.id))
+    return running_order(REGISTRY.values())
+
+
+class OrderError(ValueError):
+    """A codemod runs after an id no codemod has, after one of the other set, or in a cycle."""
+
+
+def running_order(codemods: Iterable[type[Codemod]]) -> list[type[Codemod]]:
+    """*codemods* in the order they run, derived from what each declares: every codemod after
+    the ones its ``after`` names and, when its plan reads what the others rewrote
+    (``after_rewrites``: the driver plans it in a second pass), after every one whose plan does
+    not; ties broken by id. The call-site codemods come first, then the ``--owners`` ones (the
+    two sets never run together). OrderError names an unknown id or a cycle."""
+    by_id = {c.id: c for c in codemods}
+    out: list[type[Codemod]] = []
+    for owner in (False, True):
+        family = {i: c for i, c in by_id.items() if c.owner == owner}
+        sorter: graphlib.TopologicalSorter[str] = graphlib.TopologicalSorter()
+        for ident, codemod in family.items():
+            for before in codemod.after:
+                if before not in by_id:
+                    raise OrderError(f"codemod {ident!r} runs after {before!r}, which no codemod "
+                                     f"is (have: {', '.join(sorted(by_id))})")
+                if before not in family:
+                    raise OrderError(f"codemod {ident!r} runs after {before!r}, which runs in "
+                                     "the other set (--owners)")
+            late = [i for i, c in family.items() if c.after_rewrites < codemod.after_rewrites]
+            sorter.add(ident, *codemod.after, *late)
+        try:
+            sorter.prepare()
+        except graphlib.CycleError as exc:
+            raise OrderError("codemods run after each other in a cycle: "
+                             + " -> ".join(exc.args[1])) from None
+        while sorter.is_active():
+            ready = sorted(sorter.get_ready())
+            out += [family[i] for i in ready]
+            sorter.done(*ready)
+    return out
 
 
 def codemod_by_id(name: str) -> type[Codemod] | None:

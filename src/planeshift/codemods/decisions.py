@@ -67,7 +67,7 @@ class DecisionsCodemod(Codemod):
     """
 
     id = "decisions"
-    order = 40
+    after = ("registration",)  # its handlers' registrations go through as_interceptor
     after_rewrites = True  # only handlers whose registrations are rewritten, in this run too
     DESCRIPTION = "Interceptor handlers return typed STOP / DENY decisions instead of raising."
     EXAMPLES: ClassVar[list[Example]] = [Example(

@@ -84,7 +84,7 @@ class DiscardGateCodemod(Codemod):
     """
 
     id = "discard_gate"
-    order = 30
+    after = ("registration",)  # it wraps the handler inside the typed registration
     DESCRIPTION = "DISCARD_UNAWAITED registrations are annotated with their owner, or converted."
     EXAMPLES: ClassVar[list[Example]] = [
         Example(

@@ -28,6 +28,9 @@ def codemod_page(codemod: type) -> str:
            "`--owners` set (the dispatchers themselves, not the call sites)."
            if getattr(codemod, "owner", False) else
            f"Run it with `planeshift migrate --select {codemod.id}`; it runs in the default set.")
+    after = getattr(codemod, "after", ())
+    if after:
+        run += " On a file, it runs after " + ", ".join(f"`{a}`" for a in after) + "."
     parts = [f"# {codemod.id} (codemod)\n\n{first.strip()}\n\n{run}\n\n{body.strip()}\n"]
     for number, example in enumerate(codemod.EXAMPLES, 1):
         lang = "python" if example.path.endswith(".py") else example.path.rsplit(".", 1)[-1]

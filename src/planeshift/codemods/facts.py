@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import fsio
+from ..analyzer.context import is_context
 from ..config import Config
 from ..packs.model import DEFAULT_KERNEL_MODULE, Mechanism, Pack
 from ..types import Registration, ScanResult
@@ -73,6 +74,31 @@ class MigrateFacts:
             except OSError:
                 cache[rel] = []
         return cache[rel]
+
+    @functools.cached_property
+    def python_files(self) -> tuple[str, ...]:
+        """The project's Python files, listed once, by the scan's discovery (``--exclude`` and
+        .gitignore honoured): the files it read and those it could not read, each of which is
+        an error of the scan, and so of the run; the library source read as context is not
+        the project's."""
+        read = {rel for rel in self.scanned if rel.endswith(".py") and not is_context(rel)}
+        unread = {e.file for e in self.scan.errors
+                  if e.file.endswith(".py") and not is_context(e.file)}
+        return tuple(sorted(read | unread))
+
+    def text(self, rel: str) -> str:
+        """A project file's text, read once a run (OSError each time it is asked for when it
+        cannot be read)."""
+        texts = self.__dict__.setdefault("_texts", {})
+        if rel not in texts:
+            try:
+                texts[rel] = fsio.read_text(self.root / rel, errors="replace")
+            except OSError as exc:
+                texts[rel] = exc
+        found = texts[rel]
+        if isinstance(found, OSError):
+            raise found
+        return found  # type: ignore[no-any-return]
 
     def module(self, rel: str) -> str:
         """*rel*'s module name as the scan gave it (a `src/` layout, a namespace package, a

@@ -3,19 +3,18 @@
 Returning a decision instead of raising is safe only where every caller of the handler is the
 adapter that translates it back: so each registration must go through ``as_interceptor`` and no
 other text of the project may name the function (a direct call, ``__all__``, an unregistration
-such as ``bus.off(point, handler)``). The search is textual over every file the scan discovers,
-so it errs towards refusing.
+such as ``bus.off(point, handler)``). The search is textual over every file the scan listed
+(``MigrateFacts.python_files``: its discovery, excludes honoured; a file it could not read is an
+error of the run and, here, a file that might name the handler), so it errs towards refusing.
 """
 
 from __future__ import annotations
 
 import ast
-import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .. import fsio
 from ..packs.model import Pack
 from ..types import Registration
 from .facts import MigrateFacts
@@ -79,7 +78,7 @@ def other_references(facts: MigrateFacts, handler: Handler) -> str | None:
     for reg in handler.registrations:
         allowed |= {(reg.file, n) for n in _statement_lines(facts, reg.file, reg.line)}
     word = re.compile(rf"\b{re.escape(name)}\b")
-    for rel in _python_files(facts):  # every file: two may share a module name
+    for rel in facts.python_files:  # every file: two may share a module name
         try:
             text = _text(facts, rel)
         except OSError as exc:
@@ -95,43 +94,20 @@ def other_references(facts: MigrateFacts, handler: Handler) -> str | None:
 def _modules(facts: MigrateFacts) -> dict[str, str]:
     """Module name -> its file (the first in path order, as the scan links it)."""
     out: dict[str, str] = {}
-    for module, rel in _discovered(facts.root, facts.config.exclude, facts.config.gitignore):
-        out.setdefault(module, rel)
+    for rel in facts.python_files:
+        out.setdefault(facts.module(rel), rel)
     return out
 
 
-def _python_files(facts: MigrateFacts) -> list[str]:
-    return [rel for _, rel in _discovered(facts.root, facts.config.exclude,
-                                          facts.config.gitignore)]
-
-
-@functools.lru_cache(maxsize=4)
-def _discovered(root: object, exclude: tuple[str, ...], gitignore: bool
-                ) -> tuple[tuple[str, str], ...]:
-    from ..analyzer.discover import discover
-
-    return tuple((f.module, f.rel) for f in discover(root, exclude, gitignore)  # type: ignore[arg-type]
-                 if f.rel.endswith(".py"))
-
-
 def _cache(facts: MigrateFacts, name: str) -> dict:
-    """A table kept on *facts* for this run: each file is read and parsed once, not once per
-    handler (or per registration) that needs it."""
+    """A table kept on *facts* for this run: each file is parsed once, not once per handler (or
+    per registration) that needs it."""
     return facts.__dict__.setdefault(name, {})  # type: ignore[no-any-return]
 
 
 def _text(facts: MigrateFacts, rel: str) -> str:
     """The file's text (OSError when it cannot be read, every time it is asked for)."""
-    texts = _cache(facts, "_reference_texts")
-    if rel not in texts:
-        try:
-            texts[rel] = fsio.read_text(facts.root / rel, errors="replace")
-        except OSError as exc:
-            texts[rel] = exc
-    found = texts[rel]
-    if isinstance(found, OSError):
-        raise found
-    return found  # type: ignore[no-any-return]
+    return facts.text(rel)
 
 
 def _parsed(facts: MigrateFacts, rel: str) -> ast.Module | None:

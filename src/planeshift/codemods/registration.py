@@ -96,7 +96,6 @@ class RegistrationCodemod(Codemod):
     """
 
     id = "registration"
-    order = 10
     keeps_lines = True
     DESCRIPTION = "Registrations become typed registrations (InterceptorRegistration, " \
                   "Subscription, SinkRegistration) through the kernels' adapters."

@@ -39,9 +39,8 @@ def selected(options: MigrateOptions) -> list[type[Codemod]]:
     if other:
         flag = "without --owners" if options.owners else "with --owners"
         raise ValueError(f"codemod {other[0]!r} runs {flag}")
-    chosen = [c for c in known.values() if (not options.select or c.id in options.select)
-              and c.id not in options.ignore]
-    return sorted(chosen, key=lambda c: (c.order, c.id))
+    return [c for c in known.values() if (not options.select or c.id in options.select)
+            and c.id not in options.ignore]
 
 
 def migrate(config: Config, options: MigrateOptions | None = None,

@@ -56,5 +56,7 @@ def _facts(root: Path, cli: dict) -> MigrateFacts:
         config = load_config(root)
         options = MigrateOptions(kernel_module=cli.get("kernel_module"),
                                  convert_discard=bool(cli.get("convert_discard")))
-        _FACTS[key] = MigrateFacts(config, api.scan(config), api.load_packs(config), options)
+        seen: dict[str, tuple[str, str, bool]] = {}  # the files the scan listed and read
+        scan = api.scan(config, seen=seen)
+        _FACTS[key] = MigrateFacts(config, scan, api.load_packs(config), options, scanned=seen)
     return _FACTS[key]

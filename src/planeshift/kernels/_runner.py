@@ -102,7 +102,7 @@ def settle_deadline(slot: Slot) -> None:
 
 
 def _stops(slot: Slot, completion: CompletionTiming) -> bool:
-    if slot.abort or slot.stop_siblings:
+    if slot.abort or slot.stop_siblings or slot.status is OutcomeStatus.STOPPED:
         return True
     stopping = (
         CompletionTiming.STOP_ON_FAILURE,

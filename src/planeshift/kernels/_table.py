@@ -79,8 +79,9 @@ class HandlerTable:
     ) -> DispatchReport:
         """``entries.fan_out`` over this table's handlers (a snapshot taken now), under
         this dispatcher's policy, logger and offload; *hooks* are fan_out's ``failed``,
-        ``group``, ``translated``, ``name`` (and ``offload``, for this call). *ordered*,
-        when given, puts the handlers in the order they run (``Declarations.ordered``)."""
+        ``group``, ``translated``, ``name``, ``stop`` (and ``offload``, for this call).
+        *ordered*, when given, puts the handlers in the order they run
+        (``Declarations.ordered``)."""
         handlers = self.handlers
         return await fan_out(
             self.policy,

@@ -42,6 +42,7 @@ from ._surface import finish_stage
 from ._vocab import (
     CompletionTiming,
     DeadlineDisposition,
+    DispatchConcurrency,
     OutcomeStatus,
     ReturnedAwaitableDisposition,
     SyncHandlerMode,
@@ -81,6 +82,30 @@ def _check(policy: DispatchPolicy) -> None:
         )
     if bad:
         raise PolicyError(bad)
+
+
+def _stop_signals(
+    policy: DispatchPolicy, stop: type[BaseException] | tuple[type[BaseException], ...]
+) -> tuple[type[BaseException], ...]:
+    stops = stop if isinstance(stop, tuple) else (stop,)
+    for kind in stops:
+        if not (isinstance(kind, type) and issubclass(kind, BaseException)):
+            raise TypeError(f"stop must be exception classes, got {kind!r}")
+        if issubclass(kind, asyncio.CancelledError):
+            raise TypeError(
+                f"stop cannot be a cancellation ({kind.__name__}): a cancellation is "
+                "the handler cancellation axis's, never a stop signal"
+            )
+    if stops and policy.phases[0].concurrency is not DispatchConcurrency.SEQUENTIAL:
+        raise PolicyError(
+            [
+                (
+                    "fan-out-stop-requires-sequential",
+                    "a stop signal stops the entries after it: a sequential policy only",
+                )
+            ]
+        )
+    return stops
 
 
 class _EntrySteps(PhaseSteps):
@@ -160,6 +185,7 @@ async def fan_out(
     translated: Callable[[BaseException], BaseException] | None = None,
     name: Callable[[Any], str | None] | None = None,
     offload: Offload | None = None,
+    stop: type[BaseException] | tuple[type[BaseException], ...] = (),
 ) -> DispatchReport:
     """Run *step* for each of *entries* (taken as a list now) under *policy*; see the
     module.
@@ -168,9 +194,13 @@ async def fan_out(
     receives the records the kernel writes itself; *name* names an entry in the report
     (default: the handler's qualified name for a callable entry, else ``entry[i]``);
     *offload* is the owner's way to run a sync handler in a worker thread (``Offload``;
-    default: a daemon thread per call).
+    default: a daemon thread per call). *stop* is the owner's stop signal, an exception
+    class or a tuple of them (a loop's ``except StopHook: break``): an entry raising one
+    is STOPPED and the rest do not start, with nothing logged, recorded or raised; a
+    sequential policy only (``fan-out-stop-requires-sequential``).
     """
     _check(policy)
+    stops = _stop_signals(policy, stop)
     if logger is not None and not isinstance(logger, logging.Logger):
         raise TypeError(f"logger must be a logging.Logger, got {type(logger).__name__}")
     items = list(entries)
@@ -190,7 +220,12 @@ async def fan_out(
             owner=token,
         )
         slots.append(Slot(reg=reg, phase=0, entry=entry))
-    hooks = OwnerHooks(failed=failed, group=group, translated=translated)
+    hooks = OwnerHooks(
+        failed=failed,
+        group=group,
+        translated=translated,
+        stop=stops,
+    )
     steps = _EntrySteps(
         policy,
         step,

@@ -54,6 +54,7 @@ class HandlerOutcome:
             OutcomeStatus.RETURNED,
             OutcomeStatus.DISCARDED,
             OutcomeStatus.DETACHED,
+            OutcomeStatus.STOPPED,
         )
 
 

@@ -16,7 +16,7 @@ AXIS_NAMES = {  # the short names the text summary uses
     "sync_entry": "entry", "failure": "failure", "completion": "completion",
     "error_surface": "surface", "handler_cancellation": "cancel", "emitter_cancellation":
     "emitter-cancel", "deadline": "deadline", "deadline_disposition": "deadline-end",
-    "predicate_failure": "predicate",
+    "predicate_failure": "predicate", "stop_signal": "stop",
 }
 
 

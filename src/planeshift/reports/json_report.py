@@ -7,6 +7,7 @@ from collections import Counter
 from typing import Any
 
 from ..types import PLANES, ScanResult
+from .jsontext import dumps_indented
 
 SCHEMA_ID = "planeshift.report/1"
 
@@ -31,7 +32,7 @@ def to_dict(result: ScanResult) -> dict[str, Any]:
 
 def render_json(result: ScanResult) -> str:
     """The report as JSON text: 2-space indent, stable key order, trailing newline."""
-    return json.dumps(to_dict(result), indent=2, ensure_ascii=False, default=str) + "\n"
+    return dumps_indented(to_dict(result), default=str) + "\n"
 
 
 def summary(result: ScanResult) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from ..lint.model import LintResult
+from .jsontext import dumps_indented
 
 SCHEMA_ID = "planeshift.lint/1"
 
@@ -34,7 +35,7 @@ def lint_dict(result: LintResult) -> dict[str, Any]:
 
 
 def render_lint_json(result: LintResult) -> str:
-    return json.dumps(lint_dict(result), indent=2, ensure_ascii=False, default=str) + "\n"
+    return dumps_indented(lint_dict(result), default=str) + "\n"
 
 
 def load_lint_schema() -> dict[str, Any]:

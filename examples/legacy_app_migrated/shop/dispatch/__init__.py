@@ -32,6 +32,7 @@ from ._vocab import (
 )
 from .declarations import Declaration, Declarations
 from .entries import Call, Step, fan_out
+from .entries_sync import SyncCall, SyncStep, fan_out_sync
 from .errors import (
     DeadlineExceededError,
     HandlerCancelled,
@@ -108,11 +109,14 @@ __all__ = [
     "SnapshotError",
     "StageExceptionPolicy",
     "Step",
+    "SyncCall",
     "SyncEntryError",
     "SyncEntryPolicy",
     "SyncHandlerMode",
+    "SyncStep",
     "TransactionRef",
     "Unset",
     "UnsetType",
     "fan_out",
+    "fan_out_sync",
 ]

@@ -32,11 +32,16 @@ class OwnerHooks:
     - ``translated(cancellation)`` builds what TRANSLATE raises for a handler's
       cancellation (the first one, in registration order): the owner's own
       CancelledError subclass.
+    - ``stop`` are the owner's stop signals (a loop's ``except StopHook: break``): an
+      entry that raises one of them ends a sequential stage quietly, before any other
+      clause sees it: the entry is STOPPED, the later ones do not start, nothing is
+      logged, recorded or raised.
     """
 
     failed: Callable[[Any, BaseException], Any] | None = None
     group: Callable[[list[BaseException]], BaseException] | None = None
     translated: Callable[[BaseException], BaseException] | None = None
+    stop: tuple[type[BaseException], ...] = ()
 
     def make_group(
         self,

@@ -250,6 +250,9 @@ class PhaseSteps:
         invocation stage's policy says (raised on, recorded, or collected)."""
         try:
             await invocation
+        # the owner's stop signal, before any other clause (none: ())
+        except self.hooks.stop as exc:
+            slot.settle(OutcomeStatus.STOPPED, error=exc)
         except asyncio.CancelledError as exc:
             if emitter_cancelling(exc) and not self.drains_outside_cancel:
                 raise

@@ -169,6 +169,9 @@ class OutcomeStatus(str, Enum):
     SKIPPED = "skipped"
     NOT_STARTED = "not_started"
     DETACHED = "detached"
+    # planeshift's addition (docs/kernels.md): the entry raised the owner's stop signal
+    # (``fan_out(stop=...)``, a loop's ``except StopHook: break``); the later entries do not start
+    STOPPED = "stopped"
 
 
 class StageExceptionPolicy(str, Enum):

@@ -57,6 +57,7 @@ class HandlerOutcome:
             OutcomeStatus.RETURNED,
             OutcomeStatus.DISCARDED,
             OutcomeStatus.DETACHED,
+            OutcomeStatus.STOPPED,
         )
 
 

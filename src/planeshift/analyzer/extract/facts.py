@@ -11,6 +11,8 @@ import marshal
 from dataclasses import dataclass, field
 from typing import Any
 
+from .observations import LoopFacts
+
 Ref = tuple  # see planeshift.analyzer.refs for the grammar
 Binding = tuple[str, Ref]  # local name -> what it is bound to (a ref or a binding form)
 
@@ -21,62 +23,6 @@ class Param:
     kind: str  # "self" | "cls" | "pos" | "kwonly" | "vararg" | "kwarg"
     annotation: Ref | None = None
     default: Ref | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    """What becomes of the value a handler call returned (``analyzer/extract/loop_results.py``)."""
-
-    what: str  # "awaited" | "maybe_await" | "inspected" | "stored" | "dropped" | "returned" |
-    #            "gathered" | "task" | "used" | "passed"
-    classifier: str = ""  # awaited, stored or inspected under `if <classifier>(value):`
-    into: str = ""  # stored: the list it is appended to; passed: the callee it is handed to
-
-
-@dataclass(frozen=True, slots=True)
-class HandlerCall:
-    """A handler call on a dispatch path (``Seen.kind == "call"``)."""
-
-    result: Result
-    via: str = ""  # the helper the handler was fetched through (its body is not read here)
-    declared_async: Result | None = None  # in an `if is_coro_func(h):` branch: what becomes of
-    #                                       the awaited coroutine's result
-
-
-@dataclass(frozen=True, slots=True)
-class Guard:
-    """An except clause around a handler call, or one its concurrency implies
-    (``Seen.kind == "guard"``)."""
-
-    caught: str  # the caught type's text; "BaseException" for an implied one
-    actions: tuple[str, ...]  # ``loop_shapes.clause_actions``; an implied one: "gathered",
-    #                           "gather", "task_group:<lib>" or "task"
-
-
-@dataclass(frozen=True, slots=True)
-class Seen:
-    """One observation on a dispatch path; ``analyzer/extract/loops.py`` lists the kinds and
-    details."""
-
-    kind: str  # "call" | "offload" | "predicate" | "classify" | "guard" | "loop" | "follow" |
-    #            "concurrency" | "deadline" | "raise"
-    detail: str
-    line: int
-    at: int = 0  # the line this one qualifies: a guard's guarded call, a call's loop, a span's end
-    root: str = ""  # where the callable or error list comes from: "" local, "p:<param>", "self.<attr>"
-    text: str = ""  # the source seen (shortened), for evidence
-    call: HandlerCall | None = None  # kind "call": the call and what becomes of its result
-    guard: Guard | None = None  # kind "guard": what is caught and what the clause does
-
-
-@dataclass(frozen=True, slots=True)
-class LoopFacts:
-    """What a function on a dispatch path does with the handlers it calls: the raw material of
-    policy inference (``analyzer/policy/policy.py``)."""
-
-    iterates: tuple[str, ...] = ()  # text of what its dispatch loops iterate ("self._subs")
-    lines: tuple[int, ...] = ()  # where the handler calls are
-    seen: tuple[Seen, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ import re
 import tokenize
 import warnings
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ...heap import collector_paused
@@ -40,45 +40,85 @@ def rule_facts_reader() -> RuleFacts:
     return _rule_facts[0]
 
 
-@functools.lru_cache(maxsize=8)
-def prefilter_for(vocab: Vocabulary) -> re.Pattern[str] | None:
-    """One regex that matches any text that could hold a site for *vocab*: search it on the
-    text after a newline (``"\\n" + text``), which stands for the start of the text.
+@dataclass(frozen=True)
+class Prefilter:
+    """Whether a text could hold a site for a vocabulary: a call, import alias, decorator or
+    bound-method reference of a call word (``on(``, ``on as``, ``x.on,``), a keyword
+    (``hooks=``), a list, mapping or setter attribute (``.hook_handlers``).
 
-    Each alternative starts at a character that must precede the word (``.``, space, ``(``, ``@``
-    ...), then looks ahead at the characters the words start with: the regex engine skips most
-    positions at once (a line's indentation, say), where trying every word there costs three
-    times as much.
+    Every form but the attribute ones starts at a character that must precede the word (``.``,
+    space, ``(``, ``@`` ...): searched forwards, that is every space of the text, and the regex
+    engine tries the words at each. So those forms are searched in the text reversed, from the
+    ``(``, ``=`` or ``as`` after the word, which the engine skips to at once; the text's start
+    stands for a preceding newline.
+    """
+
+    forward: tuple[re.Pattern[str], ...]  # searched in the text
+    backward: tuple[re.Pattern[str], ...]  # searched in the text reversed, a newline after it
+    alias: re.Pattern[str] | None = None  # `<call> as ` reversed, whitespace before its match
+
+    def admits(self, text: str) -> bool:
+        for pattern in self.forward:
+            if pattern.search(text) is not None:
+                return True
+        if not (self.backward or self.alias):
+            return False
+        reverse = text[::-1] + "\n"
+        for pattern in self.backward:
+            if pattern.search(reverse) is not None:
+                return True
+        if self.alias is not None:
+            found = self.alias.search(reverse)
+            while found is not None:
+                start = found.start()
+                if start and _SPACE.match(reverse, start - 1) is not None:
+                    return True
+                found = self.alias.search(reverse, start + 1)
+        return False
+
+
+_SPACE = re.compile(r"\s")
+
+
+@functools.lru_cache(maxsize=8)
+def prefilter_for(vocab: Vocabulary) -> Prefilter | None:
+    """The :class:`Prefilter` of *vocab*; None when it has no words to look for.
+
+    Forwards, an attribute form starts at its ``.`` and looks ahead at the characters its words
+    start with, so the engine skips most positions at once.
     """
 
     def words(names: frozenset[str]) -> str:
         return "|".join(re.escape(w) for w in sorted(names))
 
+    def backwards(names: frozenset[str]) -> str:
+        return "|".join(re.escape(w[::-1]) for w in sorted(names))
+
     def firsts(chars: set[str]) -> str:
         return "" if "" in chars else "(?=[" + "".join(re.escape(c) for c in sorted(chars)) + "])"
 
-    lead, lead_parts, lead_first = r"[.\s(=@,\[{]", [], set()
+    lead = r"(?=[.\s(=@,\[{])"  # after the word reversed: the character before it
+    backward: list[re.Pattern[str]] = []
+    alias = None
     dot_parts, dot_first = [], set()
     if vocab.calls:
         # a call, an import alias, a decorator, a bound-method reference (`register = bus.on`)
-        lead_parts.append(rf"(?:{words(vocab.calls)})(?:[ \t]*\(|\s+as\s)")
-        lead_first |= {w[:1] for w in vocab.calls}
+        backward.append(re.compile(rf"\([ \t]*(?:{backwards(vocab.calls)}){lead}"))
+        alias = re.compile(rf"sa\s+(?:{backwards(vocab.calls)}){lead}")
         dot_parts.append(rf"(?:{words(vocab.calls)})[ \t]*(?:$|[,)\]#])")
         dot_first |= {w[:1] for w in vocab.calls}
     if vocab.keywords:
-        lead_parts.append(rf"(?:{words(vocab.keywords)})[ \t]*=")
-        lead_first |= {w[:1] for w in vocab.keywords}
+        backward.append(re.compile(rf"=[ \t]*(?:{backwards(vocab.keywords)}){lead}"))
     for names, tail in ((vocab.list_attrs, r"\b"), (vocab.item_attrs, r"[ \t]*\["),
                         (vocab.assign_attrs, r"[ \t]*(?::[^=\n]*)?=(?!=)")):
         if names:
             dot_parts.append(rf"[ \t]*(?:{words(names)}){tail}")
             dot_first |= {w[:1] for w in names} | {" ", "\t"}
-    parts: list[str] = []
-    if lead_parts:
-        parts.append(rf"{lead}{firsts(lead_first)}(?:{'|'.join(lead_parts)})")
-    if dot_parts:
-        parts.append(rf"\.{firsts(dot_first)}(?:{'|'.join(dot_parts)})")
-    return re.compile("|".join(parts), re.MULTILINE) if parts else None
+    forward = (re.compile(rf"\.{firsts(dot_first)}(?:{'|'.join(dot_parts)})", re.MULTILINE),
+               ) if dot_parts else ()
+    if not (forward or backward):
+        return None
+    return Prefilter(forward, tuple(backward), alias)
 
 
 def decode_source(data: bytes) -> str:
@@ -88,15 +128,17 @@ def decode_source(data: bytes) -> str:
 
 
 def extract_source(
-    data: bytes, path: str, module: str, is_package: bool, vocab: Vocabulary
+    data: bytes, path: str, module: str, is_package: bool, vocab: Vocabulary,
+    rule_facts: tuple | None = None,
 ) -> FileFacts:
-    """Facts for one Python file given its bytes; never raises for a bad file."""
+    """Facts for one Python file given its bytes; never raises for a bad file. *rule_facts*:
+    the rules' facts of these bytes, when an extraction under another vocabulary read them."""
     with collector_paused():  # its tree and facts hold no cycles: reference counting frees them
-        return _extract(data, path, module, is_package, vocab)
+        return _extract(data, path, module, is_package, vocab, rule_facts)
 
 
-def _extract(data: bytes, path: str, module: str, is_package: bool, vocab: Vocabulary
-             ) -> FileFacts:
+def _extract(data: bytes, path: str, module: str, is_package: bool, vocab: Vocabulary,
+             rule_facts: tuple | None) -> FileFacts:
     try:
         text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
@@ -114,11 +156,12 @@ def _extract(data: bytes, path: str, module: str, is_package: bool, vocab: Vocab
     except (RecursionError, MemoryError):
         return FileFacts(path=path, module=module, error="cannot parse: nesting too deep")
     file_facts = rule_facts_reader()
-    pattern = prefilter_for(vocab)
-    wants_sites = pattern is not None and pattern.search("\n" + text) is not None
+    prefilter = prefilter_for(vocab)
+    wants_sites = prefilter is not None and prefilter.admits(text)
     try:
         facts = collect_symbols(tree, path, module, is_package, vocab if wants_sites else None,
                                 text)
-        return replace(facts, rule_facts=file_facts(tree, text))
+        return replace(facts, rule_facts=file_facts(tree, text) if rule_facts is None
+                       else rule_facts)
     except RecursionError:
         return FileFacts(path=path, module=module, error="cannot analyse: nesting too deep")

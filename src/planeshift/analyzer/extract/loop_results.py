@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from .facts import Result
 from .loop_shapes import (
     AWAIT_WRAPPERS,
     COMPS,
@@ -17,6 +16,7 @@ from .loop_shapes import (
     short,
     walk_body,
 )
+from .observations import Result
 from .sites import last_name
 
 AWAITING = frozenset({"wait_for", "shield"})  # awaiting these awaits their first argument

@@ -4,15 +4,17 @@ A name holds a handler (or an entry carrying one) when it is a loop variable, a 
 bound from one (``_t, preds, handler = entry``; ``cb := ref()``), or fetched from a ``self``
 attribute (``h = self._hooks.get(key)``). It holds collected errors when an except clause
 appends the exception to it, or it is gathered with ``return_exceptions=True``. Each carries a
-*root*: where the value came from (``""`` made here, ``"p:<param>"`` a parameter,
-``"self.<attr>"`` an attribute of the dispatcher).
+*root*, an :class:`~.observations.Origin`: where the value came from (made here, a parameter, an
+attribute of the dispatcher).
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from .loop_shapes import HANDLER_ATTRS, STORES, short
+from .observations import LOCAL, Origin, Raise
 from .sites import last_name
 
 Node = ast.FunctionDef | ast.AsyncFunctionDef
@@ -78,11 +80,11 @@ class Roles:
     def __init__(self, nodes: list[ast.AST], parents: dict, params: tuple[list[str], list[str]]):
         self.parents = parents
         names = [*params[0], *params[1]]
-        self.handlers: dict[str, str] = {p: f"p:{p}" for p in names}  # name -> root
-        self.origins: dict[str, str] = dict(self.handlers)  # where an entry was taken from
+        self.handlers: dict[str, Origin] = {p: Origin(param=p) for p in names}  # name -> root
+        self.origins: dict[str, Origin] = dict(self.handlers)  # where an entry was taken from
         self.via: dict[str, str] = {}  # name -> the helper it was fetched through
-        self.errors: dict[str, str] = dict(self.handlers)
-        self.error_items: dict[str, str] = {}
+        self.errors: dict[str, Origin] = dict(self.handlers)
+        self.error_items: dict[str, Origin] = {}
         self.results: set[str] = set()
         self.calls: dict[str, ast.Call] = {}  # name -> the call it was last bound to
         for node in nodes:
@@ -101,7 +103,7 @@ class Roles:
             target = node.func.value if isinstance(node.func, ast.Attribute) else None
             if isinstance(target, ast.Name) and any(
                     isinstance(a, ast.Name) and a.id == handler.name for a in node.args):
-                self.errors.setdefault(target.id, "")
+                self.errors.setdefault(target.id, LOCAL)
 
     def _bind(self, node: ast.AST) -> None:
         if isinstance(node, (ast.For, ast.AsyncFor)):
@@ -117,10 +119,10 @@ class Roles:
                     self._assign(target, value)
 
     def _loop_target(self, target: ast.expr, iterable: ast.expr) -> None:
-        origin = self.origin(iterable) or ""
+        origin = self.origin(iterable) or LOCAL
         error = self._errors_root(iterable)
         for name in _names(target):
-            self.handlers[name], self.origins[name] = "", origin
+            self.handlers[name], self.origins[name] = LOCAL, origin
             if error is not None:
                 self.error_items[name] = error
 
@@ -145,7 +147,7 @@ class Roles:
                 if items:  # `refusal = refusal_in(error)`: still one of the collected errors
                     self.error_items[name] = self.error_items[items[0]]
 
-    def _item_source(self, value: ast.expr) -> tuple[str, str, str] | None:
+    def _item_source(self, value: ast.expr) -> tuple[Origin, Origin, str] | None:
         """(handler root, origin, helper) when *value* is an entry or a handler, else None."""
         if isinstance(value, ast.Name) and value.id in self.handlers:
             return None if value.id in self.results else self._of(value.id)
@@ -154,7 +156,7 @@ class Roles:
             if isinstance(base, ast.Name) and base.id in self.handlers:
                 return self._of(base.id)
             slot = _self_attr(value)
-            return (f"self.{slot}", f"self.{slot}", "") if slot else None
+            return (Origin(attr=slot), Origin(attr=slot), "") if slot else None
         if isinstance(value, ast.Call):
             name = last_name(value) or ""
             if not value.args and not value.keywords and isinstance(value.func, ast.Name):
@@ -166,30 +168,30 @@ class Roles:
             for arg in value.args:
                 slot = _self_attr(arg)
                 if slot:
-                    return f"self.{slot}", f"self.{slot}", name
+                    return Origin(attr=slot), Origin(attr=slot), name
         return None
 
-    def _of(self, name: str) -> tuple[str, str, str]:
-        return self.handlers[name], self.origins.get(name, ""), self.via.get(name, "")
+    def _of(self, name: str) -> tuple[Origin, Origin, str]:
+        return self.handlers[name], self.origins.get(name, LOCAL), self.via.get(name, "")
 
     # -- questions --------------------------------------------------------------------------
-    def origin(self, expr: ast.expr) -> str | None:
+    def origin(self, expr: ast.expr) -> Origin | None:
         base = _base(expr.args[0] if isinstance(expr, ast.Call) and last_name(expr) in _COPIES
                      and expr.args else expr)
         if isinstance(base, ast.Name) and base.id in self.origins:
             return self.origins[base.id]
         return None
 
-    def _errors_root(self, expr: ast.expr) -> str | None:
+    def _errors_root(self, expr: ast.expr) -> Origin | None:
         base = _base(expr)
         if isinstance(base, ast.Name):
             if base.id in self.results:
-                return ""
+                return LOCAL
             if base.id in self.errors:
                 return self.errors[base.id]
         return None
 
-    def handler_root(self, expr: ast.expr) -> str | None:
+    def handler_root(self, expr: ast.expr) -> Origin | None:
         """Root of the handler *expr* names: ``cb``, ``reg.handler``."""
         if isinstance(expr, ast.Name):
             return self.handlers.get(expr.id)
@@ -198,17 +200,17 @@ class Roles:
         base = expr.value
         if isinstance(base, ast.Name) and base.id in self.handlers:
             root = self.handlers[base.id]
-            if root.startswith("self."):
-                return f"{root}.{expr.attr}"  # an entry of a dispatcher attribute: its slot decides
+            if root.attr:  # an entry of a dispatcher attribute: its slot decides
+                return replace(root, attr=f"{root.attr}.{expr.attr}")
             return root if _handler_attr(expr.attr) else None
         return None
 
-    def callee_root(self, func: ast.expr, methods: frozenset[str]) -> str | None:
+    def callee_root(self, func: ast.expr, methods: frozenset[str]) -> Origin | None:
         """Root of the handler a call of *func* invokes; ``self.<slot>(...)`` for an attribute
         that is not a method of the class."""
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                 and func.value.id in ("self", "cls")):
-            return None if func.attr in methods else f"self.{func.attr}"
+            return None if func.attr in methods else Origin(attr=func.attr)
         return self.handler_root(func)
 
     def is_deref(self, call: ast.Call) -> bool:
@@ -217,7 +219,7 @@ class Roles:
         return (not call.args and not call.keywords
                 and isinstance(parent, (ast.NamedExpr, ast.Assign)))
 
-    def involved_origin(self, call: ast.Call) -> str | None:
+    def involved_origin(self, call: ast.Call) -> Origin | None:
         """The origin of an entry the call tests (its callee or an argument), or None."""
         for expr in (call.func, *call.args):
             base = _base(expr)
@@ -237,21 +239,22 @@ class Roles:
             return self.via.get(base.id, "")
         return ""
 
-    def roles_of(self, value: ast.expr) -> list[tuple[str, str]]:
+    def roles_of(self, value: ast.expr) -> list[tuple[str, Origin]]:
         """What an argument passes on: ("item", root) and / or ("errors", root)."""
-        out: list[tuple[str, str]] = []
+        out: list[tuple[str, Origin]] = []
         base = _base(value)
         if isinstance(base, ast.Name):
             if base.id in self.handlers and base.id not in self.results:
                 out.append(("item", self.handlers[base.id]))
             if base.id in self.results:
-                out.append(("errors", ""))
+                out.append(("errors", LOCAL))
             elif base.id in self.errors:
                 out.append(("errors", self.errors[base.id]))
         return out
 
-    def raised(self, node: ast.Raise) -> tuple[str | None, str]:
-        """(group | one | translate:<Class>, errors root) of a raise outside except clauses."""
+    def raised(self, node: ast.Raise) -> tuple[Raise | None, Origin]:
+        """(what is raised: a group, one error, a cancellation translated; the errors' root) of a
+        raise outside except clauses."""
         exc = node.exc
         call = exc if isinstance(exc, ast.Call) else (
             self.calls.get(exc.id) if isinstance(exc, ast.Name) else None)
@@ -259,15 +262,15 @@ class Roles:
             name = last_name(call) or ""
             if name.endswith("ExceptionGroup"):
                 roots = [r for a in call.args for role, r in self.roles_of(a) if role == "errors"]
-                return "group", roots[0] if roots else ""
+                return Raise("group"), roots[0] if roots else LOCAL
             if "cancel" in name.lower():
-                return f"translate:{name}", ""
+                return Raise("translate", raised=name), LOCAL
         if isinstance(exc, ast.Subscript):
             root = self._errors_root(exc.value)
-            return ("one", root) if root is not None else (None, "")
+            return (Raise("one"), root) if root is not None else (None, LOCAL)
         if isinstance(exc, ast.Name) and exc.id in self.error_items:
-            return "one", self.error_items[exc.id]
-        return None, ""
+            return Raise("one"), self.error_items[exc.id]
+        return None, LOCAL
 
 
 def _names(target: ast.expr) -> list[str]:

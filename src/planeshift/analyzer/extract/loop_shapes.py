@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .observations import Action
 from .sites import last_name
 from .visitor import child_nodes
 
@@ -90,37 +91,37 @@ def caught(handler: ast.ExceptHandler) -> str:
     return "BaseException" if handler.type is None else short(handler.type, 60)
 
 
-def clause_actions(handler: ast.ExceptHandler) -> tuple[str, ...]:
-    """What an except clause does, in order: raise, raise_if, raise_new:X, log, collect:<list>,
-    return, break, continue, assign, pass."""
-    actions: list[str] = []
+def clause_actions(handler: ast.ExceptHandler) -> tuple[Action, ...]:
+    """What an except clause does, in order: raise, raise_if, raise_new (of a class), log,
+    collect (into a list), return, break, continue, assign, pass."""
+    actions: list[Action] = []
     top = set(map(id, handler.body))
     exc = handler.name
     for node in walk_body(handler.body):
         if isinstance(node, ast.Raise):
             if node.exc is None:
-                actions.append("raise" if id(node) in top else "raise_if")
+                actions.append(Action("raise" if id(node) in top else "raise_if"))
             else:
-                actions.append(f"raise_new:{last_name(node.exc) or short(node.exc, 30)}")
+                actions.append(Action("raise_new", last_name(node.exc) or short(node.exc, 30)))
         elif isinstance(node, ast.Break):
-            actions.append("break")
+            actions.append(Action("break"))
         elif isinstance(node, ast.Continue):
-            actions.append("continue")
+            actions.append(Action("continue"))
         elif isinstance(node, ast.Return):
-            actions.append("return")
+            actions.append(Action("return"))
         elif isinstance(node, ast.Call):
             name = last_name(node) or ""
             if name in LOG_CALLS:
-                actions.append("log")
+                actions.append(Action("log"))
             elif name in STORES and isinstance(node.func, ast.Attribute) and exc and any(
                 isinstance(a, ast.Name) and a.id == exc for a in node.args
             ):
-                actions.append(f"collect:{short(node.func.value, 30)}")
+                actions.append(Action("collect", short(node.func.value, 30)))
         elif isinstance(node, (ast.Assign, ast.AugAssign)):
-            actions.append("assign")
+            actions.append(Action("assign"))
         elif isinstance(node, ast.Pass):
-            actions.append("pass")
-    return tuple(dict.fromkeys(actions)) or ("pass",)
+            actions.append(Action("pass"))
+    return tuple(dict.fromkeys(actions)) or (Action("pass"),)
 
 
 def in_predicate_position(node: ast.AST, parents: dict) -> bool:
@@ -158,8 +159,8 @@ def loop_line(node: ast.AST, parents: dict) -> int:
     return 0
 
 
-def raise_condition(node: ast.Raise, parents: dict) -> str:
-    """"single" when the raise sits under ``if len(x) == 1:``."""
+def raised_alone(node: ast.Raise, parents: dict) -> bool:
+    """The raise sits under ``if len(x) == 1:``."""
     child, parent = node, parents.get(node)
     while parent is not None and not isinstance(parent, FUNCS):
         if isinstance(parent, ast.If) and any(child is s for s in parent.body):
@@ -167,9 +168,9 @@ def raise_condition(node: ast.Raise, parents: dict) -> str:
             if (isinstance(test, ast.Compare) and last_name(test.left) == "len"
                     and isinstance(test.comparators[0], ast.Constant)
                     and test.comparators[0].value == 1):
-                return "single"
+                return True
         child, parent = parent, parents.get(parent)
-    return ""
+    return False
 
 
 def iterable(loop: ast.AST) -> ast.expr:

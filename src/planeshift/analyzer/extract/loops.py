@@ -8,33 +8,11 @@ module-level ``_raise_callback_errors(errors)``), so the functions a seed calls 
 are read too. Each function is read once, every parameter standing for what a caller may pass
 (a handler or registry entry, or a list of collected errors): observations about a parameter
 carry it as their ``root``, and ``analyzer/policy/dispatch_paths.py`` keeps them only where a caller on the
-path passes such a value. Observations (``Seen.kind``: ``detail``):
-
-- ``call``: a handler call (``Seen.call``, a :class:`~.facts.HandlerCall`) and what becomes of
-  its result (a :class:`~.facts.Result`: ``awaited``, ``maybe_await``, ``inspected``, ``stored``
-  with the list it goes ``into``, each of these three with the ``classifier`` tested first,
-  ``dropped``, ``returned``, ``gathered``, ``task``, ``used``, ``passed`` ``into`` a callee); its
-  ``via``: the helper the handler was fetched through when that is not read here; detail: the
-  result's ``what``
-- ``offload``: a handler handed to a worker thread (``run_sync``, ``to_thread``, ...)
-- ``predicate``: a tested call that selects handlers (``at``: the loop it filters)
-- ``classify``: ``by_declaration``, ``by_declaration:reject`` (the branch raises), ``isawaitable``,
-  ``iscoroutine``
-- ``guard``: an except clause around the call at line ``at`` (``Seen.guard``, a
-  :class:`~.facts.Guard`: what it catches and its actions, ``loop_shapes.clause_actions``;
-  ``root`` is ``try:<line>``, shared by one try's clauses), or one the concurrency implies,
-  catching ``BaseException`` with the action ``gathered`` (inside
-  ``gather(..., return_exceptions=True)``), ``gather``, ``task_group:<lib>`` or ``task``
-- ``loop``: a loop holding handler calls or calls passing handlers on (``at``: its last line)
-- ``follow``: a call of a function of this file (``detail`` its qualname; ``text`` the roles its
-  parameters receive, ``param:item:<root>;param:errors:<root>``)
-- ``concurrency``: ``gather``, ``gather:return_exceptions``, ``gather_awaitables:<list>``,
-  ``task_group:<anyio|asyncio>`` (``at``: its last line), ``start_soon``, ``create_task``
-- ``deadline``: ``move_on_after``, ``fail_after``, ``timeout``, ``wait_for``, ... (``at``: span end)
-- ``raise`` (outside except clauses): ``group``, ``one``, ``one:single`` (under ``len(x) == 1``),
-  ``translate:<Class>`` (a cancellation class of its own raised)
-- ``drops``: ``cancellation``: the results of ``gather(..., return_exceptions=True)`` are kept
-  only where ``isinstance(r, Exception)``, and nothing here picks out their cancellations
+path passes such a value. Each observation is a :class:`~.observations.Seen` holding one record
+of ``observations.py`` (a handler call and what becomes of its result, an offload, a predicate, a
+classification, an except clause or a guard the concurrency implies, a loop, a followed call with
+the roles its parameters receive, a gather or a task group, a deadline, a raise of collected
+errors, gathered cancellations dropped).
 """
 
 from __future__ import annotations
@@ -43,7 +21,7 @@ import ast
 from collections.abc import Iterable
 from dataclasses import replace
 
-from .facts import Function, Guard, HandlerCall, LoopFacts, Result, Seen
+from .facts import Function
 from .loop_results import Results
 from .loop_roles import FileScope, Roles
 from .loop_shapes import (
@@ -65,10 +43,29 @@ from .loop_shapes import (
     iterable,
     local_aliases,
     loop_line,
-    raise_condition,
+    raised_alone,
     returns_exceptions,
     short,
     walk_body,
+)
+from .observations import (
+    LOCAL,
+    Classify,
+    Concurrency,
+    Deadline,
+    Detail,
+    Drops,
+    Follow,
+    Guard,
+    HandlerCall,
+    Loop,
+    LoopFacts,
+    Offload,
+    Origin,
+    Passed,
+    Predicate,
+    Result,
+    Seen,
 )
 from .sites import last_name
 from .visitor import child_nodes
@@ -102,7 +99,8 @@ def _pruned(read: dict[str, FunctionReader]) -> dict[str, LoopFacts]:
     out: dict[str, LoopFacts] = {}
     for qn in keep:
         r = read[qn]
-        seen = tuple(s for s in r.seen if s.kind != "follow" or s.detail in keep)
+        seen = tuple(s for s in r.seen
+                     if not isinstance(s.detail, Follow) or s.detail.target in keep)
         out[qn] = LoopFacts(tuple(dict.fromkeys(r.iterates)), tuple(r.lines), seen)
     return out
 
@@ -126,15 +124,13 @@ class FunctionReader:
         self.iterates: list[str] = []
         self.lines: list[int] = []
         self.loops: dict[int, ast.AST] = {}  # dispatch loops by line
-        self.predicates: list[tuple[ast.Call, str]] = []
+        self.predicates: list[tuple[ast.Call, Origin]] = []
         self.read()
 
-    def add(self, kind: str, detail: str, node: ast.AST, at: int = 0, root: str = "",
-            text: str | None = None, call: HandlerCall | None = None,
-            guard: Guard | None = None) -> None:
+    def add(self, detail: Detail, node: ast.AST, at: int = 0, root: Origin = LOCAL,
+            text: str | None = None) -> None:
         shown = evidence_text(node, self.parents) if text is None else text
-        self.seen.append(Seen(kind, detail, getattr(node, "lineno", 0), at, root, shown, call,
-                              guard))
+        self.seen.append(Seen(detail, getattr(node, "lineno", 0), at, root, shown))
 
     def is_gather(self, call: ast.Call) -> bool:
         """``gather(...)``, ``asyncio.gather(...)``, or a local alias (``import gather as _g``)."""
@@ -160,7 +156,7 @@ class FunctionReader:
         self._drops()
         for line, loop in sorted(self.loops.items()):
             self.iterates.append(short(iterable(loop), 80))
-            self.add("loop", short(iterable(loop), 80), loop,
+            self.add(Loop(short(iterable(loop), 80)), loop,
                      at=getattr(loop, "end_lineno", None) or line)
 
     def _call(self, call: ast.Call) -> None:
@@ -171,12 +167,12 @@ class FunctionReader:
         if (name in OFFLOAD or name in SPAWNS) and self._handed_over(call, name):
             return
         if name == "wait_for":
-            self.add("deadline", name, call, at=call.end_lineno or call.lineno)
+            self.add(Deadline(name), call, at=call.end_lineno or call.lineno)
         root = self.roles.callee_root(call.func, self.scope.methods(self.qualname))
         tested = in_predicate_position(call, self.parents) or self._tested_later(call)
         if root is not None and not self.roles.is_deref(call):
             if tested:
-                self.predicates.append((call, self.roles.involved_origin(call) or ""))
+                self.predicates.append((call, self.roles.involved_origin(call) or LOCAL))
             else:
                 self._handler_call(call, root, self.results.disposition(call))
             return
@@ -207,8 +203,7 @@ class FunctionReader:
             parent = self.parents.get(call)
             rejects = isinstance(parent, ast.If) and parent.test is call and any(
                 isinstance(s, ast.Raise) for s in parent.body)
-            self.add("classify", "by_declaration:reject" if rejects else "by_declaration", call,
-                     root=root)
+            self.add(Classify("by_declaration", rejects), call, root=root)
 
     def _handed_over(self, call: ast.Call, name: str) -> bool:
         """A handler (or a helper) given to a worker thread or a task: ``run_sync(h, x)``,
@@ -220,7 +215,7 @@ class FunctionReader:
         root = self.roles.handler_root(first)
         if root is not None:
             if name in OFFLOAD:
-                self.add("offload", name, call, root=root)
+                self.add(Offload(name), call, root=root)
             outer = self.parents.get(call)
             result = outer if isinstance(outer, ast.Await) else call
             disposition = Result("task") if name in SPAWNS else self.results.disposition(result)
@@ -232,14 +227,13 @@ class FunctionReader:
             return True
         return False
 
-    def _handler_call(self, call: ast.Call, root: str, disposition: Result) -> None:
-        for detail, node in self.results.pending:
-            self.add("classify", detail, node, root=root)
+    def _handler_call(self, call: ast.Call, root: Origin, disposition: Result) -> None:
+        for test, node in self.results.pending:
+            self.add(Classify(test), node, root=root)
         self.results.pending.clear()
         handler_call = HandlerCall(disposition, self.roles.via_of(call) or "",
                                    self._declared_async_value(call))
-        self.add("call", disposition.what, call, at=self._mark_loops(call), root=root,
-                 call=handler_call)
+        self.add(handler_call, call, at=self._mark_loops(call), root=root)
         self.lines.append(call.lineno)
         self._guards(call)
 
@@ -275,11 +269,11 @@ class FunctionReader:
         pos, kw = self.scope.params(target)
         given: list[tuple[str, ast.expr]] = list(zip(pos, args))
         given += [(k.arg, k.value) for k in keywords if k.arg in pos or k.arg in kw]
-        roles = [f"{param}:{role}:{root}" for param, value in given
-                 for role, root in self.roles.roles_of(value)]
-        at = self._mark_loops(call) if roles else loop_line(call, self.parents)
+        passes = tuple(Passed(param, role, root) for param, value in given
+                       for role, root in self.roles.roles_of(value))
+        at = self._mark_loops(call) if passes else loop_line(call, self.parents)
         self.callees.add(target)
-        self.add("follow", target, call, at=at, text=";".join(roles))
+        self.add(Follow(target, passes), call, at=at, text="")  # never evidence: no text
         self._guards(call)
 
     def _mark_loops(self, node: ast.AST) -> int:
@@ -299,9 +293,9 @@ class FunctionReader:
         """The except clauses around *node*, then what its concurrency implies: inside
         gather(...), inside a task spawned into a task group, or a detached task."""
         for try_, handler in guards(node, self.parents):
-            self.add("guard", caught(handler), handler, at=node.lineno, root=f"try:{try_.lineno}",
-                     text=f"except {caught(handler)}: {short(handler.body[0], 60)}",
-                     guard=Guard(caught(handler), clause_actions(handler)))
+            self.add(Guard(caught(handler), clause_actions(handler), try_line=try_.lineno),
+                     handler, at=node.lineno,
+                     text=f"except {caught(handler)}: {short(handler.body[0], 60)}")
         spawned = last_name(node) in SPAWNS
         child: ast.AST = node
         parent = self.parents.get(node)
@@ -315,24 +309,23 @@ class FunctionReader:
                 libs = [TASK_GROUPS[n] for i in parent.items
                         if (n := last_name(i.context_expr) or "") in TASK_GROUPS]
                 if libs:
-                    self._implied(f"task_group:{libs[0]}", parent, node)
+                    self._implied("task_group", parent, node, libs[0])
                     return
             child, parent = parent, self.parents.get(parent)
         if spawned:
             self._implied("task", node, node)
 
-    def _implied(self, kind: str, where: ast.AST, call: ast.Call) -> None:
+    def _implied(self, kind: str, where: ast.AST, call: ast.Call, library: str = "") -> None:
         """A guard the concurrency around *call* implies: it catches everything."""
-        self.add("guard", "BaseException", where, at=call.lineno,
-                 guard=Guard("BaseException", (kind,)))
+        self.add(Guard("BaseException", implied=kind, library=library), where, at=call.lineno)
 
-    def _predicate(self, call: ast.Call, root: str) -> None:
+    def _predicate(self, call: ast.Call, root: Origin) -> None:
         at = loop_line(call, self.parents)
         if at not in self.loops:
             at = self._fed_loop(call) or at
         name = last_name(call) or short(call.func, 40)
         on_entry = isinstance(call.func, ast.Attribute) and self.roles.is_entry(call.func.value)
-        self.add("predicate", f"method:{name}" if on_entry else name, call, at=at, root=root)
+        self.add(Predicate(name, on_entry), call, at=at, root=root)
         self._guards(call)
 
     def _fed_loop(self, call: ast.Call) -> int:
@@ -369,34 +362,30 @@ class FunctionReader:
                     for _, c in filters)
         ordinary = [n for n, c in filters if "Exception" in c]
         if ordinary and not keeps:
-            self.add("drops", "cancellation", ordinary[0])
+            self.add(Drops(), ordinary[0])
 
     # -- raises and spans ---------------------------------------------------------------------
     def _raise(self, node: ast.Raise) -> None:
-        detail, root = self.roles.raised(node)
-        if detail == "one":
-            cond = raise_condition(node, self.parents)
-            detail = f"one:{cond}" if cond else detail
-        if detail is not None:
-            self.add("raise", detail, node, root=root)
+        raised, root = self.roles.raised(node)
+        if raised is not None and raised.form == "one" and raised_alone(node, self.parents):
+            raised = replace(raised, single=True)
+        if raised is not None:
+            self.add(raised, node, root=root)
 
     def _with(self, node: ast.With | ast.AsyncWith) -> None:
         end = node.end_lineno or node.lineno
         for item in node.items:
             name = last_name(item.context_expr) or ""
             if name in DEADLINES:
-                self.add("deadline", name, node, at=end)
+                self.add(Deadline(name), node, at=end)
             elif name in TASK_GROUPS:
-                self.add("concurrency", f"task_group:{TASK_GROUPS[name]}", node, at=end)
+                self.add(Concurrency("task_group", library=TASK_GROUPS[name]), node, at=end)
 
     def _gather(self, call: ast.Call) -> None:
         names = {n.id for a in call.args for n in ast.walk(a) if isinstance(n, ast.Name)}
         stored = sorted(names & set(self.results.stored))
-        if stored:
-            detail = f"gather_awaitables:{stored[0]}"
-        else:
-            detail = "gather:return_exceptions" if returns_exceptions(call) else "gather"
-        self.add("concurrency", detail, call, at=call.end_lineno or call.lineno)
+        gather = Concurrency("gather", returns_exceptions(call), stored[0] if stored else "")
+        self.add(gather, call, at=call.end_lineno or call.lineno)
 
 
 def _declaration_test(test: ast.expr) -> bool | None:

@@ -91,14 +91,19 @@ class Extracted:
             return loads(_extract_stored(_item(src, self.vocab), src.key, self.cache))
 
 
-def _item(src: Source, vocab: Vocabulary) -> tuple[bytes | str, str, str, bool, Vocabulary]:
-    """What a worker needs of a file: its bytes, or (a str) why they could not be read."""
+Item = tuple[bytes | str, str, str, bool, Vocabulary, tuple | None]
+
+
+def _item(src: Source, vocab: Vocabulary, rule_facts: tuple | None = None) -> Item:
+    """What a worker needs of a file: its bytes, or (a str) why they could not be read; and the
+    rules' facts of those bytes when an extraction under another vocabulary read them."""
     data = src.data
-    return src.problem or data, src.file.rel, src.file.module, src.file.is_package, vocab
+    return (src.problem or data, src.file.rel, src.file.module, src.file.is_package, vocab,
+            rule_facts)
 
 
-def _work(item: tuple[bytes | str, str, str, bool, Vocabulary]) -> FileFacts:
-    data, rel, module, is_package, vocab = item
+def _work(item: Item) -> FileFacts:
+    data, rel, module, is_package, vocab, rule_facts = item
     if isinstance(data, str):  # deleted or changed during the scan
         return FileFacts(path=rel, module=module, error=data)
     if not rel.endswith(".py"):
@@ -107,10 +112,10 @@ def _work(item: tuple[bytes | str, str, str, bool, Vocabulary]) -> FileFacts:
         )
 
         return extract_config(data, rel, vocab.config_keys)
-    return extract_source(data, rel, module, is_package, vocab)
+    return extract_source(data, rel, module, is_package, vocab, rule_facts)
 
 
-def _work_encoded(item: tuple[bytes | str, str, str, bool, Vocabulary]) -> bytes:
+def _work_encoded(item: Item) -> bytes:
     """Facts as cache bytes, which cross the process boundary far faster than pickled
     dataclasses and are written to the cache as they are."""
     return dumps(_work(item))
@@ -149,18 +154,26 @@ class Extraction:
         self.config = config
         self.caches = caches  # the fact cache of a vocabulary (None with the cache off)
         self._by_path = {s.file.rel: s for s in sources}
+        self._position = {s.file.rel: i for i, s in enumerate(sources)}
+        self._first: Extracted | None = None  # every file's facts under the packs' vocabulary
 
     def all(self, vocab: Vocabulary, progress: Callable[[int, int], None] | None = None,
             known: dict[str, str] | None = None) -> Extracted:
         """Facts for every file: cached, extracted in parallel, or (content keys in *known*,
         with their facts digests) left in the cache until the link reaches them."""
-        return extract_all(self.sources, vocab, self.config, self.caches(vocab), progress,
-                           known=known)
+        self._first = extract_all(self.sources, vocab, self.config, self.caches(vocab),
+                                  progress, known=known)
+        return self._first
 
     def again(self, paths: Sequence[str], vocab: Vocabulary) -> list[FileFacts]:
-        """The facts of *paths* under a wider vocabulary: their sites of derived APIs too."""
+        """The facts of *paths* under a wider vocabulary: their sites of derived APIs too. The
+        rules' facts of a file do not depend on the vocabulary: those read the first time are
+        kept, not read again."""
+        first = self._first
+        rule_facts = [first.facts_at(self._position[p]).rule_facts for p in paths
+                      ] if first is not None else None
         return extract_all([self._by_path[p] for p in paths], vocab, self.config,
-                           self.caches(vocab)).facts
+                           self.caches(vocab), rule_facts=rule_facts).facts
 
 
 def extract_all(
@@ -170,9 +183,11 @@ def extract_all(
     cache: FactCache | None,
     progress: Callable[[int, int], None] | None = None,
     known: dict[str, str] | None = None,
+    rule_facts: Sequence[tuple | None] | None = None,
 ) -> Extracted:
     """Facts for every source: cached, extracted on every core, or (for content keys in
-    *known*, with their facts digests) left in the cache until needed."""
+    *known*, with their facts digests) left in the cache until needed; *rule_facts*, when
+    given, are each source's rule facts already read (None: read them)."""
     known = known if cache is not None and known else {}
     blobs: dict[int, bytes] = {}
     misses: list[int] = []
@@ -191,7 +206,8 @@ def extract_all(
     total, done = len(sources), len(blobs) + lazy
     if progress:
         progress(done, total)
-    items = [_item(sources[i], vocab) for i in misses]
+    items = [_item(sources[i], vocab, rule_facts[i] if rule_facts is not None else None)
+             for i in misses]
     out.jobs = min(job_count(config), len(misses)) if hasattr(os, "fork") and misses else 1
     decoded: dict[int, FileFacts] = {}
     many = out.jobs > 1 and len(misses) >= FORK_THRESHOLD

@@ -29,6 +29,7 @@ from typing import Any
 
 Ref = tuple
 MAX_DEPTH = 12
+_NAME = ast.Name
 OTHER: Ref = ("other", "?")
 
 
@@ -38,6 +39,8 @@ def from_ast(node: ast.AST | None, depth: int = 0) -> Ref:
         return ("const", "None")
     if depth > MAX_DEPTH:
         return OTHER
+    if node.__class__ is _NAME:  # (most refs: a name, without a converter's call)
+        return ("name", node.id)  # type: ignore[attr-defined]
     convert = _CONVERT.get(node.__class__)
     if convert is None:
         return ("other", node.__class__.__name__)

@@ -72,6 +72,8 @@ class Positions:
         """(line, col, end line, end col) of *node*, in characters; from *start* when given."""
         first = start if start is not None else node
         end_line = node.end_lineno or node.lineno
+        if self.ascii:  # (most files) byte columns are character columns
+            return (first.lineno, first.col_offset, end_line, node.end_col_offset or 0)
         return (first.lineno, self.col(first.lineno, first.col_offset), end_line,
                 self.col(end_line, node.end_col_offset or 0))
 

@@ -114,7 +114,7 @@ def derive(cand: Match, matcher: Matcher) -> RegistrationForm | None:
         module, scope = index.function_scope(qn)
         parent = scope.rsplit(".", 1)[0] if "." in scope else ""
         values = matcher.ev.eval(point_param.default, module, parent)
-        default_point = matcher.points.normalize_point(values, cand.mechanism)[0]
+        default_point = matcher.points.normalize_point(values, cand.mechanism).name
     return RegistrationForm(
         default_point=default_point,
         kind="function",

@@ -4,10 +4,11 @@ call, the observations that decide its ADR-0120 D2 policy.
 An entry is an emission API the pack names (``HookBus.emit``, a module function such as
 ``run_tool_pre_hooks``) defined in the scanned tree; without one, the dispatcher's methods that
 call handlers. The walk follows the same-file calls the extraction recorded
-(``analyzer/loops.py``), passing each callee the roles its parameters receive, so an observation
-about a parameter counts only where a caller passes it a handler (or a list of errors). It stops
-at another mechanism's emission method (``MessageManager.add_message`` calls ``set_system``, which
-fires the pile-rewritten callbacks) and at another entry of the same mechanism (its own path).
+(``analyzer/extract/loops.py``), passing each callee the roles its parameters receive, so an
+observation about a parameter counts only where a caller passes it a handler (or a list of
+errors). It stops at another mechanism's emission method (``MessageManager.add_message`` calls
+``set_system``, which fires the pile-rewritten callbacks) and at another entry of the same
+mechanism (its own path).
 """
 
 from __future__ import annotations
@@ -15,16 +16,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ...packs.model import Mechanism
-from ..extract.facts import Function, Seen
+from ..extract.facts import Function
+from ..extract.observations import Follow, Guard, Origin, Passed, Seen
 from ..link.index import ProjectIndex
 
 MAX_DEPTH = 6
 HANDLER_KINDS = frozenset({"call", "offload"})
 ITEM_KINDS = frozenset({"call", "offload", "predicate", "classify"})
-SYNTHETIC = ("gathered", "gather", "task_group", "task")  # guards concurrency implies
 Mro = Callable[[str], tuple[str, ...]]
+D = TypeVar("D")
 
 
 def catches_ordinary(caught: str) -> bool:
@@ -50,17 +53,21 @@ class Hit:
     chain: tuple[tuple[str, int], ...] = ()  # (caller function, line of its call) from the entry
     per_item: bool = False  # reached through a call made once per handler
 
-    def clause(self) -> tuple[str, list[str]]:
-        """A guard's (caught type text, actions): see analyzer/extract/facts.Guard."""
-        guard = self.seen.guard
-        return (guard.caught, list(guard.actions)) if guard is not None else ("", [])
+    def detail(self, cls: type[D]) -> D:
+        """The observation's record, known to be a *cls* (``path.of(cls.kind)`` picked it)."""
+        detail = self.seen.detail
+        assert isinstance(detail, cls), f"a {self.seen.kind} observation is not a {cls.__name__}"
+        return detail
+
+    @property
+    def guard(self) -> Guard:
+        """A guard hit's except clause (or the guard its concurrency implies)."""
+        return self.detail(Guard)
 
     def synthetic(self) -> str:
         """"gathered" / "gather" / "task_group" / "task" for a guard the dispatcher's
         concurrency implies (not an except clause), else ""."""
-        caught, acts = self.clause()
-        kind = acts[0].split(":")[0]
-        return kind if caught == "BaseException" and kind in SYNTHETIC else ""
+        return self.guard.implied
 
     def encloses(self, other: Hit) -> bool:
         """This span (a loop, a deadline, a task group) holds *other*, in its own function or
@@ -112,8 +119,8 @@ def _entries(mech: Mechanism, classes: list[str], index: ProjectIndex, mro: Mro)
     # no emission API in view: the dispatcher's methods that call handlers, minus their helpers
     calling = [qn for cls in classes if cls in index.classes
                for qn in index.methods_of.get(cls, ()) if _calls_handlers(index.functions[qn])]
-    helpers = {f"{index.function_module[qn]}.{s.detail}" for qn in calling
-               for s in _seen(index.functions[qn]) if s.kind == "follow"}
+    helpers = {f"{index.function_module[qn]}.{s.detail.target}" for qn in calling
+               for s in _seen(index.functions[qn]) if isinstance(s.detail, Follow)}
     return [qn for qn in calling if qn not in helpers]
 
 
@@ -122,7 +129,7 @@ def _seen(func: Function) -> tuple[Seen, ...]:
 
 
 def _calls_handlers(func: Function) -> bool:
-    return func.loop is not None and any(s.kind in HANDLER_KINDS and not s.root.startswith("p:")
+    return func.loop is not None and any(s.kind in HANDLER_KINDS and not s.root.param
                                          for s in func.loop.seen)
 
 
@@ -174,37 +181,38 @@ class _Walker:
                 own.setdefault(s.at, []).append(Hit(s, file, local, (), chain, per_item))
         for s in func.loop.seen:
             around = (*own.get(s.line, ()), *guards)
-            if s.kind == "follow":
-                name = s.detail.rsplit(".", 1)[-1]
-                if name in self.cut:
-                    self.delegates.append(s.detail)
+            if isinstance(s.detail, Follow):
+                target = s.detail.target
+                if target.rsplit(".", 1)[-1] in self.cut:
+                    self.delegates.append(target)
                     continue
-                passed = self._instantiate(s.text, roles)
-                self._visit(f"{module}.{s.detail}", passed, around, (*chain, (local, s.line)),
+                passed = self._instantiate(s.detail.passes, roles)
+                self._visit(f"{module}.{target}", passed, around, (*chain, (local, s.line)),
                             per_item or (s.at != 0 and any("item" in r for r in passed.values())),
                             depth + 1)
             elif s.kind != "guard" and self._accepts(s, roles):
                 self.hits.append(Hit(s, file, local, around, chain, per_item))
 
     def _accepts(self, s: Seen, roles: dict[str, set[str]]) -> bool:
-        if not s.root:
+        if s.root.local:
             return True
-        if s.root.startswith("self."):
+        if s.root.attr:
             return s.kind in ITEM_KINDS and self._slot(s.root)
         wanted = "errors" if s.kind == "raise" else "item"
-        return wanted in roles.get(s.root[2:], set())
+        return wanted in roles.get(s.root.param, set())
 
-    def _instantiate(self, text: str, roles: dict[str, set[str]]) -> dict[str, set[str]]:
-        """The roles a callee's parameters receive: ``param:role:root`` entries of a follow."""
+    def _instantiate(self, passes: tuple[Passed, ...],
+                     roles: dict[str, set[str]]) -> dict[str, set[str]]:
+        """The roles a callee's parameters receive, of those a follow passes."""
         out: dict[str, set[str]] = {}
-        for part in filter(None, text.split(";")):
-            param, role, root = part.split(":", 2)
-            if (not root or (root.startswith("p:") and role in roles.get(root[2:], set()))
-                    or (root.startswith("self.") and self._slot(root))):
+        for passed in passes:
+            param, role, root = passed.param, passed.role, passed.root
+            if (root.local or (root.param and role in roles.get(root.param, set()))
+                    or (root.attr and self._slot(root))):
                 out.setdefault(param, set()).add(role)
         return out
 
-    def _slot(self, root: str) -> bool:
+    def _slot(self, root: Origin) -> bool:
         """``self.A`` or ``self.A.b``: A (an attribute holding handlers) or b (the handler
         attribute of an entry) is one of the mechanism's registration names."""
-        return any(part.lstrip("_") in self.slots for part in root[5:].split("."))
+        return any(part.lstrip("_") in self.slots for part in root.attr.split("."))

@@ -14,7 +14,8 @@ from ..extract.facts import Arg, FileFacts, Ref, Site
 from ..extract.refs import render
 from ..extract.sites import LIST_METHODS
 from ..link.evaluate.values import untyped
-from ..link.match.identity import short
+from ..link.match.identity import Receiver, short
+from ..link.match.points import ResolvedPoint
 from .base import Example, Matching, Shape, owner_flags, register
 
 if TYPE_CHECKING:
@@ -95,16 +96,16 @@ class AppendShape(Shape):
                 yield from self._append(m, facts, site, mech, form, list_ref, method, key)
 
     def list_status(self, m: Matching, list_ref: Ref, form: RegistrationForm, mech: Mechanism,
-                    module: str, scope: str, depth: int = 0) -> tuple[str, str]:
+                    module: str, scope: str, depth: int = 0) -> Receiver:
         """Is *list_ref* the callback list of the form, directly or through a property?"""
         if list_ref[0] != "attr" or depth > 3:
-            return "other", ""
+            return Receiver("other", "")
         owner, name = list_ref[1], list_ref[2]
         values = m.ev.eval(owner, module, scope)
         if name == form.name:
             ids = m.identity.ids(form.owner) if form.owner else m.identity.dispatcher_ids(mech)
-            status, why = m.identity.status(values, ids)
-            return status, f"{render(owner)} is {why}"
+            found = m.identity.status(values, ids)
+            return Receiver(found.status, f"{render(owner)} is {found.why}")
         for value in values:
             if value[0] != "inst":
                 continue
@@ -114,15 +115,17 @@ class AppendShape(Shape):
                 continue
             fmodule, fscope = m.ev.index.function_scope(qn)
             for ref in func.return_values:
-                status, why = self.list_status(m, ref, form, mech, fmodule, fscope, depth + 1)
-                if status == "match":
-                    return status, f"{why}, reached through property {short(value)}.{name}"
-        return "other", ""
+                found = self.list_status(m, ref, form, mech, fmodule, fscope, depth + 1)
+                if found.status == "match":
+                    return Receiver("match",
+                                    f"{found.why}, reached through property {short(value)}.{name}")
+        return Receiver("other", "")
 
     def _append(self, m: Matching, facts: FileFacts, site: Site, mech: Mechanism,
                 form: RegistrationForm, list_ref: Ref, method: str,
                 key: Ref | None) -> Iterator[Match]:
-        status, why = self.list_status(m, list_ref, form, mech, facts.module, site.scope)
+        found = self.list_status(m, list_ref, form, mech, facts.module, site.scope)
+        status, why = found.status, found.why
         if status == "other" and _owner_unknown(m, list_ref, facts, site):
             # the list's own name is the pack's callback list (or a property over it), but its
             # owner cannot be typed: keep the site for review rather than drop it
@@ -146,14 +149,14 @@ class AppendShape(Shape):
                                   [*evidence, m.tables.describe(env)] if env else evidence,
                                   flags, confidence)
             return
-        point, note = form.fixed_point, None
+        point = ResolvedPoint(form.fixed_point)
         if key is not None:
             values = m.ev.eval(key, facts.module, site.scope)
-            point, note, member = m.points.normalize_point(values, mech, render(key))
-            flags = [*flags, *m.points.flags(member)]
+            point = m.points.normalize_point(values, mech, render(key))
+            flags = [*flags, *point.flags]
         for ref, text in m.build.handler_items(arg, many=method in ("extend", "+=")):
             handler = m.build.handler(ref, text, facts, site)
-            yield m.build.match(facts, site, mech, form, api, point, note, handler,
+            yield m.build.match(facts, site, mech, form, api, point.name, point.note, handler,
                                 confidence, list(evidence), list(flags), handler_arg=arg,
                                 receiver=list_ref)
 
@@ -185,9 +188,10 @@ def _tuple_item(m: Matching, facts: FileFacts, site: Site, mech: Mechanism, form
                              evidence, flags, handler_arg=arg)
     items = arg.ref[2]
     values = m.ev.eval(items[point_pos], facts.module, site.scope)
-    point, note, member = m.points.normalize_point(values, mech, render(items[point_pos]))
-    flags = [*flags, *m.points.flags(member)]
+    point = m.points.normalize_point(values, mech, render(items[point_pos]))
+    flags = [*flags, *point.flags]
     handler_ref = items[handler_pos]
     handler = m.build.handler(handler_ref, render(handler_ref), facts, site)
-    return m.build.match(facts, site, mech, form, api, point, note, handler, confidence, evidence,
-                         flags, handler_arg=Arg(None, handler_ref, render(handler_ref)))
+    return m.build.match(facts, site, mech, form, api, point.name, point.note, handler,
+                         confidence, evidence, flags,
+                         handler_arg=Arg(None, handler_ref, render(handler_ref)))

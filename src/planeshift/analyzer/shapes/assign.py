@@ -49,7 +49,8 @@ class AssignShape(Shape):
         owner = site.func[1]
         for mech, form in m.forms.forms(self.kind, site.func[2]):
             ids = m.identity.ids(form.owner) if form.owner else m.identity.dispatcher_ids(mech)
-            status, why = m.identity.status(m.ev.eval(owner, facts.module, site.scope), ids)
+            found = m.identity.status(m.ev.eval(owner, facts.module, site.scope), ids)
+            status, why = found.status, found.why
             arg = site.args[0]
             if arg.ref == ("const", "None"):
                 return  # clearing a slot registers nothing

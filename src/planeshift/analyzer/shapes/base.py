@@ -123,10 +123,10 @@ class CalleeShape(Shape):
                      at_argument: bool = False) -> Iterator[Match]:
         """One match per handler the call hands over (each of a list when the form says many);
         *at_argument*: the registration is the argument (a keyword), not the whole call."""
-        point, note, member = m.points.point_of(facts, site, mech, form)
-        flags = [*flags, *m.points.flags(member)]
+        point = m.points.point_of(facts, site, mech, form)
+        flags = [*flags, *point.flags]
         if form.fixed_handler is not None:
-            yield m.build.match(facts, site, mech, form, form.api_suffix, point, note,
+            yield m.build.match(facts, site, mech, form, form.api_suffix, point.name, point.note,
                                 form.fixed_handler, confidence, evidence, flags)
             return
         arg = m.build.arg(site, handler_spec)
@@ -134,8 +134,8 @@ class CalleeShape(Shape):
             return  # nothing (or an explicit None) handed to this slot
         for ref, text in m.build.handler_items(arg, many=form.many):
             handler = m.build.handler(ref, text, facts, site)
-            yield m.build.match(facts, site, mech, form, form.api_suffix, point, note, handler,
-                                confidence, list(evidence), list(flags), handler_arg=arg,
+            yield m.build.match(facts, site, mech, form, form.api_suffix, point.name, point.note,
+                                handler, confidence, list(evidence), list(flags), handler_arg=arg,
                                 at=arg.span if at_argument else None)
 
 

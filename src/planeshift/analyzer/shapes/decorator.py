@@ -31,7 +31,7 @@ class DecoratorShape(CalleeShape):
     def at_call(self, m: Matching, facts: FileFacts, site: Site, mech: Mechanism,
                 form: RegistrationForm, evidence: list[str]) -> Iterator[Match]:
         handler = m.build.decorated(facts, site)
-        point, note, member = m.points.point_of(facts, site, mech, form)
-        yield m.build.match(facts, site, mech, form, form.api_suffix, point, note, handler,
-                            "high", [*evidence, f"decorates {site.decorated}"],
-                            m.points.flags(member))
+        point = m.points.point_of(facts, site, mech, form)
+        yield m.build.match(facts, site, mech, form, form.api_suffix, point.name, point.note,
+                            handler, "high", [*evidence, f"decorates {site.decorated}"],
+                            point.flags)

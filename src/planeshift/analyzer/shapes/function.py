@@ -39,12 +39,13 @@ class FunctionShape(CalleeShape):
         receiver = m.build.arg(site, form.receiver) if form.receiver is not None else None
         if receiver is not None:
             values = m.ev.eval(receiver.ref, facts.module, site.scope)
-            status, why = m.identity.status(values, m.identity.dispatcher_ids(mech))
-            if status == "other":
+            found = m.identity.status(values, m.identity.dispatcher_ids(mech))
+            if found.status == "other":
                 return
-            if status != "match":
-                flags.append("dynamic_receiver" if status == "dynamic" else "unresolved_receiver")
-                confidence = "low" if status == "dynamic" else "medium"
-            evidence.append(f"dispatcher argument {receiver.text} is {why}")
+            if found.status != "match":
+                flags.append("dynamic_receiver" if found.status == "dynamic"
+                             else "unresolved_receiver")
+                confidence = "low" if found.status == "dynamic" else "medium"
+            evidence.append(f"dispatcher argument {receiver.text} is {found.why}")
         yield from self.with_handler(m, facts, site, mech, form, evidence, flags, confidence,
                                      form.handler)

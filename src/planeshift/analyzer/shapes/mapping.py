@@ -62,8 +62,8 @@ class MappingShape(CalleeShape):
         entries = arg.entries or (None,) * len(arg.ref[1])
         for (key, value), entry in zip(arg.ref[1], entries):
             values = m.ev.eval(key, facts.module, site.scope)
-            point, note, member = m.points.normalize_point(values, mech, render(key))
+            point = m.points.normalize_point(values, mech, render(key))
             handler = m.build.handler(value, render(value), facts, site)
-            yield m.build.match(facts, site, mech, form, form.name, point, note, handler, "high",
-                                list(evidence), m.points.flags(member),
+            yield m.build.match(facts, site, mech, form, form.name, point.name, point.note,
+                                handler, "high", list(evidence), point.flags,
                                 handler_arg=Arg(None, value, render(value)), at=entry)

@@ -77,7 +77,8 @@ class MethodShape(Shape):
             values = m.ev.eval(receiver, facts.module, site.scope)
         unknown: Unknown = []
         for mech, form in m.forms.forms(self.kind, method):
-            status, why = m.identity.status(values, m.identity.dispatcher_ids(mech))
+            receiver_is = m.identity.status(values, m.identity.dispatcher_ids(mech))
+            status, why = receiver_is.status, receiver_is.why
             if status == "match":
                 yield from self._each_entry(m, facts, site, mech, form, receiver,
                                             [f"{render(receiver)} is {why}"], [], "high")
@@ -103,7 +104,7 @@ class MethodShape(Shape):
         keeps the site (with what is not certain said); anything else is a look-alike."""
         # a point argument that only one of the mechanisms has names the mechanism
         named = [(mech, form, why) for mech, form, why in unknown
-                 if m.points.point_of(facts, site, mech, form)[2]]
+                 if m.points.point_of(facts, site, mech, form).member]
         corroborated = len({mech.id for mech, _, _ in named}) == 1
         for mech, form, why in named if corroborated else ():
             yield self._match(
@@ -137,8 +138,8 @@ class MethodShape(Shape):
     @staticmethod
     def _match(m: Matching, facts: FileFacts, site: Site, mech: Mechanism, form: RegistrationForm,
                receiver: Ref, evidence: list[str], flags: list[str], confidence: str) -> Match:
-        point, note, member = m.points.point_of(facts, site, mech, form)
-        flags = [*flags, *m.points.flags(member)]
+        point = m.points.point_of(facts, site, mech, form)
+        flags = [*flags, *point.flags]
         handler_arg = None
         if site.kind == "decorator":
             handler = m.build.decorated(facts, site)
@@ -150,8 +151,9 @@ class MethodShape(Shape):
                 flags = [*flags, "handler_not_given"]
             else:
                 handler = m.build.handler(handler_arg.ref, handler_arg.text, facts, site)
-        return m.build.match(facts, site, mech, form, form.name, point, note, handler, confidence,
-                             evidence, flags, handler_arg=handler_arg, receiver=receiver)
+        return m.build.match(facts, site, mech, form, form.name, point.name, point.note, handler,
+                             confidence, evidence, flags, handler_arg=handler_arg,
+                             receiver=receiver)
 
 
 def _forwards_params(m: Matching, facts: FileFacts, site: Site, receiver: Ref) -> bool:

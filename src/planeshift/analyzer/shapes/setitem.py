@@ -58,7 +58,8 @@ class SetItemShape(Shape):
         owner = mapping[1]
         for mech, form in m.forms.forms(self.kind, mapping[2]):
             ids = m.identity.ids(form.owner) if form.owner else m.identity.dispatcher_ids(mech)
-            status, why = m.identity.status(m.ev.eval(owner, facts.module, site.scope), ids)
+            found = m.identity.status(m.ev.eval(owner, facts.module, site.scope), ids)
+            status, why = found.status, found.why
             arg = site.args[0]
             if arg.ref == ("const", "None"):
                 return  # clearing an entry registers nothing
@@ -69,11 +70,12 @@ class SetItemShape(Shape):
                 continue
             flags, note = owner_flags(m, self.kind, form.name, mech, status)
             why += note
-            point, note, member = m.points.normalize_point(
+            point = m.points.normalize_point(
                 m.ev.eval(key, facts.module, site.scope), mech, render(key))
-            flags = [*flags, *m.points.flags(member)]
+            flags = [*flags, *point.flags]
             handler = m.build.handler(arg.ref, arg.text, facts, site)
-            yield m.build.match(facts, site, mech, form, f"{form.name}[]", point, note, handler,
+            yield m.build.match(facts, site, mech, form, f"{form.name}[]", point.name, point.note,
+                                handler,
                                 "high" if not flags else "low",
                                 [f"{render(owner)} is {why}",
                                  f"stores into the {form.name} mapping under {render(key)}"],

@@ -26,24 +26,23 @@ from ...types import (
     Registration,
     ScanResult,
 )
-from ..extract.facts import (
-    Arg,
-    Class,
-    ConfigHook,
-    FileFacts,
-    Function,
+from ..extract.facts import Arg, Class, ConfigHook, FileFacts, Function, Param, Site
+from ..extract.observations import (
+    DETAILS,
+    Action,
+    Follow,
     Guard,
     HandlerCall,
     LoopFacts,
-    Param,
+    Origin,
+    Passed,
     Result,
     Seen,
-    Site,
 )
 from ..extract.summary import FileSummary
 from ..link.candidate import Call, Candidate
 
-FORMAT = 23
+FORMAT = 25
 
 
 # -- codec --------------------------------------------------------------------------------------
@@ -54,6 +53,8 @@ FORMAT = 23
 # to decode and is rebuilt.
 
 MANY, ONE, OPTIONAL = "many", "one", "optional"
+TAGGED = "tagged"  # one of several records: the row is [the record's kind, its row]
+_BY_KIND: dict[str, type] = {cls.kind: cls for cls in DETAILS}  # type: ignore[attr-defined]
 _NESTED: dict[type, dict[str, tuple[type, str]]] = {
     FileFacts: {
         "functions": (Function, MANY), "classes": (Class, MANY), "sites": (Site, MANY),
@@ -61,8 +62,11 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
     },
     Function: {"params": (Param, MANY), "loop": (LoopFacts, OPTIONAL)},
     LoopFacts: {"seen": (Seen, MANY)},
-    Seen: {"call": (HandlerCall, OPTIONAL), "guard": (Guard, OPTIONAL)},
+    Seen: {"detail": (object, TAGGED), "root": (Origin, ONE)},
     HandlerCall: {"result": (Result, ONE), "declared_async": (Result, OPTIONAL)},
+    Guard: {"actions": (Action, MANY)},
+    Follow: {"passes": (Passed, MANY)},
+    Passed: {"root": (Origin, ONE)},
     Site: {"args": (Arg, MANY)},
     ScanResult: {
         "registrations": (Registration, MANY), "emissions": (Emission, MANY),
@@ -86,8 +90,8 @@ _NESTED: dict[type, dict[str, tuple[type, str]]] = {
 _FIELDS: dict[type, tuple[str, ...]] = {
     cls: tuple(f.name for f in fields(cls))
     for cls in (
-        FileFacts, Function, Class, Param, Site, Arg, LoopFacts, Seen, HandlerCall, Result, Guard,
-        ConfigHook, ScanResult,
+        FileFacts, Function, Class, Param, Site, Arg, LoopFacts, Seen, Result, Action, Passed,
+        Origin, *DETAILS, ConfigHook, ScanResult,
         Registration, Handler, Emission, MechanismSummary, Finding, FileError, RegistrationForm,
         ArgSpec, FileSummary, Candidate, MechanismPolicy, PolicyAxis, AxisEvidence, DispatchPath,
         ProfileMatch, ProfileDifference, ContextUse, Activation, Call,
@@ -109,6 +113,8 @@ def encode(obj: Any, canonical: bool = False) -> list[Any]:
             kind = nested[name][1]
             if kind == MANY:
                 value = [encode(v, canonical) for v in value]
+            elif kind == TAGGED:
+                value = [value.kind, encode(value, canonical)]
             elif value is not None:
                 value = encode(value, canonical)
         row.append(value)
@@ -130,6 +136,11 @@ def decode(cls: type, row: list[Any]) -> Any:
             inner, kind = nested[name]
             if kind == MANY:
                 values[i] = tuple(decode(inner, v) for v in values[i])
+            elif kind == TAGGED:
+                tag, inner_row = values[i]
+                if tag not in _BY_KIND:
+                    raise ValueError("cache row has the wrong shape")
+                values[i] = decode(_BY_KIND[tag], inner_row)
             elif values[i] is not None:
                 values[i] = decode(inner, values[i])
     return cls(*values)
@@ -199,7 +210,15 @@ def digest_of(facts: FileFacts) -> str:
 
 
 def dumps(facts: FileFacts) -> bytes:
-    return digest_of(facts).encode() + marshal.dumps((FORMAT, encode(facts)))
+    """A cache entry: the digest of the canonical rows, then the rows, function bodies as bytes
+    (one encoding serves both: the bodies are marshalled from the canonical rows)."""
+    row = encode(facts, canonical=True)
+    head = hashlib.sha256(marshal.dumps(row, 2)).hexdigest()[:DIGEST].encode()
+    row[_FUNCTIONS] = [[*func[:-1], marshal.dumps(func[-1])] for func in row[_FUNCTIONS]]
+    return head + marshal.dumps((FORMAT, row))
+
+
+_FUNCTIONS = _FIELDS[FileFacts].index("functions")
 
 
 def digest(data: bytes) -> str:

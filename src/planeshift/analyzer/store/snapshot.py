@@ -40,10 +40,13 @@ class Snapshot:
     helpers: frozenset[str] = frozenset()  # the helpers whose calls were searched
     unique_methods: dict[str, str] = field(default_factory=dict)  # helper methods known by name
     table: tuple[DepKey, ...] = ()  # the read keys units index (reused units keep their rows)
+    # path -> (summary, its bytes) as read: a summary a relink kept is written back as it was
+    rows: dict[str, tuple[FileSummary, bytes]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, key: str, linked: Linked, sources: list[Source], digests: list[str],
-           base: Vocabulary, table: tuple[DepKey, ...] = ()) -> Snapshot:
+           base: Vocabulary, table: tuple[DepKey, ...] = (),
+           rows: dict[str, tuple[FileSummary, bytes]] | None = None) -> Snapshot:
         return cls(
             key,
             {s.file.rel: (s.key, d) for s, d in zip(sources, digests)},
@@ -56,6 +59,7 @@ class Snapshot:
             linked.helpers,
             linked.unique_methods,
             table,
+            rows or {},
         )
 
 
@@ -109,8 +113,15 @@ def _encode_snapshot(snap: Snapshot) -> tuple:
     ]
     d = snap.dispatchers
     disp = (d.classes, reads(d.class_reads), d.policies, d.notes, reads(d.policy_reads))
+    # each summary its own bytes (most of a snapshot: every file's rule facts), so the summaries
+    # of the files an edit left alone are written back without encoding them again
+    summaries = []
+    for summary in snap.summaries.values():
+        row = snap.rows.get(summary.path)
+        summaries.append(row[1] if row is not None and row[0] is summary
+                         else marshal.dumps(encode(summary)))
     return (
-        FORMAT, snap.key, snap.files, [encode(s) for s in snap.summaries.values()], units, disp,
+        FORMAT, snap.key, snap.files, summaries, units, disp,
         {mech: [encode(s) for s in specs] for mech, specs in snap.derived.items()},
         snap.words, snap.aliases, tuple(snap.helpers), snap.unique_methods, tuple(table),
     )
@@ -122,10 +133,12 @@ def _decode_snapshot(row: tuple, packs: tuple[Pack, ...]) -> Snapshot:
     spec = lambda r: decode(RegistrationForm, r)  # noqa: E731
     reads = lambda ids: frozenset(table[i] for i in ids)  # noqa: E731
     classes, class_reads, policies, notes, policy_reads = disp
+    rows = {s.path: (s, blob) for blob in summaries
+            for s in [decode(FileSummary, marshal.loads(blob))]}
     return Snapshot(
         key,
         dict(files),
-        {s.path: s for s in (decode(FileSummary, r) for r in summaries)},
+        {path: summary for path, (summary, _) in rows.items()},
         {
             path: Unit(
                 path,
@@ -146,6 +159,7 @@ def _decode_snapshot(row: tuple, packs: tuple[Pack, ...]) -> Snapshot:
         frozenset(helpers),
         dict(unique),
         table,
+        rows,
     )
 
 

@@ -126,8 +126,10 @@ class Store:
         prune_other_code(self.folder)
         last = self._last
         table = last.table if last is not None and layer == "incremental" else ()
+        rows = last.rows if last is not None else None
         self.warn(self._snapshots.save(Snapshot.of(
-            self._snapshots.key, linked, extracted.sources, extracted.digests(), self.vocab, table)))
+            self._snapshots.key, linked, extracted.sources, extracted.digests(), self.vocab, table,
+            rows)))
         self.warn(self._results.put(self._keys, result))
 
     def warn(self, warning: str | None) -> None:

@@ -133,9 +133,14 @@ class Scene:
     coroutines: list[Any] = dataclasses.field(default_factory=list)
     arrived: int = 0
 
-    def fail(self, label: str, raises: str) -> BaseException:
+    def fail(self, label: str, raises: str | type[BaseException]) -> BaseException:
         error: BaseException
-        if raises == "cancel":
+        if isinstance(raises, type):  # a class of the code under test: its stop signal
+            try:
+                error = raises(f"{label} stopped")
+            except TypeError:
+                error = raises()
+        elif raises == "cancel":
             error = asyncio.CancelledError(f"{label} cancelled itself")
         elif raises == "base":
             error = HandlerBaseError(f"{label} raised a BaseException")
@@ -163,11 +168,11 @@ class Spec:
 
 @dataclasses.dataclass
 class Sync(Spec):
-    """A sync handler: records its label, then raises if asked ("error", "cancel" or
-    "base")."""
+    """A sync handler: records its label, then raises if asked ("error", "cancel", "base",
+    or an exception class of the code under test)."""
 
     label: str
-    raises: str = ""
+    raises: str | type[BaseException] = ""
 
     def make(self, scene: Scene) -> Handler:
         def handler(*args: Any, **kwargs: Any) -> None:
@@ -184,7 +189,7 @@ class Coro(Spec):
     handler's result); with *hold*, it waits that long before it records its end."""
 
     label: str
-    raises: str = ""
+    raises: str | type[BaseException] = ""
     hold: float = 0.0
 
     def make(self, scene: Scene) -> Handler:

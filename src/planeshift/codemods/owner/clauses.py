@@ -4,9 +4,13 @@ A per-handler ``try``'s except clauses decide ADR-0120 D2's failure, completion 
 surface: ``except Exception: <record>`` isolates and logs (the record is kept as the owner's
 ``failed`` hook, run where the clause ran), ``except Exception: <record>; raise`` propagates the
 first failure, no ``try`` at all propagates it too, and ``except CancelledError: raise`` before
-``except BaseException: <record>`` isolates interpreter exits as well. Everything else (a clause
-that re-raises some exceptions only, stops the loop with ``break``, catches one class, catches
-the handler's cancellation) is refused with the clause named.
+``except BaseException: <record>`` isolates interpreter exits as well. ``except Exception: if
+<test>: raise`` then ``<record>`` isolates and records the failures the test lets through and
+propagates the others: the hook keeps the ``if``, and its bare ``raise`` re-raises the failure
+inside the kernel's except. A first clause ``except <Type>: break`` is the loop's stop signal,
+read before these by ``stops.split_stop``. Everything else (a clause that raises in any other
+way, leaves the loop otherwise, catches one class, catches the handler's cancellation) is
+refused with the clause named.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ class Failure:
     exc: str | None = None  # the clause's ``as`` name
     has_hook: bool = False
     seen: str = ""
+    reraises: bool = False  # the record re-raises some failures (``if <test>: raise``) first
 
 
 def _is_bare_raise(stmt: cst.BaseStatement) -> bool:
@@ -71,9 +76,9 @@ def read_failure(node: cst.Try | None, r: Resolver, code: Code, where: str) -> F
         leaving = leaves_loop(statements(clause.body))
         if leaving is not None:
             label = f"except {code(clause.type) if clause.type is not None else ''}".strip()
-            raise Refused(f"failure: `{label}: {code(leaving).strip()}` ({where}) ends the fan-out "
-                          "quietly on one exception class: the fan-out kernel has no stop-by-"
-                          "exception value (that is the interceptor chain's STOP)")
+            raise Refused(f"failure: `{label}: {code(leaving).strip()}` ({where}) leaves the "
+                          "loop's step on one exception class in a way no failure value or stop "
+                          "signal says (the kernel's stop signal is a clause of `break` alone)")
     if len(rest) != 1 or (cancel and clauses.index(cancel[0]) > clauses.index(rest[0])):
         names = ", ".join(f"except {code(c.type) if c.type else ''}".strip() for c in clauses)
         raise Refused(f"failure: the handler's try has the clauses `{names}`: one failure value "
@@ -102,6 +107,9 @@ def read_failure(node: cst.Try | None, r: Resolver, code: Code, where: str) -> F
             raise Refused(f"failure: `{label}` ({where}) records an interpreter exit before "
                           "re-raising it, which the kernel's propagated failure does not do")
         return Failure("propagate", record, exc, bool(record), seen)
+    if caught == "Exception" and _reraises_if(body):
+        # the owner's hook re-raises them inside the kernel's except: they leave the fan-out
+        return Failure("isolate", body, exc, True, seen, reraises=True)
     raising = _raises_in(body)
     if raising is not None:
         raise Refused(f"failure: `{label}` ({where}) re-raises some exceptions "
@@ -109,6 +117,21 @@ def read_failure(node: cst.Try | None, r: Resolver, code: Code, where: str) -> F
                       "per stage cannot say both")
     value = "isolate" if caught == "Exception" else "isolate_base_exceptions"
     return Failure(value, body, exc, True, seen)
+
+
+def _reraises_if(body: Sequence[cst.BaseStatement]) -> bool:
+    """Every ``raise`` of the clause is a bare one, alone in an ``if`` (no else, no elif) that is
+    a statement of the clause itself: ``if refusal_in(exc) is not None: raise``."""
+    found = False
+    for stmt in body:
+        if isinstance(stmt, cst.If) and stmt.orelse is None and _raises_in([stmt.test]) is None:
+            inner = statements(stmt.body)
+            if len(inner) == 1 and _is_bare_raise(inner[0]):
+                found = True
+                continue
+        if _raises_in([stmt]) is not None:
+            return False
+    return found
 
 
 def _collects(body: Sequence[cst.BaseStatement]) -> str | None:

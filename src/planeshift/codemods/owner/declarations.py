@@ -11,7 +11,6 @@ import libcst as cst
 from ...packs.model import RegistrationForm
 from ..base import Codemod, Example, Item, Plan, register
 from ..facts import MigrateFacts
-from ..model import Migrated, NotMigrated
 from .plan import Owner, owners
 
 PLANES = ("interceptor", "subscriber", "delivery_sink", "commit_participant")
@@ -71,7 +70,8 @@ class OwnerDeclarations(Codemod):
     """
 
     id = "owner_declarations"
-    order = 130
+    # it reads the fan-out owner_dispatch wrote and the table owner_table made of a list
+    after = ("owner_dispatch", "owner_table")
     owner = True
     DESCRIPTION = "An owner on the kernels reads its call sites' typed registrations."
     EXAMPLES: ClassVar[list[Example]] = [Example(
@@ -173,9 +173,9 @@ class OwnerDeclarations(Codemod):
             try:
                 tree = _Rewrite(self, tree, owner, forms, planes).run()
             except Exception as exc:  # noqa: BLE001 - a bug: an error entry, the others go on
-                self._record(NotMigrated(owner.file, owner.line, self.id,
-                                         f"internal error: {type(exc).__name__}: {exc}", True,
-                                         owner=_info(owner)))
+                self.refuse(Item(owner.file, owner.line),
+                            f"internal error: {type(exc).__name__}: {exc}", True,
+                            owner=_info(owner))
         return tree
 
 
@@ -218,10 +218,10 @@ class _Rewrite:
         taken = re.findall(r"\b(" + re.escape(self.name) + "|" + DECLARATIONS + r")\b",
                            self.tree.code)
         if taken:
-            self.codemod._record(NotMigrated(
-                owner.file, owner.line, self.codemod.id,
-                f"the module already binds {sorted(set(taken))[0]}: {owner.cls} cannot be given "
-                "its declarations table beside it", owner=_info(owner)))
+            self.codemod.refuse(
+                Item(owner.file, owner.line),
+                f"the module already binds {min(taken)}: {owner.cls} cannot be given "
+                "its declarations table beside it", owner=_info(owner))
             return self.tree
         accepted: list[str] = []
         body = []
@@ -234,10 +234,10 @@ class _Rewrite:
                     accepted.append(f"{stmt.name.value}({param})")
             body.append(stmt)
         if not accepted:
-            self.codemod._record(NotMigrated(
-                owner.file, owner.line, self.codemod.id,
+            self.codemod.refuse(
+                Item(owner.file, owner.line),
                 f"no registration method of {owner.cls} takes a handler parameter the pack "
-                "names: its call sites' declarations would not reach it", owner=_info(owner)))
+                "names: its call sites' declarations would not reach it", owner=_info(owner))
             return self.tree
         new_cls = cls.with_changes(body=cls.body.with_changes(body=body))
         new_cls = new_cls.visit(_FanOuts(self.name))
@@ -254,11 +254,11 @@ class _Rewrite:
         new_body = list(self.tree.body)
         new_body[index:index + 1] = [table, new_cls]
         self.codemod.add_import(f"{owner.kernel}.{DECLARATIONS}")
-        self.codemod._record(Migrated(
-            owner.file, owner.line, self.codemod.id,
+        self.codemod.done(
+            Item(owner.file, owner.line),
             f"{owner.cls} reads its call sites' declarations: {', '.join(accepted)} accept a "
             f"typed registration ({', '.join(self.planes)}); its fan-out runs them in declared "
-            "order under their declared names", owner=_info(owner)))
+            "order under their declared names", owner=_info(owner))
         return self.tree.with_changes(body=new_body)
 
     def _handler_param(self, method: cst.FunctionDef) -> str | None:

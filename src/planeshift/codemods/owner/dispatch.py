@@ -4,6 +4,7 @@ kernel under the policy the loop has (ADR-0120 Phase 1, "kernels behind existing
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, ClassVar
 
 import libcst as cst
@@ -15,14 +16,20 @@ from ..facts import MigrateFacts
 from ..model import Migrated, NotMigrated
 from ..support.names import ModuleNames, module_names, package_of
 from .examples import DISPATCH_EXAMPLES
+from .examples_collect import COLLECT_EXAMPLES
 from .idiom import Refused
-from .names import Resolver, dotted, fresh, reads_and_binds, statements
-from .plan import Owner, owners
+from .local_imports import calls_in, imported
+from .names import Resolver, fresh, reads_and_binds, statements
+from .nested import block_method, check_outside, fan_out_block, rewritten
+from .plan import Owner, owners, sync_kernel_missing
 from .policy import OwnerPolicy, build, scan_reason
 from .read import FanOut, MethodReader
+from .stop_examples import STOP_EXAMPLES
+from .sync_entry import SyncEntryReader, hands_to_migrated
 from .write import MethodWriter, step_names
 
 OWNER_INFO = "planeshift.owner"
+_MODULE_NAME = re.compile(r"^(?:def )?([A-Za-z_]\w*)", re.MULTILINE)
 
 
 @register
@@ -43,7 +50,22 @@ class OwnerDispatch(Codemod):
       kernel runs as the policy says;
     - the except clause's record (the log line, the signal recorded before a re-raise) is kept as
       the owner's `failed` hook, run inside the kernel's except clause; a gather's group and
-      translated cancellation are kept as the owner's `group` and `translated` factories.
+      translated cancellation are kept as the owner's `group` and `translated` factories;
+    - a first clause `except <Type>: break` (lionagi's `except StopHook: break`) is the kernel's
+      stop signal, `fan_out(..., stop=<Type>)`: the handlers after it are skipped, nothing is
+      logged or raised; a clause `except Exception: if <test>: raise` then `<record>` keeps the
+      `if` in the `failed` hook, whose bare `raise` re-raises the failures it picks;
+    - a loop that is a statement of the method's one `try` (the try's clauses and `finally`
+      are the façade's and stay around the kernel call) is read as one of the method itself;
+    - a loop whose `except BaseException as exc: errors.append(exc)` collects every failure,
+      followed by `if errors:` raising one as itself and several as a group (inline, or through
+      a module function that starts `if len(errors) == 1: raise errors[0]` and always raises),
+      runs every handler under COLLECT / UNWRAP_SINGLE_ELSE_GROUP (the message-manager profiles),
+      the group (or the function) kept as the owner's `group` hook;
+    - a sync entry whose first statement takes its snapshot through a method of the class that
+      raises for a declared-async handler (before the owner's mutation, as ADR-0120 D2 has it)
+      keeps that preflight, and its loop over the snapshot (in the entry or in the one method it
+      hands the snapshot to) becomes `fan_out_sync(policy, snapshot, step, ...)`.
 
     The policy is the scan's, checked against the loop (a disagreement refuses the owner), and is
     written as a module-level constant: `DispatchPolicy.<profile>()` when it is one of ADR-0120
@@ -76,11 +98,15 @@ class OwnerDispatch(Codemod):
 
     ## What it leaves alone
     Each refused owner is listed with the axis or behaviour the kernels cannot reproduce: an
-    axis the scan could not read from the code, a sync dispatch method, a loop that is not a
-    statement of the method itself, a loop over the storage itself rather than a snapshot, an
-    except clause that stops the fan-out (`StopHook`: `break`), re-raises some exceptions and
-    isolates the others, catches one class, or collects failures for a helper to raise; a handler
-    called once per matched value; `await h(x)` (which fails on a sync handler's result); an
+    axis the scan could not read from the code, a sync dispatch method without that preflight, a
+    loop that is not a statement of the method itself (or of its one `try`), a loop over the
+    storage itself rather than a snapshot, an except clause that leaves the loop otherwise than a
+    first `except <Type>: break` (`continue`, `return`, `break` with more statements, a stop
+    clause after another clause, `break` on every failure or on a cancellation), re-raises some
+    exceptions otherwise than `if <test>: raise`, catches one class, or collects failures that
+    other code reads or raises in another form; a handler called once per matched value;
+    returned awaitables gathered after every handler was invoked (`fan_out` awaits in the
+    invocation); `await h(x)` (which fails on a sync handler's result); an
     offload that waits for its thread on cancellation; an asyncio.TaskGroup; a gather without
     `return_exceptions=True`. An owner is rewritten whole or not at all.
 
@@ -90,15 +116,15 @@ class OwnerDispatch(Codemod):
     in its order, and reports in that order.
 
     ## References
-    ADR-0120 D2 (DispatchPolicy, the named profiles), Phase 1; docs/kernels.md (`fan_out`,
-    `isolate_base_exceptions`, `cancel_siblings_and_return`); `owner_table`.
+    ADR-0120 D2 (DispatchPolicy, the named profiles, the sync entry), Phase 1; docs/kernels.md
+    (`fan_out`, `fan_out_sync`, `isolate_base_exceptions`, `cancel_siblings_and_return`);
+    `owner_table`.
     """
 
     id = "owner_dispatch"
-    order = 110
     owner = True
     DESCRIPTION = "Dispatcher fan-out loops become a call of the kernel under the loop's policy."
-    EXAMPLES: ClassVar[list[Example]] = DISPATCH_EXAMPLES
+    EXAMPLES: ClassVar[list[Example]] = [*DISPATCH_EXAMPLES, *STOP_EXAMPLES, *COLLECT_EXAMPLES]
 
     @classmethod
     def plan(cls, facts: MigrateFacts) -> Plan:
@@ -117,9 +143,9 @@ class OwnerDispatch(Codemod):
                 tree = OwnerRewrite(self, tree, item.data).run()
             except Exception as exc:  # noqa: BLE001 - a bug: an error entry, the others go on
                 for path in item.data.paths:
-                    self._record(NotMigrated(item.file, path.line, self.id,
-                                             f"internal error: {type(exc).__name__}: {exc}", True,
-                                             owner=_info(item.data, path)))
+                    self.refuse(Item(item.file, path.line),
+                                f"internal error: {type(exc).__name__}: {exc}", True,
+                                owner=_info(item.data, path))
         return tree
 
 
@@ -138,6 +164,7 @@ class OwnerRewrite:
         self.names = module_names(ast.parse(text), self.package, text)
         self.resolver = Resolver(self.names)
         self.code = tree.code_for_node
+        self.blocks: dict[str, int | None] = {}  # entry -> the try holding its fan-out (nested.py)
 
     def run(self) -> cst.Module:
         owner = self.owner
@@ -157,7 +184,7 @@ class OwnerRewrite:
             if method is None:
                 refusals[path.entry] = gate or f"{path.entry} is not a method defined in {owner.cls}"
                 continue
-            if self._migrated(method):
+            if self._migrated(method) or hands_to_migrated(cls, method, self._migrated):
                 already.append(path)
                 continue
             if gate is not None and gate.startswith("concurrency:"):
@@ -165,10 +192,20 @@ class OwnerRewrite:
                 continue
             try:
                 resolver = self._resolver_in(method)
-                fan = MethodReader(method, cls, resolver, self.code, self.call).read()
+                if method.asynchronous is None:
+                    self.blocks[path.entry] = None
+                    fan = SyncEntryReader(method, cls, self._resolver_in, self.code, self.call,
+                                          self.tree.body).read()
+                else:
+                    at = self.blocks[path.entry] = fan_out_block(method)
+                    fan = MethodReader(method if at is None else block_method(method, at), cls,
+                                       resolver, self.code, self.call,
+                                       module=self.tree.body).read()
+                    if at is not None:
+                        check_outside(method, at, fan, f"{owner.cls}.{method.name.value}")
                 if gate is not None:
                     raise Refused(gate)
-                read.append((path, method, fan, build(path, fan)))
+                read.append((path, fan.host or method, fan, build(path, fan)))
             except Refused as exc:
                 refusals[path.entry] = self._reason(path, method, str(exc))
         if refusals:
@@ -197,14 +234,23 @@ class OwnerRewrite:
         methods: dict[str, cst.FunctionDef] = {}
         for path, method, fan, policy in read:
             taken |= step_names(fan)
-            writer = MethodWriter(fan, policy, owner.cls, method, self.code, taken, logger,
-                                  self.call, self.tree.config_for_parsing)
-            body = statements(method.body)
+            # the names a method's hooks and steps take are its own locals (a second method's
+            # hook is `_failed` again); the module-level ones stay taken for the next method
+            writer = MethodWriter(fan, policy, owner.cls, method, self.code, set(taken), logger,
+                                  self.call, self.tree.config_for_parsing,
+                                  entry=owner.entry(path))
+            at = self.blocks.get(path.entry)
+            body = statements(method.body if at is None else block_method(method, at).body)
             written = writer.write(body)
-            methods[method.name.value] = method.with_changes(
-                body=method.body.with_changes(body=written.body))
+            methods[method.name.value] = rewritten(method, at, written.body) if at is not None \
+                else method.with_changes(body=method.body.with_changes(body=written.body))
             module_src += written.module
+            taken |= {n for src in written.module for n in _MODULE_NAME.findall(src)}
             imports |= set(written.imports)
+        stale = sync_kernel_missing(self.codemod.facts.root, kernel) \
+            if "fan_out_sync" in imports and self.codemod.facts else None
+        if stale:
+            return self._refuse_all(stale)
         for name in sorted(imports):
             if not self.names.free(name, f"{kernel}.{name}"):
                 return self._refuse_all(f"the module binds `{name}` already; the kernel's "
@@ -229,7 +275,8 @@ class OwnerRewrite:
             info = _info(owner, path, **{"class": owner.cls, "shape": fan.kind,
                                          "policy": policy.to_json(),
                                          "notes": [*policy.notes, *fan.notes]})
-            action = (f"{path.entry}: {fan.kind} fan-out on the kernel, "
+            stop = f" (stop signal {fan.stop.source})" if fan.stop is not None else ""
+            action = (f"{path.entry}: {fan.kind} fan-out on the kernel{stop}, "
                       f"{'profile ' + policy.profile if policy.exact else 'nearest ' + policy.profile}")
             self._record(Migrated(owner.file, path.line, self.codemod.id, action, owner=info))
         return new_tree
@@ -245,7 +292,7 @@ class OwnerRewrite:
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
             for small in stmt.body:
-                for module, obj, local in _imported(small):
+                for module, obj, local in imported(small):
                     if local in gone and f'"{local}"' not in text and f"'{local}'" not in text:
                         RemoveImportsVisitor.remove_unused_import(self.codemod.context, module, obj)
 
@@ -286,8 +333,10 @@ class OwnerRewrite:
 
     def _migrated(self, method: cst.FunctionDef) -> bool:
         kernel = self.owner.kernel
-        for node in _calls(method):
-            if self.resolver.qualified(node.func) in (f"{kernel}.fan_out", f"{kernel}.entries.fan_out"):
+        for node in calls_in(method):
+            if self.resolver.qualified(node.func) in (
+                    f"{kernel}.fan_out", f"{kernel}.entries.fan_out", f"{kernel}.fan_out_sync",
+                    f"{kernel}.entries_sync.fan_out_sync"):
                 return True
             func = node.func
             if isinstance(func, cst.Attribute) and func.attr.value == "fan_out" and \
@@ -314,7 +363,11 @@ class OwnerRewrite:
         return self.tree
 
     def _record(self, outcome: Migrated | NotMigrated) -> None:
-        self.codemod._record(outcome)
+        item = Item(outcome.file, outcome.line)
+        if isinstance(outcome, Migrated):
+            self.codemod.done(item, outcome.action, owner=outcome.owner)
+        else:
+            self.codemod.refuse(item, outcome.reason, outcome.error, owner=outcome.owner)
 
 
 def _nested_call(method: cst.FunctionDef, path: Any, code: Any) -> str | None:
@@ -329,34 +382,6 @@ def _nested_call(method: cst.FunctionDef, path: Any, code: Any) -> str | None:
             if any(call and call in text for call in calls):
                 return (f"concurrency: each handler is invoked once per value of `for "
                         f"{code(inner.target).strip()} in {code(inner.iter).strip()}`, where the "
-                        "kernel invokes each entry once")
+                        "kernel invokes each entry once (computing every match first would run "
+                        "a raising match before the handlers registered ahead of it)")
     return None
-
-
-def _imported(small: cst.BaseSmallStatement) -> list[tuple[str, str | None, str]]:
-    """(module, name, local name) of each absolute import a statement makes."""
-    out: list[tuple[str, str | None, str]] = []
-    if isinstance(small, cst.Import):
-        for alias in small.names:
-            full = dotted(alias.name)
-            if full and alias.asname is None:
-                out.append((full, None, full.split(".")[0]))
-    elif isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None \
-            and not isinstance(small.names, cst.ImportStar):
-        module = dotted(small.module)
-        for alias in small.names:
-            name = dotted(alias.name)
-            if module and name and alias.asname is None:
-                out.append((module, name, name))
-    return out
-
-
-def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    out: list[cst.Call] = []
-    todo = [node]
-    while todo:
-        current = todo.pop()
-        if isinstance(current, cst.Call):
-            out.append(current)
-        todo.extend(current.children)
-    return out

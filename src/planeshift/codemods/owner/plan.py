@@ -83,13 +83,7 @@ def kernel_missing(root: Path, kernel: str) -> str | None:
     The kernels are looked for in the tree (never imported: planeshift does not import the code
     it migrates); ``planeshift.kernels`` is planeshift's own copy.
     """
-    parts = kernel.split(".")
-    folders = [root.joinpath(*parts)]
-    if root.name == parts[0]:
-        folders.append(root.joinpath(*parts[1:]))
-    if parts[0] == "planeshift":
-        folders.append(Path(__file__).resolve().parents[2].joinpath(*parts[1:]))
-    for folder in folders:
+    for folder in _folders(root, kernel):
         if (folder / "__init__.py").is_file():
             if _has(folder / "entries.py", "def fan_out") and \
                     _has(folder / "policy.py", "def from_axes"):
@@ -98,6 +92,29 @@ def kernel_missing(root: Path, kernel: str) -> str | None:
                     "vendor them again with `planeshift kernels vendor`")
     return (f"the kernels are not in the project as {kernel}: run `planeshift kernels vendor "
             "--into <package>/runtime/dispatch` first, or give --kernel-module")
+
+
+def sync_kernel_missing(root: Path, kernel: str) -> str | None:
+    """Why the kernels in the project have no ``fan_out_sync`` (a sync entry's kernel), or None."""
+    for folder in _folders(root, kernel):
+        if (folder / "__init__.py").is_file():
+            if _has(folder / "entries_sync.py", "def fan_out_sync"):
+                return None
+            return (f"sync entry: the kernels at {folder} predate fan_out_sync, a sync entry's "
+                    "kernel: vendor them again with `planeshift kernels vendor`")
+    return kernel_missing(root, kernel)
+
+
+def _folders(root: Path, kernel: str) -> list[Path]:
+    """Where the kernels imported as *kernel* may be (never imported: planeshift does not import
+    the code it migrates); ``planeshift.kernels`` is planeshift's own copy."""
+    parts = kernel.split(".")
+    folders = [root.joinpath(*parts)]
+    if root.name == parts[0]:
+        folders.append(root.joinpath(*parts[1:]))
+    if parts[0] == "planeshift":
+        folders.append(Path(__file__).resolve().parents[2].joinpath(*parts[1:]))
+    return folders
 
 
 def _has(path: Path, text: str) -> bool:

@@ -25,6 +25,7 @@ _FAILURE = {  # the failure value a clause shows -> (failure, completion, error 
     "isolate": ("isolate", "await_all", "log_only"),
     "isolate_base_exceptions": ("isolate_base_exceptions", "await_all", "log_only"),
     "propagate": ("propagate", "stop_on_failure", "raise_first"),
+    "collect": ("collect", "await_all", "unwrap_single_else_group"),  # owner_collect's surface
 }
 _REFINED = {("failure", "isolate", "isolate_base_exceptions")}
 
@@ -74,8 +75,11 @@ def scan_reason(path: DispatchPath) -> str | None:
     if gather is not None and gather.value == "gather_after_invocations":
         return (f"returned awaitable: {path.entry} keeps the awaitables its handlers return and "
                 f"gathers them after every handler was invoked (gather_after_invocations: "
-                f"{_where(gather)}); fan_out awaits in the invocation, and the owner codemods "
-                "leave a gathering owner alone")
+                f"{_where(gather)}); ADR-0120 D2 gathers them in FanoutDispatcher.emit, over its "
+                "own registration table taken when the emit starts, one invocation and one "
+                "reported outcome per registration, while fan_out, which runs over an owner's "
+                "own entries, awaits in the invocation; the owner codemods leave a gathering "
+                "owner alone")
     return None
 
 
@@ -92,7 +96,7 @@ def build(path: DispatchPath, fan: FanOut) -> OwnerPolicy:
     if fan.kind != "gather":
         failure, completion, surface = _FAILURE[fan.failure.failure]
         code.update(failure=failure, completion=completion, error_surface=surface)
-    code["sync_entry"] = "unavailable"
+    code.setdefault("sync_entry", "unavailable")  # a sync entry's reader sets its own
     notes = []
     out: dict[str, str] = {}
     for axis in AXES:

@@ -17,11 +17,13 @@ the kernel runs over the list it is handed when the fan-out starts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from .clauses import Collects, Failure, clause_reads_step_locals, read_failure
+from .collect import Collected, CollectReader
 from .gather import GatherPost, read_post
 from .idiom import FORMS, Code, IdiomReader, Invocation, NoInvocation, Refused
 from .names import (
@@ -37,6 +39,7 @@ from .names import (
     target_names,
 )
 from .snapshot import Snapshots
+from .stops import Stop, split_stop
 
 
 @dataclass
@@ -54,14 +57,21 @@ class FanOut:
     step_def: int | None = None  # index in the method body of the nested step def it rewrites
     post: GatherPost | None = None
     notes: list[str] = field(default_factory=list)
+    stop: Stop | None = None  # ``except <Type>: break``: the kernel's stop signal
+    collected: Collected | None = None  # the failures collected and raised after the loop
+    sync: bool = False  # a sync entry's fan-out: fan_out_sync
+    host: cst.FunctionDef | None = None  # the method holding the loop, when not the entry's own
 
 
 class MethodReader:
     """One dispatch method of an owner class, read into a FanOut or refused."""
 
     def __init__(self, method: cst.FunctionDef, cls: cst.ClassDef, resolver: Resolver, code: Code,
-                 call_name: str) -> None:
+                 call_name: str, module: Sequence[cst.BaseStatement] = ()) -> None:
         self.method, self.cls, self.r, self.code = method, cls, resolver, code
+        self.module = module  # the module's statements (a collected surface's helper is there)
+        self.sync_host = False  # a sync method read for a sync entry (owner_sync_entry)
+        self.entries_checked = False  # the entries are a snapshot the sync entry took
         self.idioms = IdiomReader(resolver, code, call_name)
         self.where = f"{cls.name.value}.{method.name.value}"
         body = method.body
@@ -69,7 +79,7 @@ class MethodReader:
             else []
 
     def read(self) -> FanOut:
-        if self.method.asynchronous is None:
+        if self.method.asynchronous is None and not self.sync_host:
             raise Refused(f"sync entry: {self.where} is synchronous; the owner codemods rewrite "
                           "async dispatch loops (the kernels' sync entry is FanoutDispatcher."
                           "emit_sync, whose snapshot the owner must take before its mutation)")
@@ -133,18 +143,39 @@ class MethodReader:
             return None  # not a loop over handlers (or one in a form _none_reason names)
         if stmt.orelse is not None:
             raise Refused(f"{self.where}: the dispatch loop has an else clause")
+        only_try, stop = split_stop(only_try, self.r, self.code, self.where)
+        collected = None
         try:
             failure = read_failure(only_try, self.r, self.code, self.where)
         except Collects as collects:
-            raise Refused(self._collected_surface(index, collects.name)) from None
+            if not self.module or only_try is None:
+                raise Refused(self._collected_surface(index, collects.name)) from None
+            collected = CollectReader(self.body, self.module, self.r, self.code,
+                                      self.where).read(index, only_try, collects.name)
+            failure = Failure("collect", seen=collected.seen)
         failure.hook = [*prefix, *failure.hook] if failure.has_hook else failure.hook
         leaving = leaves_loop(step)
         if leaving is not None:
             raise Refused(f"completion: `{self.code(leaving).strip()}` in {self.where}'s loop "
                           "body leaves the loop, which the kernel's step cannot")
         axes = {"concurrency": "sequential", "handler_cancellation": "propagate"}
-        return FanOut("loop", index, index + 1, stmt.iter, stmt.target, new, invocation,
-                      failure, axes)
+        if collected is not None:
+            if stop is not None:
+                raise Refused(f"failure: {self.where} stops at `{stop.seen}` and collects the "
+                              "other failures: the owner codemods read one or the other")
+            axes["handler_cancellation"] = collected.cancellation
+            return FanOut("loop", index, index + 2, stmt.iter, stmt.target, new, invocation,
+                          failure, axes, collected=collected)
+        fan = FanOut("loop", index, index + 1, stmt.iter, stmt.target, new, invocation,
+                     failure, axes, stop=stop)
+        if failure.reraises:
+            fan.notes.append(f"failure: isolate, except what `{failure.seen.splitlines()[0]}` "
+                             "re-raises: the owner's failed hook re-raises it inside the kernel's "
+                             "except, and it leaves the fan-out with the later entries not started")
+        if stop is not None:
+            fan.notes.append(f"stop: `{stop.seen}` is the kernel's stop signal "
+                             f"(fan_out(stop={stop.source}))")
+        return fan
 
     def _task_group(self, index: int, stmt: cst.BaseStatement) -> FanOut | None:
         if not (isinstance(stmt, cst.With) and stmt.asynchronous is not None
@@ -175,6 +206,10 @@ class MethodReader:
             raise Refused(f"concurrency: {self.where}'s task group holds more than "
                           "`for entry in entries: tg.start_soon(step, entry)`")
         fan = self._step_function(index, call.args[0].value, loop.iter, "task_group")
+        if fan.failure.reraises:
+            raise Refused(f"failure: {self.where}'s step re-raises some failures from its except "
+                          "clause, which in a task group cancels the others: no failure value "
+                          "says that")
         if fan.failure.failure == "propagate":
             raise Refused(f"failure: in {self.where}'s task group a handler's failure cancels the "
                           "others and leaves as an exception group: RAISE_GROUP requires "
@@ -262,8 +297,9 @@ class MethodReader:
     # -- checks -------------------------------------------------------------------------------
 
     def _check_step(self, fan: FanOut) -> None:
-        Snapshots(self.method, self.cls, self.code).require(fan.entries, self.body[:fan.start],
-                                                             self.where)
+        if not self.entries_checked:
+            Snapshots(self.method, self.cls, self.code).require(fan.entries,
+                                                                 self.body[:fan.start], self.where)
         params = target_names(fan.target)
         if fan.kind == "loop":
             _, binds = reads_and_binds(fan.step_body)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .idiom import Code
+from .local_imports import drop_unused_local_imports
 from .names import has_await, reads_and_binds, target_names
 from .policy import OwnerPolicy, axes_source
 from .read import FanOut
@@ -43,8 +44,10 @@ def _snake(text: str) -> str:
 class MethodWriter:
     def __init__(self, fan: FanOut, policy: OwnerPolicy, cls: str, method: cst.FunctionDef,
                  code: Code, taken: set[str], logger: str | None, call: str,
-                 config: cst.PartialParserConfig) -> None:
+                 config: cst.PartialParserConfig, entry: str | None = None) -> None:
         self.fan, self.policy, self.cls, self.method = fan, policy, cls, method
+        self.entry = entry or method.name.value  # the dispatch method (a sync entry's helper
+        # holds the loop, but the policy is the entry's)
         self.code, self.taken, self.logger, self.config = code, taken, logger, config
         self.call = call
 
@@ -63,7 +66,7 @@ class MethodWriter:
     def policy_source(self) -> tuple[str, list[str]]:
         """(the expression the call passes, module-level source)."""
         fan, policy = self.fan, self.policy
-        label = f"{_snake(self.cls)}_{_snake(self.method.name.value)}_policy"
+        label = f"{_snake(self.cls)}_{_snake(self.entry)}_policy"
         head = self._comment()
         if fan.deadline is None:
             const = self.fresh(f"_{label.upper()}")
@@ -83,7 +86,7 @@ class MethodWriter:
 
     def _comment(self) -> str:
         policy = self.policy
-        where = f"{self.cls}.{self.method.name.value}"
+        where = f"{self.cls}.{self.entry}"
         if policy.exact:
             what = f"ADR-0120 D2's {policy.profile} profile"
         else:
@@ -118,15 +121,20 @@ class MethodWriter:
             kwargs.append(f"failed={hook[0]}")
         if fan.post is not None:
             kwargs += [f"group={fan.post.group}", f"translated={fan.post.translated}"]
+        if fan.stop is not None:
+            kwargs.append(f"stop={fan.stop.source}")
+        if fan.collected is not None:
+            kwargs.append(f"group={fan.collected.group}")
         args = [expr, self.code(fan.entries).strip(), step, *kwargs]
         head = ""
         if fan.post is not None:
             report = self.fresh("report")
             head = f"{report} = "
-        text = f"{head}await fan_out({', '.join(args)})\n"
+        kernel = "fan_out_sync" if fan.sync else "await fan_out"
+        text = f"{head}{kernel}({', '.join(args)})\n"
         if len(text) > 90 or "\n" in text[:-1]:
             lines = "".join(f"    {_one_line(a)},\n" for a in args)
-            text = f"{head}await fan_out(\n{lines})\n"
+            text = f"{head}{kernel}(\n{lines})\n"
         calls = [self.stmt(text)]
         if fan.post is not None:
             calls.append(self.stmt(f"{fan.post.raw} = list({report}.values)\n"))
@@ -139,7 +147,13 @@ class MethodWriter:
             leading = [cst.EmptyLine(indent=False)]
         replaced[0] = replaced[0].with_changes(leading_lines=leading)
         new[fan.start:fan.end] = replaced
-        return Written(new, module, ["DispatchPolicy", "fan_out"])
+        if fan.collected is not None:  # the list the kernel now collects into
+            dropped = new.pop(fan.collected.init)
+            after = new[fan.collected.init]
+            kept = [*getattr(dropped, "leading_lines", ()), *getattr(after, "leading_lines", ())]
+            new[fan.collected.init] = after.with_changes(leading_lines=kept)
+        new = drop_unused_local_imports(body, new)
+        return Written(new, module, ["DispatchPolicy", "fan_out_sync" if fan.sync else "fan_out"])
 
     def _params(self, call: str) -> tuple[str, list[str]]:
         """The step's parameters and, for a tuple target, the unpacking its body starts with."""
@@ -154,13 +168,14 @@ class MethodWriter:
         body = fan.step_body
         if isinstance(fan.target, cst.Name) and len(body) == 1 and \
                 isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1 and \
-                isinstance(body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.Await) \
-                and not body[0].leading_lines:
-            awaited = body[0].body[0].value.expression
-            return f"lambda {fan.target.value}, {call}: {self.code(awaited).strip()}", []
+                isinstance(body[0].body[0], cst.Expr) and not body[0].leading_lines and \
+                isinstance(body[0].body[0].value, cst.Call if fan.sync else cst.Await):
+            value = body[0].body[0].value
+            called = value if isinstance(value, cst.Call) else value.expression
+            return f"lambda {fan.target.value}, {call}: {self.code(called).strip()}", []
         name = self.fresh("_step")
         params, unpack = self._params(call)
-        source = self._def(f"async def {name}({params}):", unpack, body)
+        source = self._def(f"{'def' if fan.sync else 'async def'} {name}({params}):", unpack, body)
         return name, [self.stmt(source)]
 
     def _rewritten_def(self, old: cst.FunctionDef, call: str) -> cst.FunctionDef:

@@ -16,6 +16,7 @@ from ...analyzer.extract.file import provide_rule_facts
 from ...types import Finding, Registration, ordered_flags
 from .base import REGISTRY, Hazard, Invalid, Rule, Valid, register
 from .names import NAMES, Names, names_of
+from .records import to_row
 from .syntax import forget
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ __all__ = ["REGISTRY", "Hazard", "Invalid", "Rule", "Valid", "all_rules", "file_
 @functools.cache
 def _import_rules() -> None:
     """Import every module here; the rules among them register themselves (the helpers:
-    base, syntax, names, hook_stores, lifecycle, register nothing)."""
+    base, syntax, names, hook_stores, lifecycle, records, register nothing)."""
     for info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{info.name}")
 
@@ -49,7 +50,7 @@ def file_facts(tree: ast.Module, text: str) -> tuple[tuple[str, Any], ...]:
                 if word in text:
                     data = rule().file_facts(tree, text)
                     if data is not None:
-                        out.append((rule.code, data))
+                        out.append((rule.code, to_row(data)))
                     break
         return tuple(out)
     finally:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...types import Finding, Registration
+from .records import from_row
 
 if TYPE_CHECKING:
     from ...project import ProjectFacts
@@ -52,7 +53,8 @@ class Rule:
     the words a file must contain (``FACT_WORDS``) and ``file_facts`` reads such a file's tree
     (and text) during extraction (``syntax.statements`` is one statement-level pass the rules
     share; ``names.Names`` resolves names across modules); the result is cached with the file's facts, kept in its summary (so an
-    incremental scan keeps it for unchanged files) and read back with ``project.rule_facts``.
+    incremental scan keeps it for unchanged files) and read back with :meth:`facts`, as the
+    rule's ``FACTS`` record (``records.py``).
     """
 
     code: ClassVar[str] = ""
@@ -62,12 +64,19 @@ class Rule:
     VALID: ClassVar[list[str | Valid]] = []  # examples (on the tests' demo bus) with no finding
     INVALID: ClassVar[list[Invalid]] = []
     FACT_WORDS: ClassVar[tuple[str, ...]] = ()  # a file holding one of these is read by file_facts
+    FACTS: ClassVar[type | None] = None  # the record file_facts returns (a frozen dataclass)
 
     def file_facts(self, tree: ast.Module, text: str = "") -> Any:
         """What this rule needs from one file's syntax (its tree, and its text for a rule that
-        finds its places faster by pattern), as plain marshal data (tuples, strings, numbers,
-        booleans, None); None when the file has nothing for it."""
+        finds its places faster by pattern): a ``FACTS`` record, or plain marshal data (tuples,
+        strings, numbers, booleans, None); None when the file has nothing for it."""
         return None
+
+    def facts(self, project: ProjectFacts) -> Iterator[tuple[str, Any]]:
+        """(file, what :meth:`file_facts` gave: a ``FACTS`` record) for every file this rule
+        read something of."""
+        for path, row in project.rule_facts(self.code):
+            yield path, from_row(self.FACTS, row) if self.FACTS is not None else row
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         raise NotImplementedError

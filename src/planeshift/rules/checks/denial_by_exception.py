@@ -6,6 +6,7 @@ import ast
 import builtins
 import marshal
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...types import Registration
@@ -17,6 +18,27 @@ if TYPE_CHECKING:
     from ...project import ProjectFacts
 
 GENERIC = "PermissionError"
+
+
+@dataclass(frozen=True, slots=True)
+class Raised:
+    """``raise X`` / ``raise X(...)`` in a function."""
+
+    function: str  # its qualname in the module
+    line: int
+    col: int
+    name: str  # the exception, dotted as written
+    caught: tuple[str, ...]  # what the ``try`` statements around it catch
+
+
+@dataclass(frozen=True, slots=True)
+class RaisesAndCalls:
+    """What PS105 reads of one file: its raises, and the calls its statements make (function ->
+    (line, callee, caught) rows, as marshal version-2 bytes: every scan loads every file's rule
+    facts, and only a handler's file is ever asked for its calls)."""
+
+    raises: tuple[Raised, ...]
+    calls: bytes
 
 
 @register
@@ -73,6 +95,7 @@ class DenialByException(Rule):
     severity = "warning"
     message = "{handler} denies by raising {exception} instead of returning a typed decision"
     FACT_WORDS = ("(",)  # a file that calls anything: a handler may call a helper that raises
+    FACTS = RaisesAndCalls
     VALID = [
         """
         from demo.bus import EventBus, Point
@@ -132,24 +155,25 @@ class DenialByException(Rule):
         ),
     ]
 
-    def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
+    def file_facts(self, tree: ast.Module, text: str = "") -> RaisesAndCalls | None:
         """Per function: each ``raise X`` / ``raise X(...)`` (line, col, dotted exception), and
         each call a statement makes of a name, ``self.name`` or ``a.name`` (``check(x)``,
         ``y = await self.check(x)``, ``return a.check(x)``, ``if check(x):``: line, col, dotted
         callee), each with the exceptions the ``try`` statements around it catch."""
-        raises: list[tuple] = []
+        raises: list[Raised] = []
         calls: dict[str, list[tuple]] = {}  # function -> (line, callee, caught) per call
         known = _callable_names(tree)
         for stmt in statements(tree):
             node = stmt.node
             if not stmt.function:
                 continue
-            if isinstance(node, ast.Raise) and node.exc is not None:
-                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-                name = dotted(exc)
-                if name and name[:1].isupper() or name and "." in name:
-                    raises.append((stmt.function, node.lineno, node.col_offset, name,
-                                   stmt.caught))
+            if node.__class__ is ast.Raise:
+                if node.exc is not None:
+                    exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                    name = dotted(exc)
+                    if name and name[:1].isupper() or name and "." in name:
+                        raises.append(Raised(stmt.function, node.lineno, node.col_offset, name,
+                                             stmt.caught))
                 continue
             call = _statement_call(node)
             callee = dotted(call.func) if call is not None else None
@@ -157,18 +181,17 @@ class DenialByException(Rule):
                 calls.setdefault(stmt.function, []).append((call.lineno, callee, stmt.caught))
         if not (raises or calls):
             return None
-        # the calls as marshal bytes (version 2: the same bytes for the same calls): every scan
-        # loads every file's rule facts, and only a handler's file is ever asked for its calls
+        # version 2: the same bytes for the same calls
         packed = tuple((function, tuple(rows)) for function, rows in calls.items())
-        return tuple(raises), marshal.dumps(packed, 2)
+        return RaisesAndCalls(tuple(raises), marshal.dumps(packed, 2))
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         names = Names.of(project)
         code = _Code(names)
-        for path, (raises, calls) in project.rule_facts(self.code):
-            for function, line, col, name, caught in raises:
-                code.raises.setdefault((path, function), []).append((line, col, name, caught))
-            code.packed[path] = calls
+        for path, found in self.facts(project):
+            for raised in found.raises:
+                code.raises.setdefault((path, raised.function), []).append(raised)
+            code.packed[path] = found.calls
         sites: dict[tuple, list[Registration]] = {}
         for reg in project.registrations:
             if reg.plane != "interceptor":
@@ -195,9 +218,10 @@ def _callable_names(tree: ast.Module) -> tuple[set[str], dict[str, set[str]]]:
     methods: dict[str, set[str]] = {}
     for stmt in statements(tree):
         node = stmt.node
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
+        kind = node.__class__  # (the parser's own classes: no subclass to test for)
+        if kind is ast.Import or kind is ast.ImportFrom:
             names.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             if stmt.cls and stmt.scope == stmt.cls:
                 methods.setdefault(stmt.cls, set()).add(node.name)
             elif not stmt.function and not stmt.cls:
@@ -214,17 +238,22 @@ def _may_be_a_function(callee: str, cls: str, known: tuple[set[str], dict[str, s
     if head in ("self", "cls"):
         return "." not in rest and bool(cls) and rest in methods.get(cls, ())
     return "." not in rest and head in names
-_VALUED = (ast.Expr, ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign)
+_VALUED_KINDS = frozenset((ast.Expr, ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign))
 
 
 def _statement_call(node: ast.stmt) -> ast.Call | None:
     """The call a statement makes as a whole (awaited or not): its expression, its value, its
     returned value, or an ``if`` / ``while`` test."""
-    value = node.value if isinstance(node, _VALUED) else (
-        node.test if isinstance(node, (ast.If, ast.While)) else None)
-    if isinstance(value, ast.Await):
+    kind = node.__class__  # (the parser's own classes: no subclass to test for)
+    if kind in _VALUED_KINDS:
+        value = node.value  # type: ignore[attr-defined]
+    elif kind is ast.If or kind is ast.While:
+        value = node.test  # type: ignore[attr-defined]
+    else:
+        return None
+    if value.__class__ is ast.Await:
         value = value.value
-    return value if isinstance(value, ast.Call) else None
+    return value if value.__class__ is ast.Call else None
 
 
 class _Code:
@@ -232,7 +261,7 @@ class _Code:
 
     def __init__(self, names: Names) -> None:
         self.names = names
-        self.raises: dict[tuple[str, str], list[tuple[int, int, str, tuple[str, ...]]]] = {}
+        self.raises: dict[tuple[str, str], list[Raised]] = {}  # (file, function) -> its raises
         self.packed: dict[str, bytes] = {}  # file -> its calls, decoded when a handler's are read
         self._calls: dict[str, dict[str, tuple[tuple[int, str, tuple[str, ...]], ...]]] = {}
 
@@ -270,13 +299,13 @@ class _Code:
         """(file, line, col, exception, verb) per denying raise of *function* that neither its
         own ``try`` nor the caller's (*outer*, written in *outer_module*) catches."""
         out = []
-        for line, col, name, caught in self.raises.get((path, function), ()):
-            exception = self.names.resolve(module, name)
+        for raised in self.raises.get((path, function), ()):
+            exception = self.names.resolve(module, raised.name)
             verb = _verb(exception, denials, self.names)
             lineage = _lineage(exception, self.names)
-            if verb and not self._catches(module, caught, lineage) and not self._catches(
+            if verb and not self._catches(module, raised.caught, lineage) and not self._catches(
                     outer_module or module, outer, lineage):
-                out.append((path, line, col, name, verb))
+                out.append((path, raised.line, raised.col, raised.name, verb))
         return out
 
     def _catches(self, module: str, caught: tuple[str, ...], lineage: set[str]) -> bool:

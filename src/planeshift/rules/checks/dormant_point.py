@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .base import Hazard, Invalid, Rule, register
@@ -13,6 +14,28 @@ from .syntax import qualname, statements
 if TYPE_CHECKING:
     from ...project import MechanismFacts, ProjectFacts
     from ...types import Emission
+
+
+@dataclass(frozen=True, slots=True)
+class Constant:
+    """``NAME = "value"`` (or an int) in a class body: a point enum's member, maybe."""
+
+    name: str
+    line: int
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
+class ConstantClass:
+    cls: str  # qualname in its module
+    members: tuple[Constant, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ClassConstants:
+    """What PS103 reads of one file: its classes holding public constants."""
+
+    classes: tuple[ConstantClass, ...]
 
 
 @register
@@ -54,6 +77,7 @@ class DormantPoint(Rule):
     severity = "warning"
     message = "{handler} is registered on {point}, which {mechanism} never emits"
     FACT_WORDS = ("Enum",)
+    FACTS = ClassConstants
     VALID = [
         """
         from demo.bus import EventBus, Point
@@ -78,21 +102,22 @@ class DormantPoint(Rule):
         ),
     ]
 
-    def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
-        """(class qualname, ((member, line, col), ...)) for each class holding constants."""
+    def file_facts(self, tree: ast.Module, text: str = "") -> ClassConstants | None:
+        """Each class holding public constants, with them."""
         out = []
         for stmt in statements(tree):
             if isinstance(stmt.node, ast.ClassDef):
                 members = tuple(
-                    (node.targets[0].id, node.lineno, node.col_offset) for node in stmt.node.body
+                    Constant(node.targets[0].id, node.lineno, node.col_offset)
+                    for node in stmt.node.body
                     if isinstance(node, ast.Assign) and len(node.targets) == 1
                     and isinstance(node.targets[0], ast.Name)
                     and isinstance(node.value, ast.Constant)
                     and isinstance(node.value.value, (str, int))
                     and not node.targets[0].id.startswith("_"))
                 if members:
-                    out.append((qualname(stmt), members))
-        return tuple(out) or None
+                    out.append(ConstantClass(qualname(stmt), members))
+        return ClassConstants(tuple(out)) if out else None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         for reg in project.registrations:
@@ -105,21 +130,22 @@ class DormantPoint(Rule):
     def dormant_members(self, project: ProjectFacts) -> Iterator[Hazard]:
         """Each member of a point enum that nothing emits, at its definition."""
         names = Names.of(project)
-        enums = {(path, cls): members for path, found in project.rule_facts(self.code)
-                 for cls, members in found}
+        enums = {(path, c.cls): c.members for path, found in self.facts(project)
+                 for c in found.classes}
         for mech in project.mechanisms:
             declared = set(mech.model.dormant_points)
             emitted = {e.point for e in project.emissions if e.mechanism == mech.id and e.point}
             inferred = any(e.point for e in mech.model.emissions) and _emitters_in_view(
                 mech, project, names)
             for path, cls in _point_enums(mech, names):
-                for member, line, col in enums.get((path, cls), ()):
-                    why = [*(["the pack declares it dormant"] if member in declared else []),
+                for member in enums.get((path, cls), ()):
+                    why = [*(["the pack declares it dormant"] if member.name in declared else []),
                            *(["no emission in the scanned tree fires it"]
-                             if inferred and member not in emitted else [])]
+                             if inferred and member.name not in emitted else [])]
                     if why:
-                        yield self.at(path, line, col, f"{cls}.{member} is a point of {mech.id} "
-                                      f"that nothing emits ({'; '.join(why)})", "info", mech.id)
+                        yield self.at(path, member.line, member.col,
+                                      f"{cls}.{member.name} is a point of {mech.id} that "
+                                      f"nothing emits ({'; '.join(why)})", "info", mech.id)
 
 
 def _point_enums(mech: MechanismFacts, names: Names) -> list[tuple[str, str]]:

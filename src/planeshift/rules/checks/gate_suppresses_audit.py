@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .base import Hazard, Invalid, Rule, register
@@ -14,6 +15,25 @@ if TYPE_CHECKING:
     from ...project import ProjectFacts
 
 DURABLE = ("delivery_sink", "commit_participant")
+
+
+@dataclass(frozen=True, slots=True)
+class GatedDispatch:
+    """A method that returns on its gate before it dispatches."""
+
+    cls: str
+    method: str
+    gate: str  # the attribute holding the gate: self.<gate>(...)
+    swallowed: int  # the line of an except clause turning a raising gate into a denial, or 0
+    returned: int  # the line of the early return
+    loops: tuple[int, ...]  # the lines of its dispatch loops
+
+
+@dataclass(frozen=True, slots=True)
+class GatedMethods:
+    """What PS104 reads of one file."""
+
+    methods: tuple[GatedDispatch, ...]
 
 
 @register
@@ -77,6 +97,7 @@ class GateSuppressesAudit(Rule):
     severity = "warning"
     message = "{handler} is durable persistence on {mechanism}, whose gate can suppress it"
     FACT_WORDS = ("return",)
+    FACTS = GatedMethods
     VALID = [
         """
         from demo.bus import EventBus
@@ -101,9 +122,8 @@ class GateSuppressesAudit(Rule):
         ),
     ]
 
-    def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
-        """(class, method, gate attribute, swallowing except line or 0, early return line,
-        dispatch loop lines) per method that returns on its gate before dispatching."""
+    def file_facts(self, tree: ast.Module, text: str = "") -> GatedMethods | None:
+        """Each method that returns on its gate before dispatching."""
         by_function: dict[str, list[Stmt]] = {}
         methods: dict[str, set[str]] = {}
         for stmt in statements(tree):
@@ -115,13 +135,13 @@ class GateSuppressesAudit(Rule):
             for name in sorted(names):
                 found = _gated_dispatch(by_function.get(f"{cls}.{name}", []), names)
                 if found:
-                    out.append((cls, name, *found))
-        return tuple(out) or None
+                    out.append(GatedDispatch(cls, name, *found))
+        return GatedMethods(tuple(out)) if out else None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         names = Names.of(project)
-        facts = {(path, cls, method): row for path, rows in project.rule_facts(self.code)
-                 for cls, method, *row in rows}
+        facts = {(path, m.cls, m.method): m for path, found in self.facts(project)
+                 for m in found.methods}
         for mech in project.mechanisms:
             durable = tuple(r for r in project.registrations
                             if r.mechanism == mech.id and r.plane in DURABLE)
@@ -135,12 +155,15 @@ class GateSuppressesAudit(Rule):
                     continue
                 path = names.paths[found[0]]
                 for method in sorted(emitters):
-                    row = facts.get((path, found[1], method))
-                    if row is not None:
-                        yield from self._report(path, f"{found[1]}.{method}", row, durable, mech.id)
+                    gated = facts.get((path, found[1], method))
+                    if gated is not None:
+                        yield from self._report(path, f"{found[1]}.{method}", gated, durable,
+                                                mech.id)
 
-    def _report(self, path: str, where: str, row: list, durable: tuple, mech: str) -> Iterator[Hazard]:
-        gate, swallowed, returned, loops = row
+    def _report(self, path: str, where: str, gated: GatedDispatch, durable: tuple,
+                mech: str) -> Iterator[Hazard]:
+        gate, swallowed, returned, loops = (gated.gate, gated.swallowed, gated.returned,
+                                            gated.loops)
         loop = "s " + ", ".join(map(str, loops)) if len(loops) > 1 else f" {loops[0]}"
         sinks = ", ".join(f"{r.file}:{r.line}" for r in durable[:3]) + (
             " and more" if len(durable) > 3 else "")
@@ -157,8 +180,10 @@ class GateSuppressesAudit(Rule):
                           f"can suppress it before it runs ({path}:{returned})")
 
 
-def _gated_dispatch(body: list[Stmt], methods: set[str]) -> tuple | None:
-    """(gate, swallowing except line, early return line, dispatch loop lines) of one method."""
+def _gated_dispatch(body: list[Stmt],
+                    methods: set[str]) -> tuple[str, int, int, tuple[int, ...]] | None:
+    """The gate, the swallowing except line, the early return line and the dispatch loop lines
+    of one method (the fields of a :class:`GatedDispatch` after its class and name)."""
     loops = tuple(s.node.lineno for s in body if _dispatches(s.node))
     if not loops:
         return None

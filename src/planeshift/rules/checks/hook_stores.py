@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from .syntax import (
     DEFS,
@@ -28,6 +29,40 @@ KEY_WORD = re.compile(r"_*(?:on_)?([A-Za-z]+)")
 MENTION = re.compile(r"""["'](?:on_)?(?:error|failure|fail|exception)s?(?=["':._{\- ])""")
 ADDERS = ("append", "add", "insert", "extend", "appendleft")
 GETTERS = ("get", "pop", "__getitem__")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredHook:
+    """A failure callback a method stores on ``self``: assigned, added to a container, or put
+    under a key."""
+
+    cls: str
+    method: str
+    param: str  # the parameter it comes from
+    attr: str  # self.<attr>
+    word: str  # the key's word ("error" for f"error:{tool}"), "" for the whole attribute
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class GuardedCall:
+    """A call an ``if`` runs when its test holds."""
+
+    callee: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A failure word used as a string in a function."""
+
+    word: str
+    role: str  # "key" (a key read of X.A), "compare", "arg" (a call argument)
+    detail: str  # key: the attribute A; arg: the callee's name
+    function: str
+    line: int
+    loads: tuple[str, ...]  # the attributes the function (and an "arg" callee) reads
+    guarded: tuple[GuardedCall, ...]  # compare: the calls of the ``if`` it guards
 
 
 def key_word(key: ast.AST | None) -> str:
@@ -88,9 +123,8 @@ def _container(expr: ast.AST) -> tuple[str, str] | None:
     return (attr, "") if attr and "." not in attr else None
 
 
-def stores(tree: ast.Module) -> list[tuple[str, str, str, str, str, int]]:
-    """(class, method, parameter, attribute, key word, line) per failure callback a method stores
-    on ``self``: assigned, added to a container, or put under a key."""
+def stores(tree: ast.Module) -> list[StoredHook]:
+    """Each failure callback a method stores on ``self``."""
     out = []
     methods = {}
     for stmt in statements(tree):
@@ -105,7 +139,7 @@ def stores(tree: ast.Module) -> list[tuple[str, str, str, str, str, int]]:
         for target, value in _writes(stmt.node):
             param, where = _holds(value, params), _container(target)
             if param and where:
-                out.append((cls, method, param, where[0], where[1], stmt.node.lineno))
+                out.append(StoredHook(cls, method, param, where[0], where[1], stmt.node.lineno))
     return out
 
 
@@ -120,11 +154,9 @@ def _writes(node: ast.stmt) -> Iterator[tuple[ast.AST, ast.AST]]:
             yield call.func.value, call.args[-1]
 
 
-def mentions(tree: ast.Module, text: str, skip: set[int]) -> list[tuple]:
-    """(word, role, detail, function, line, loaded attributes, guarded calls) for each use of a
-    failure word as a string in a function: a key read of ``X.A`` (role "key", detail A), a
-    comparison (role "compare", with the calls of the ``if`` it guards), or a call argument
-    (role "arg", detail the callee's name). Lines in *skip* (the stores) are left out."""
+def mentions(tree: ast.Module, text: str, skip: set[int]) -> list[Mention]:
+    """Each use of a failure word as a string in a function: a key read of ``X.A``, a
+    comparison, or a call argument. Lines in *skip* (the stores) are left out."""
     found = [line for line in lines_of(MENTION, text) if line not in skip]
     if not found:
         return []
@@ -143,8 +175,8 @@ def mentions(tree: ast.Module, text: str, skip: set[int]) -> list[tuple]:
             callee = role[1] if role[0] == "arg" else ""
             seen = _loads(defs, stmt.function, loads) | _loads_named(defs, callee, loads)
             guarded = _guarded_calls(stmt.node) if role[0] == "compare" else ()
-            out.append((word, role[0], role[1], stmt.function, getattr(node, "lineno", 0),
-                        tuple(sorted(seen)), guarded))
+            out.append(Mention(word, role[0], role[1], stmt.function, getattr(node, "lineno", 0),
+                               tuple(sorted(seen)), guarded))
     return out
 
 
@@ -182,8 +214,8 @@ def _role(node: ast.AST, parent: ast.AST | None, stmt: ast.stmt) -> tuple[str, s
     return None
 
 
-def _guarded_calls(node: ast.stmt) -> tuple[tuple[str, int], ...]:
-    """(callee, line) of the calls an ``if`` runs when its test holds (its body only)."""
+def _guarded_calls(node: ast.stmt) -> tuple[GuardedCall, ...]:
+    """The calls an ``if`` runs when its test holds (its body only)."""
     if not isinstance(node, ast.If):
         return ()
     out = []
@@ -191,6 +223,6 @@ def _guarded_calls(node: ast.stmt) -> tuple[tuple[str, int], ...]:
         value = getattr(stmt, "value", None)
         name = called(value) if value is not None else None
         if name:
-            out.append((name, stmt.lineno))
+            out.append(GuardedCall(name, stmt.lineno))
     return tuple(out)
 

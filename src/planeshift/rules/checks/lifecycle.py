@@ -4,17 +4,25 @@ classes that have one (their own or inherited)."""
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 
 from .names import Names
 from .syntax import DEFS, self_path, statements
 
-if TYPE_CHECKING:
-    from ...project import ProjectFacts
+
+@dataclass(frozen=True, slots=True)
+class StatusSetter:
+    """A ``@<status>.setter`` of a class."""
+
+    cls: str  # the class's qualname in its module (project-wide: module-qualified)
+    prop: str  # the property: "status"
+    line: int
+    writes: tuple[str, ...]  # the fields it writes on self: "execution.status"
 
 
-def status_setters(tree: ast.Module) -> tuple[tuple[str, str, int, tuple[str, ...]], ...]:
-    """(class qualname, property, line, fields it writes on self) per ``@<status>.setter``."""
+def status_setters(tree: ast.Module) -> tuple[StatusSetter, ...]:
+    """Every ``@<status>.setter`` of the module's classes."""
     out = []
     for stmt in statements(tree):
         node = stmt.node
@@ -26,38 +34,39 @@ def status_setters(tree: ast.Module) -> tuple[tuple[str, str, int, tuple[str, ..
             written = tuple(dict.fromkeys(
                 path for inner in ast.walk(node) if isinstance(inner, ast.Assign)
                 for target in inner.targets for path in [self_path(target)] if path))
-            out.append((stmt.cls, node.name, node.lineno, written))
+            out.append(StatusSetter(stmt.cls, node.name, node.lineno, written))
     return tuple(out)
 
 
 class Lifecycles:
     """Which classes have a status setter, their own or a base's, from each file's setters."""
 
-    def __init__(self, project: ProjectFacts, code: str, names: Names) -> None:
+    def __init__(self, modules: dict[str, str],
+                 setters: Iterable[tuple[str, tuple[StatusSetter, ...]]], names: Names) -> None:
+        """*modules*: file -> module; *setters*: (file, its status setters)."""
         self.names = names
-        modules = {f.path: f.module for f in project.files}
-        self.setters: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {}
-        for path, (setters, *_) in project.rule_facts(code):
-            for cls, prop, _, written in setters:
-                qualified = f"{modules[path]}.{cls}"
-                self.setters.setdefault(qualified, []).append((qualified, prop, written))
+        self.setters: dict[str, list[StatusSetter]] = {}
+        for path, found in setters:
+            for setter in found:
+                qualified = f"{modules[path]}.{setter.cls}"
+                self.setters.setdefault(qualified, []).append(replace(setter, cls=qualified))
 
-    def owned_fields(self) -> dict[str, tuple[str, str]]:
-        """Field -> (class, property) for the nested fields (``execution.status``) exactly one
-        status setter of the project writes: a write to one through any receiver is that
-        setter's field."""
-        owners: dict[str, set[tuple[str, str]]] = {}
+    def owned_fields(self) -> dict[str, StatusSetter]:
+        """Field -> its setter, for the nested fields (``execution.status``) exactly one status
+        setter of the project writes: a write to one through any receiver is that setter's
+        field."""
+        owners: dict[str, dict[tuple[str, str], StatusSetter]] = {}
         for found in self.setters.values():
-            for cls, prop, fields in found:
-                for field in fields:
-                    if "." in field and field != prop:
-                        owners.setdefault(field, set()).add((cls, prop))
-        return {field: next(iter(o)) for field, o in owners.items() if len(o) == 1}
+            for setter in found:
+                for field in setter.writes:
+                    if "." in field and field != setter.prop:
+                        owners.setdefault(field, {})[(setter.cls, setter.prop)] = setter
+        return {field: next(iter(o.values())) for field, o in owners.items() if len(o) == 1}
 
-    def inherited(self, qualified: str) -> list[tuple[str, str, tuple[str, ...]]]:
-        """(defining class, property, fields) of the setters *qualified*'s bases define."""
+    def inherited(self, qualified: str) -> list[StatusSetter]:
+        """The setters *qualified*'s bases define."""
         return [s for base in self.names.ancestors(qualified) for s in self.setters.get(base, ())]
 
-    def of(self, qualified: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    def of(self, qualified: str) -> list[StatusSetter]:
         """The setters of the class itself and of its bases."""
         return [*self.setters.get(qualified, ()), *self.inherited(qualified)]

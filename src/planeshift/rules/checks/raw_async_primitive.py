@@ -5,10 +5,11 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .base import Hazard, Invalid, Rule, register
-from .lifecycle import Lifecycles, status_setters
+from .lifecycle import Lifecycles, StatusSetter, status_setters
 from .names import Names
 from .syntax import dotted, header_nodes, lines_of, statements_on
 
@@ -17,6 +18,24 @@ if TYPE_CHECKING:
 
 RAW = ("asyncio.Event",)
 _CALL = re.compile(r"Event\s*\(")  # LoopEvent( too: an alias is resolved at check time
+
+
+@dataclass(frozen=True, slots=True)
+class Construction:
+    """A ``...Event(...)`` call inside a class."""
+
+    cls: str
+    line: int
+    col: int
+    callee: str  # as written: "asyncio.Event"
+
+
+@dataclass(frozen=True, slots=True)
+class EventFacts:
+    """What PS109 reads of one file."""
+
+    setters: tuple[StatusSetter, ...]
+    made: tuple[Construction, ...]
 
 
 @register
@@ -63,6 +82,7 @@ class RawAsyncPrimitive(Rule):
     message = ("{cls} signals completion with a raw {primitive}; use the project's concurrency "
                "primitive")
     FACT_WORDS = ("status", "Event(")
+    FACTS = EventFacts
     VALID = [
         """
         import asyncio
@@ -95,13 +115,12 @@ class RawAsyncPrimitive(Rule):
         ),
     ]
 
-    def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
-        """(status setters, constructions): constructions are (class, line, col, callee) of
-        ``...Event(...)`` calls inside a class."""
+    def file_facts(self, tree: ast.Module, text: str = "") -> EventFacts | None:
+        """The file's status setters, and its ``...Event(...)`` calls inside a class."""
         setters = status_setters(tree)
         found = lines_of(_CALL, text)
         lines = set(found)
-        made = []
+        made: list[Construction] = []
         for stmt in statements_on(tree, found):
             if not stmt.cls:
                 continue
@@ -110,17 +129,18 @@ class RawAsyncPrimitive(Rule):
                     continue
                 name = dotted(node.func)
                 if name and name.endswith("Event"):
-                    made.append((stmt.cls, node.lineno, node.col_offset, name))
-        return (setters, tuple(made)) if setters or made else None
+                    made.append(Construction(stmt.cls, node.lineno, node.col_offset, name))
+        return EventFacts(setters, tuple(made)) if setters or made else None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         names = Names.of(project)
-        lifecycles = Lifecycles(project, self.code, names)
         modules = {f.path: f.module for f in project.files}
-        for path, (_, made) in project.rule_facts(self.code):
+        facts: list[tuple[str, EventFacts]] = list(self.facts(project))
+        lifecycles = Lifecycles(modules, ((path, f.setters) for path, f in facts), names)
+        for path, found in facts:
             module = modules[path]
-            for cls, line, col, name in made:
-                primitive = names.resolve(module, name)
-                if primitive in RAW and lifecycles.of(f"{module}.{cls}"):
-                    yield self.at(path, line, col, self.message.format(
-                        cls=cls.rsplit(".", 1)[-1], primitive=primitive))
+            for made in found.made:
+                primitive = names.resolve(module, made.callee)
+                if primitive in RAW and lifecycles.of(f"{module}.{made.cls}"):
+                    yield self.at(path, made.line, made.col, self.message.format(
+                        cls=made.cls.rsplit(".", 1)[-1], primitive=primitive))

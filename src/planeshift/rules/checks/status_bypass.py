@@ -4,15 +4,49 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .base import Hazard, Invalid, Rule, register
-from .lifecycle import Lifecycles, status_setters
+from .lifecycle import Lifecycles, StatusSetter, status_setters
 from .names import Names
 from .syntax import dotted, statements
 
 if TYPE_CHECKING:
     from ...project import ProjectFacts
+
+
+@dataclass(frozen=True, slots=True)
+class StatusWrite:
+    """``self.<...status...> = value`` in a method of a class."""
+
+    cls: str
+    method: str
+    field: str  # "execution.status"
+    line: int
+    col: int
+    value: str  # its source, cut at 60 characters
+
+
+@dataclass(frozen=True, slots=True)
+class OutsideWrite:
+    """``name.<...status...> = value`` through a name other than ``self`` or ``cls``."""
+
+    function: str  # the enclosing function's qualname ("" at module level)
+    receiver: str
+    field: str
+    line: int
+    col: int
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class StatusFacts:
+    """What PS106 reads of one file."""
+
+    setters: tuple[StatusSetter, ...]
+    writes: tuple[StatusWrite, ...]
+    outside: tuple[OutsideWrite, ...]
 
 
 @register
@@ -65,6 +99,7 @@ class StatusBypass(Rule):
     message = ("{cls}.{method} writes self.{field} = {value} directly, around {base}.{prop}'s "
                "setter (its validation and completion signal do not run)")
     FACT_WORDS = ("status",)
+    FACTS = StatusFacts
     VALID = [
         """
         class Task:
@@ -129,13 +164,12 @@ class StatusBypass(Rule):
         ),
     ]
 
-    def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
-        """(status setters, writes, outside writes): see lifecycle.status_setters; writes are
-        (class, method, field, line, col, value) of ``self.<...status...> = value`` in a class's
-        methods; outside writes are (function, receiver, field, line, col, value) of
-        ``name.<...status...> = value`` anywhere (a name other than ``self``)."""
+    def file_facts(self, tree: ast.Module, text: str = "") -> StatusFacts | None:
+        """The file's status setters, and its writes of status fields in methods (through
+        ``self``) and anywhere else (through another name)."""
         setters = status_setters(tree)
-        writes, outside = [], []
+        writes: list[StatusWrite] = []
+        outside: list[OutsideWrite] = []
         for stmt in statements(tree):
             node = stmt.node
             if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
@@ -149,32 +183,35 @@ class StatusBypass(Rule):
                 value = ast.unparse(node.value)[:60]
                 if head == "self" and stmt.cls and stmt.function:
                     method = stmt.function.rsplit(".", 1)[-1]
-                    writes.append((stmt.cls, method, field, node.lineno, node.col_offset, value))
+                    writes.append(StatusWrite(stmt.cls, method, field, node.lineno,
+                                              node.col_offset, value))
                 elif head not in ("self", "cls"):
-                    outside.append((stmt.function, head, field, node.lineno, node.col_offset,
-                                    value))
-        return (setters, tuple(writes), tuple(outside)) if setters or writes or outside \
-            else None
+                    outside.append(OutsideWrite(stmt.function, head, field, node.lineno,
+                                                node.col_offset, value))
+        if not (setters or writes or outside):
+            return None
+        return StatusFacts(setters, tuple(writes), tuple(outside))
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         names = Names.of(project)
-        lifecycles = Lifecycles(project, self.code, names)
         modules = {f.path: f.module for f in project.files}
+        facts: list[tuple[str, StatusFacts]] = list(self.facts(project))
+        lifecycles = Lifecycles(modules, ((path, f.setters) for path, f in facts), names)
         owned = lifecycles.owned_fields()
-        for path, (_, writes, outside) in project.rule_facts(self.code):
-            for cls, method, field, line, col, value in writes:
-                for base, prop, fields in lifecycles.inherited(f"{modules[path]}.{cls}"):
-                    if field in fields and field != prop:
-                        yield self.at(path, line, col, self.message.format(
-                            cls=cls.rsplit(".", 1)[-1], method=method, field=field, value=value,
-                            base=base.rsplit(".", 1)[-1], prop=prop))
+        for path, found in facts:
+            for w in found.writes:
+                for setter in lifecycles.inherited(f"{modules[path]}.{w.cls}"):
+                    if w.field in setter.writes and w.field != setter.prop:
+                        yield self.at(path, w.line, w.col, self.message.format(
+                            cls=w.cls.rsplit(".", 1)[-1], method=w.method, field=w.field,
+                            value=w.value, base=setter.cls.rsplit(".", 1)[-1], prop=setter.prop))
                         break
-            for function, receiver, field, line, col, value in outside:
-                if field in owned:
-                    base, prop = owned[field]
-                    where = function.rsplit(".", 1)[-1] if function else "module level"
-                    yield self.at(path, line, col, (
-                        f"{where} writes {receiver}.{field} = {value} directly, around "
-                        f"{base.rsplit('.', 1)[-1]}.{prop}'s setter (its validation and "
-                        f"completion signal do not run; {field} is the field only that setter "
-                        "writes)"))
+            for o in found.outside:
+                if o.field in owned:
+                    setter = owned[o.field]
+                    where = o.function.rsplit(".", 1)[-1] if o.function else "module level"
+                    yield self.at(path, o.line, o.col, (
+                        f"{where} writes {o.receiver}.{o.field} = {o.value} directly, around "
+                        f"{setter.cls.rsplit('.', 1)[-1]}.{setter.prop}'s setter (its validation "
+                        f"and completion signal do not run; {o.field} is the field only that "
+                        "setter writes)"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .base import Hazard, Invalid, Rule, register
@@ -12,6 +13,22 @@ from .syntax import statements
 
 if TYPE_CHECKING:
     from ...project import ProjectFacts
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """Lines of a function that run on failure: an except clause, or the body of ``if not x``."""
+
+    first: int
+    last: int
+    why: str  # "except", or the test's source (cut at 40 characters)
+
+
+@dataclass(frozen=True, slots=True)
+class FailureBranches:
+    """What PS110 reads of one file."""
+
+    branches: tuple[Branch, ...]
 
 
 @register
@@ -67,6 +84,7 @@ class TerminalSecondSource(Rule):
     message = ("{scope} emits {mechanism} outside the owner's transition path ({source}): a second "
                "public source for one logical completion")
     FACT_WORDS = ("except", "if ")
+    FACTS = FailureBranches
     VALID = [
         """
         from demo.bus import finish
@@ -91,26 +109,27 @@ class TerminalSecondSource(Rule):
         ),
     ]
 
-    def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
-        """(first, last) line of each ``except`` clause and of each failure branch (the body of
-        ``if not x`` / ``if x is None`` / ``if x is False``) inside a function."""
-        ranges: list[tuple[int, int, str]] = []
+    def file_facts(self, tree: ast.Module, text: str = "") -> FailureBranches | None:
+        """Each ``except`` clause and each failure branch (the body of ``if not x`` / ``if x is
+        None`` / ``if x is False``) inside a function."""
+        ranges: list[Branch] = []
         for stmt in statements(tree):
             if not stmt.function:
                 continue
             node = stmt.node
             kind = type(node)
             if kind is ast.Try or kind is ast.TryStar:
-                ranges.extend((h.lineno, h.end_lineno or h.lineno, "except") for h in node.handlers)
+                ranges.extend(Branch(h.lineno, h.end_lineno or h.lineno, "except")
+                              for h in node.handlers)
             elif kind is ast.If and _failure_test(node.test):
-                ranges.append((node.body[0].lineno, node.body[-1].end_lineno or node.lineno,
-                               ast.unparse(node.test)[:40]))
-        return tuple(ranges) or None
+                ranges.append(Branch(node.body[0].lineno, node.body[-1].end_lineno or node.lineno,
+                                     ast.unparse(node.test)[:40]))
+        return FailureBranches(tuple(ranges)) if ranges else None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         names = Names.of(project)
         modules = {f.path: f.module for f in project.files}
-        ranges = dict(project.rule_facts(self.code))
+        ranges = {path: found.branches for path, found in self.facts(project)}
         for mech in project.mechanisms:
             terminal = mech.model.terminal
             if terminal is None or not terminal.source:
@@ -122,8 +141,8 @@ class TerminalSecondSource(Rule):
                 if em.mechanism != mech.id or any(where == s or where.startswith(f"{s}.")
                                                   for s in sources):
                     continue
-                branch = next((why for first, last, why in ranges.get(em.file, ())
-                               if first <= em.line <= last), None)
+                branch = next((b.why for b in ranges.get(em.file, ())
+                               if b.first <= em.line <= b.last), None)
                 message = self.message.format(scope=em.scope or "module code", mechanism=mech.id,
                                               source=shown)
                 if branch is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .base import Hazard, Invalid, Rule, register
@@ -20,6 +21,26 @@ MINTERS = frozenset({
     "secrets.token_urlsafe", "os.urandom",
 })
 _TAILS = frozenset(m.rsplit(".", 1)[-1] for m in MINTERS)
+
+
+@dataclass(frozen=True, slots=True)
+class MintedArgument:
+    """A keyword argument, in a function, whose value is minted: ``Outcome(event_id=uuid4())``."""
+
+    callee: str  # dotted, as written
+    keyword: str
+    minter: str  # the minting call, dotted as written (or the one a local name was bound to)
+    line: int
+    col: int
+    outer_line: int  # the call the callee's call is an argument of (an emission, maybe), or 0
+    outer_col: int
+
+
+@dataclass(frozen=True, slots=True)
+class MintedArguments:
+    """What PS111 reads of one file."""
+
+    arguments: tuple[MintedArgument, ...]
 # a "(" after a minter's name: starting at the "(" lets the engine skip ahead ten times faster
 # than an alternation of names would
 _MINTS = re.compile(r"\((?:" + "|".join(rf"(?<={re.escape(t)}\()" for t in sorted(_TAILS)) + ")")
@@ -71,6 +92,7 @@ class UnstableFactIdentity(Rule):
     message = ("{envelope}'s {field} is minted here ({minter}) instead of carried from the "
                "committed transition: a retry or a second source delivers a new fact")
     FACT_WORDS = tuple(sorted(_TAILS))
+    FACTS = MintedArguments
     VALID = [
         """
         from demo.bus import OUTCOMES, Outcome
@@ -93,20 +115,20 @@ class UnstableFactIdentity(Rule):
         ),
     ]
 
-    def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
-        """(callee, keyword, minter, line, col, outer call line, outer call col) per keyword
-        argument whose value is minted, in a function: on the lines that call a minter, then on
-        those that pass a local name a minter was assigned to."""
+    def file_facts(self, tree: ast.Module, text: str = "") -> MintedArguments | None:
+        """Each keyword argument whose value is minted, in a function: on the lines that call a
+        minter, then on those that pass a local name a minter was assigned to."""
         minted: dict[tuple[str, str], str] = {}  # (function, local name) -> minter
-        out: list[tuple] = []
+        out: list[MintedArgument] = []
         self._read(statements_on(tree, lines_of(_MINTS, text)), minted, out)
         if minted:
             locals_ = "|".join(sorted({re.escape(name) for _, name in minted}))
             passed = re.compile(rf"=\s*(?:{locals_})\s*[,)]")
             self._read(statements_on(tree, lines_of(passed, text)), minted, out)
-        return tuple(dict.fromkeys(out)) or None
+        return MintedArguments(tuple(dict.fromkeys(out))) if out else None
 
-    def _read(self, found: Iterator[Stmt], minted: dict[tuple[str, str], str], out: list) -> None:
+    def _read(self, found: Iterator[Stmt], minted: dict[tuple[str, str], str],
+              out: list[MintedArgument]) -> None:
         for stmt in found:
             node = stmt.node
             if not stmt.function or isinstance(node, DEFS):
@@ -122,8 +144,9 @@ class UnstableFactIdentity(Rule):
                 for kw in call.keywords:
                     value = _minter(kw.value, minted, stmt.function) if kw.arg else None
                     if value:
-                        out.append((callee, kw.arg, value, kw.value.lineno, kw.value.col_offset,
-                                    outer.lineno if outer else 0, outer.col_offset if outer else 0))
+                        out.append(MintedArgument(
+                            callee, kw.arg, value, kw.value.lineno, kw.value.col_offset,
+                            outer.lineno if outer else 0, outer.col_offset if outer else 0))
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         names = Names.of(project)
@@ -134,19 +157,20 @@ class UnstableFactIdentity(Rule):
                 for cls in facts.model.terminal.envelope:
                     envelopes[names.follow(cls)] = (facts.id, facts.model.terminal.identity)
         emitted = {(e.file, e.line, e.col): e.mechanism for e in project.emissions}
-        for path, rows in project.rule_facts(self.code):
+        for path, found in self.facts(project):
             module = modules.get(path, "")
-            for callee, field, minter, line, col, outer_line, outer_col in rows:
-                minter = names.resolve(module, minter)
+            for arg in found.arguments:
+                minter = names.resolve(module, arg.minter)
                 if minter not in MINTERS:
                     continue
-                mech, identity = envelopes.get(names.resolve(module, callee), ("", ()))
-                if not mech and (path, outer_line, outer_col) in emitted:
-                    mech = emitted[(path, outer_line, outer_col)]
+                mech, identity = envelopes.get(names.resolve(module, arg.callee), ("", ()))
+                if not mech and (path, arg.outer_line, arg.outer_col) in emitted:
+                    mech = emitted[(path, arg.outer_line, arg.outer_col)]
+                field = arg.keyword
                 if mech and (field in identity if identity else IDENTITY.search(field)):
-                    yield self.at(path, line, col, self.message.format(
-                        envelope=callee.rsplit(".", 1)[-1], field=field, minter=f"{minter}()"),
-                        mechanism=mech)
+                    yield self.at(path, arg.line, arg.col, self.message.format(
+                        envelope=arg.callee.rsplit(".", 1)[-1], field=field,
+                        minter=f"{minter}()"), mechanism=mech)
 
 
 def _minter(value: ast.AST, minted: dict[tuple[str, str], str], function: str) -> str | None:

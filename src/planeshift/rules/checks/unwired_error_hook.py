@@ -9,11 +9,19 @@ from typing import TYPE_CHECKING
 
 from ...types import Registration
 from .base import Hazard, Invalid, Rule, register
-from .hook_stores import mentions, stores
+from .hook_stores import Mention, StoredHook, mentions, stores
 from .names import Names
 
 if TYPE_CHECKING:
     from ...project import ProjectFacts
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorHookFacts:
+    """What PS102 reads of one file (``hook_stores.py``)."""
+
+    stores: tuple[StoredHook, ...]
+    mentions: tuple[Mention, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +94,7 @@ class UnwiredErrorHook(Rule):
     severity = "warning"
     message = "{owner}.{attr} stores error hooks but nothing in the project invokes them"
     FACT_WORDS = ("error", "fail", "Error", "Fail", "exception", "Exception")
+    FACTS = ErrorHookFacts
     VALID = [
         """
         class Toolkit:
@@ -146,11 +155,11 @@ class UnwiredErrorHook(Rule):
         ),
     ]
 
-    def file_facts(self, tree: ast.Module, text: str = "") -> tuple | None:
-        """(stores, mentions): see hook_stores."""
+    def file_facts(self, tree: ast.Module, text: str = "") -> ErrorHookFacts | None:
+        """The failure callbacks the file's classes store, and its uses of failure words."""
         found = stores(tree)
-        used = mentions(tree, text, {line for *_, line in found})
-        return (tuple(found), tuple(used)) if found or used else None
+        used = mentions(tree, text, {s.line for s in found})
+        return ErrorHookFacts(tuple(found), tuple(used)) if found or used else None
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         invoked: set[str] = set()
@@ -158,9 +167,9 @@ class UnwiredErrorHook(Rule):
             invoked |= summary.invoked
         stored, fed, read = _gather(project)
         unwired = {s for s in stored if not s.word and s.attr not in invoked}
-        feeding: dict[Store, list[Registration]] = {}
+        fed_by = [(r, fed(r)) for r in project.registrations]  # (what each one feeds, once)
+        feeding = {s: [r for r, feeds in fed_by if s in feeds] for s in stored}
         for _ in range(len(stored) + 1):  # a bucket read only by feeding another store
-            feeding = {s: [r for r in project.registrations if s in fed(r)] for s in stored}
             fed_lines = {(r.file, r.line) for s in unwired for r in feeding[s]}
             more = {s for s in stored if s.word and not _read(s, read, fed_lines)} - unwired
             if not more:
@@ -182,21 +191,21 @@ def _gather(project: ProjectFacts) -> tuple:
     modules = {f.path: f.module for f in project.files}
     first: dict[tuple, Store] = {}
     methods: dict[tuple[str, str], set[Store]] = {}  # (module.class, method) -> stores
-    read: dict[str, list[tuple]] = {}
+    read: dict[str, list[tuple[str, Mention]]] = {}  # word -> (file, its use) per use
     for summary in project.files:  # error-hook fields, at the line that first stores them
         for owner, attr, line in summary.error_stores:
             first[(summary.path, owner, attr, "")] = Store(summary.path, owner, attr, "", line)
-    facts = list(project.rule_facts(UnwiredErrorHook.code))
-    for path, (found, _) in facts:  # stores of parameters, at their first line
-        for cls, _, _, attr, word, line in sorted(found, key=lambda row: row[-1]):
-            first.setdefault((path, cls.rsplit(".", 1)[-1], attr, word),
-                             Store(path, cls, attr, word, line))
-    for path, (found, used) in facts:
-        for cls, method, _, attr, word, _ in found:
-            store = first[(path, cls.rsplit(".", 1)[-1], attr, word)]
-            methods.setdefault((f"{modules[path]}.{cls}", method), set()).add(store)
-        for word, role, detail, _, line, loads, guarded in used:
-            read.setdefault(word, []).append((path, role, detail, line, loads, guarded))
+    facts: list[tuple[str, ErrorHookFacts]] = list(UnwiredErrorHook().facts(project))
+    for path, found in facts:  # stores of parameters, at their first line
+        for s in sorted(found.stores, key=lambda s: s.line):
+            first.setdefault((path, s.cls.rsplit(".", 1)[-1], s.attr, s.word),
+                             Store(path, s.cls, s.attr, s.word, s.line))
+    for path, found in facts:
+        for s in found.stores:
+            store = first[(path, s.cls.rsplit(".", 1)[-1], s.attr, s.word)]
+            methods.setdefault((f"{modules[path]}.{s.cls}", s.method), set()).add(store)
+        for used in found.mentions:
+            read.setdefault(used.word, []).append((path, used))
 
     def fed(reg: Registration) -> set[Store]:
         api = reg.api.rsplit(".", 1)[-1]
@@ -215,14 +224,16 @@ def _dispatchers(project: ProjectFacts, mechanism: str, names: Names) -> list[st
         *mech.classes, *mech.model.dispatchers, *mech.model.aliases)))
 
 
-def _read(store: Store, read: dict[str, list[tuple]], fed_lines: set[tuple[str, int]]) -> bool:
+def _read(store: Store, read: dict[str, list[tuple[str, Mention]]],
+          fed_lines: set[tuple[str, int]]) -> bool:
     """Some function reads the store's bucket: by key, or by comparing to (or handing on) its
     key word where the attribute is read; a branch that only feeds unwired stores is no read."""
-    for path, role, detail, _line, loads, guarded in read.get(store.word, ()):
-        if role == "key" and detail == store.attr:
+    for path, used in read.get(store.word, ()):
+        if used.role == "key" and used.detail == store.attr:
             return True
-        if role in ("compare", "arg") and store.attr in loads:
-            if role == "compare" and guarded and all((path, ln) in fed_lines for _, ln in guarded):
+        if used.role in ("compare", "arg") and store.attr in used.loads:
+            if used.role == "compare" and used.guarded and all(
+                    (path, g.line) in fed_lines for g in used.guarded):
                 continue
             return True
     return False

@@ -44,7 +44,7 @@ class Emissions:
             if func[0] == "attr" and func[2] in self.forms.emit_by_method:
                 recv = self.ev.eval(func[1], facts.module, site.scope)
                 for mech, em in self.forms.emit_by_method[func[2]]:
-                    status, _ = self.identity.status(recv, self.identity.dispatcher_ids(mech))
+                    status = self.identity.status(recv, self.identity.dispatcher_ids(mech)).status
                     if status == "match" or (status == "unknown" and self._emits_own_point(
                         facts, site, mech, em)):
                         found.append((mech, em))
@@ -58,7 +58,7 @@ class Emissions:
                 point, dynamic = None, False
                 if args:
                     values = self.ev.eval(args[0].ref, facts.module, site.scope)
-                    point, _, _ = self.points.normalize_point(values, mech, args[0].text)
+                    point = self.points.normalize_point(values, mech, args[0].text).name
                     dynamic = point is None
                 yield RawEmission(facts.path, site.line, site.col, site.scope, facts.module, mech,
                                   em.name, point, dynamic, site.end_line, site.end_col)
@@ -70,4 +70,4 @@ class Emissions:
         if not args or not mech.points:
             return False
         values = self.ev.eval(args[0].ref, facts.module, site.scope)
-        return bool(self.points.normalize_point(values, mech, args[0].text)[2])
+        return bool(self.points.normalize_point(values, mech, args[0].text).member)

@@ -3,10 +3,20 @@ receiver's inferred values are (a subclass of) a mechanism's dispatcher."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ....packs.model import Mechanism
 from ..evaluate.engine import Evaluator
 from ..evaluate.values import Values, untyped
 from ..memo import Memo
+
+
+@dataclass(frozen=True, slots=True)
+class Receiver:
+    """What a receiver's inferred values are to a mechanism."""
+
+    status: str  # "match" (its dispatcher or a subclass) | "dynamic" | "unknown" | "other"
+    why: str  # what the values are: "an instance of HookBus", the dynamic or unknown reason
 
 
 class Identity:
@@ -30,20 +40,20 @@ class Identity:
     def dispatcher_ids(self, mech: Mechanism) -> frozenset[str]:
         return self.ids(mech.dispatchers + mech.aliases)
 
-    def status(self, values: Values, ids: frozenset[str]) -> tuple[str, str]:
-        """("match" | "dynamic" | "unknown" | "other", explanation) for a receiver's values."""
+    def status(self, values: Values, ids: frozenset[str]) -> Receiver:
+        """Whether a receiver's values are one of *ids* (or a subclass), and why."""
         hits = [
             v for v in values
             if v[0] in ("inst", "cls") and any(c in ids for c in self.ev.mro(v[1]))
         ]
         if hits:
-            return "match", ", ".join(sorted({short(v) for v in hits}))
+            return Receiver("match", ", ".join(sorted({short(v) for v in hits})))
         dyn = [v for v in values if v[0] == "dyn"]
         if dyn:
-            return "dynamic", dyn[0][1]
+            return Receiver("dynamic", dyn[0][1])
         if untyped(values):
-            return "unknown", sorted(values)[0][1]
-        return "other", ", ".join(sorted({str(v[1]) for v in values if len(v) > 1}))
+            return Receiver("unknown", sorted(values)[0][1])
+        return Receiver("other", ", ".join(sorted({str(v[1]) for v in values if len(v) > 1})))
 
     def callee_ids(self, values: Values) -> set[str]:
         """Everything a call of these values runs: functions, methods, a class and its __init__."""

@@ -7,6 +7,8 @@ or a literal string key; anything decided at run time is reported with the reaso
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ....packs.model import ArgSpec, Mechanism
 from ...extract.facts import Arg, Site
 from ..evaluate.engine import Evaluator
@@ -32,6 +34,21 @@ def args_for(site: Site, spec: ArgSpec | None, taken: set[int] | None = None) ->
     return []
 
 
+@dataclass(frozen=True, slots=True)
+class ResolvedPoint:
+    """The point a registration or emission names, normalised for its mechanism."""
+
+    name: str | None  # an enum member's name, a class name or a string key; None: not known
+    note: str | None = None  # why it is not known
+    member: bool | None = False  # one of the mechanism's points; None: a string the mechanism's
+    #                              point enum, in view, does not have
+
+    @property
+    def flags(self) -> list[str]:
+        """``unknown_point`` for a point string the mechanism's enum does not have."""
+        return ["unknown_point"] if self.member is None else []
+
+
 class Points:
     """Which point a registration or emission names, normalised for the mechanism."""
 
@@ -39,13 +56,12 @@ class Points:
         self.ev = evaluator
         self.ids = identity.ids
 
-    def point_of(self, facts, site, mech, spec) -> tuple[str | None, str | None, bool | None]:
-        """(normalised point, why it is unknown, whether it is one of the mechanism's points:
-        None for a string the mechanism's point enum, in view, does not have)."""
+    def point_of(self, facts, site, mech, spec) -> ResolvedPoint:
+        """The point a registration site of the form *spec* names."""
         if spec.fixed_point:
-            return spec.fixed_point, None, False
+            return ResolvedPoint(spec.fixed_point)
         if spec.point is None:
-            return None, None, False
+            return ResolvedPoint(None)
         taken: set[int] = set()
         handler = spec.handler
         if spec.point.rest and handler is not None and handler.index is not None and not (
@@ -57,32 +73,32 @@ class Points:
         args = args_for(site, spec.point, taken)
         stars = [a for a in site.args if a.star == "*"]
         if spec.point.rest and stars:
-            return None, f"point comes from *{stars[0].text}", False
+            return ResolvedPoint(None, f"point comes from *{stars[0].text}")
         if not args and spec.default_point is not None:
-            return spec.default_point, None, False
+            return ResolvedPoint(spec.default_point)
         if not args:
-            return None, "no point argument at this call", False
+            return ResolvedPoint(None, "no point argument at this call")
         names: list[str] = []
         in_enum: bool | None = False
         for arg in args:
             values = self.ev.eval(arg.ref, facts.module, site.scope)
-            name, note, member = self.normalize_point(values, mech, arg.text)
-            if name is None:
-                return None, note, False
-            names.append(name)
-            in_enum = None if member is None or in_enum is None else (in_enum or member)
-        return "+".join(names), None, in_enum
+            point = self.normalize_point(values, mech, arg.text)
+            if point.name is None:
+                return ResolvedPoint(None, point.note)
+            names.append(point.name)
+            in_enum = (None if point.member is None or in_enum is None
+                       else (in_enum or point.member))
+        return ResolvedPoint("+".join(names), None, in_enum)
 
-    def normalize_point(self, values: Values, mech: Mechanism, text: str = "") -> tuple:
-        """(point name, why unknown, is a member of the mechanism's point enum). A string is the
-        member whose name or value it equals; a string the enum (in view) has not is kept as
-        written, and the third item is None."""
+    def normalize_point(self, values: Values, mech: Mechanism, text: str = "") -> ResolvedPoint:
+        """The point *values* name. A string is the member whose name or value it equals; a
+        string the enum (in view) has not is kept as written, ``member`` None."""
         enum_ids = self.ids(mech.points) if mech.points else frozenset()
         found: set[str] = set()
         member = False
         dynamic = sorted({v[1] for v in values if v[0] in ("dyn", "unknown")})
         if dynamic:
-            return None, f"point `{text or '?'}` is dynamic ({'; '.join(dynamic)})", False
+            return ResolvedPoint(None, f"point `{text or '?'}` is dynamic ({'; '.join(dynamic)})")
         for v in values:
             if v[0] == "member" and (not enum_ids or any(c in enum_ids for c in self.ev.mro(v[1]))):
                 found.add(v[2])
@@ -103,21 +119,17 @@ class Points:
                         c in self.ids(mech.point_types) for c in self.ev.mro(v[1])):
                     member = True  # a subclass of the mechanism's point type
             elif v[0] == "inst" and v[1].startswith("builtins."):
-                return None, f"point `{text or '?'}` is a run-time {v[1][9:]} value", False
+                return ResolvedPoint(None, f"point `{text or '?'}` is a run-time {v[1][9:]} value")
             elif v[0] == "inst" and any(c in enum_ids for c in self.ev.mro(v[1])):
-                return None, f"point `{text or '?'}` may be any {v[1].rsplit('.', 1)[-1]}", False
+                return ResolvedPoint(
+                    None, f"point `{text or '?'}` may be any {v[1].rsplit('.', 1)[-1]}")
             elif v[0] == "inst":
                 found.add(f"{v[1].rsplit('.', 1)[-1]}(...)")
             else:
-                return None, f"point `{text or '?'}` is not a constant", False
+                return ResolvedPoint(None, f"point `{text or '?'}` is not a constant")
         if len(found) != 1:
-            return None, f"point `{text}` may be any of {', '.join(sorted(found))}", False
-        return found.pop(), None, member
-
-    @staticmethod
-    def flags(member: bool | None) -> list[str]:
-        """``unknown_point`` for a point string the mechanism's enum does not have."""
-        return ["unknown_point"] if member is None else []
+            return ResolvedPoint(None, f"point `{text}` may be any of {', '.join(sorted(found))}")
+        return ResolvedPoint(found.pop(), None, member)
 
     def enum_members(self, mech: Mechanism) -> tuple[tuple[str, object], ...] | None:
         """(name, value) of the mechanism's point enum when its source is in the tree, else None."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..codemods.model import MigrateResult
-from .migrate_owners import OWNER_CODEMODS, owners
+from ..model import MigrateResult
+from .owners import OWNER_CODEMODS, owners
 
 SCHEMA_ID = "planeshift.migrate/1"
 

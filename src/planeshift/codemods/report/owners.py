@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..codemods.model import Migrated, MigrateResult, NotMigrated
+from ..model import Migrated, MigrateResult, NotMigrated
 
 OWNER_CODEMODS = frozenset({"owner_dispatch", "owner_table"})
 

@@ -8,10 +8,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ..codemods.model import MigrateResult
-from ..rules.discard_annotation import UNASSIGNED, recorded
-from .guidance import context_lines
-from .migrate_owners import OWNER_CODEMODS, owners_text
+from ...reports.guidance import context_lines
+from ...rules.discard_annotation import UNASSIGNED, recorded
+from ..model import MigrateResult
+from .owners import OWNER_CODEMODS, owners_text
 
 _COLOURS = (("+++", "bold"), ("---", "bold"), ("+", "green"), ("-", "red"), ("@@", "cyan"))
 

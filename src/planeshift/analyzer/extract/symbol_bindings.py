@@ -1,0 +1,223 @@
+"""The statements that bind names, for the symbol pass (``symbols.py``): imports, assignments,
+loops, ``with`` and ``except`` targets, and what a function body records of them (its ``self``
+stores, returned values, yields, and the loop names whose call seeds a dispatch path).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field, replace
+
+from .declarations import lazy_entries, resolve_relative
+from .facts import Binding, Site
+from .refs import Ref, annotation_from_ast, from_ast
+from .sites import Positions, Vocabulary, assign_site, augassign_site
+from .visitor import FastVisitor, name_ids
+
+
+@dataclass
+class Frame:
+    """What the pass gathers while inside one function body."""
+
+    self_stores: list[Binding] = field(default_factory=list)  # self.<attr> = <ref>
+    store_lines: dict[str, int] = field(default_factory=dict)  # self.<attr>: first store's line
+    returns: list[Ref] = field(default_factory=list)
+    yields: bool = False
+    # names iterated by the function's active loops; a call of one marks the function for
+    # dispatch-loop analysis, so the costly pass runs only where it matters
+    loop_names: set[str] = field(default_factory=set)
+    calls_loop_var: bool = False
+
+
+@dataclass
+class Scope:
+    qualname: str
+    kind: str  # "module" | "class" | "function"
+    bindings: list[Binding] = field(default_factory=list)
+
+
+class BindingVisits(FastVisitor):
+    """The symbol pass's visits of binding statements; ``SymbolCollector`` holds the state."""
+
+    module: str
+    is_package: bool
+    vocab: Vocabulary | None
+    src: Positions
+    sites: list[Site]
+    aliases: set[str]
+    stack: list[Scope]
+    exports: list[str]
+    lazy: list[tuple[str, str, str]]
+    frames: list[Frame]
+    loops: list[tuple[Ref, Ref]]
+
+    @property
+    def scope(self) -> Scope:
+        return self.stack[-1]
+
+    def bind(self, name: str, value: Ref) -> None:
+        self.scope.bindings.append((name, value))
+
+    def _bind_target(self, target: ast.AST, value: Ref, index: int | None = None) -> None:
+        wrapped = value if index is None else ("unpack", value, index)
+        match target:
+            case ast.Name(id=name):
+                self.bind(name, wrapped)
+            case ast.Tuple(elts=elts) | ast.List(elts=elts):
+                for i, elt in enumerate(elts):
+                    self._bind_target(elt, wrapped, i)
+            case ast.Starred(value=inner):
+                self._bind_target(inner, ("iter", wrapped))
+            case ast.Attribute(value=ast.Name(id="self"), attr=attr) if self.frames:
+                self.frames[-1].self_stores.append((attr, wrapped))
+                self.frames[-1].store_lines.setdefault(attr, target.lineno)
+
+    # -- statements that bind -------------------------------------------------------------------
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self.bind(alias.asname, ("import", alias.name, True))
+            else:
+                top = alias.name.split(".")[0]
+                self.bind(top, ("import", top, True))
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        base = resolve_relative(self.module, self.is_package, node.level, node.module)
+        for alias in node.names:
+            if alias.name == "*":
+                self.bind("*", ("import", base, True))
+                continue
+            target = f"{base}.{alias.name}" if base else alias.name
+            self.bind(alias.asname or alias.name, ("import", target, False))
+            if self.vocab is not None and alias.asname and alias.name in self.vocab.calls:
+                self.aliases.add(alias.asname)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        value = from_ast(node.value)
+        if (
+            self.vocab is not None
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr in self.vocab.calls
+        ):
+            self.aliases.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        for target in node.targets:
+            self._bind_target(target, value)
+            self.visit(target)
+            if self.vocab is not None:
+                self._add(assign_site(node, target, node.value, self.scope.qualname, self.vocab, self.src))
+        if self.frames and self.frames[-1].loop_names and len(node.targets) == 1:
+            self._derive_loop_name(node.targets[0], node.value)
+        if self.scope.kind == "module":
+            self._module_assign(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.value)
+        self.visit(node.target)
+        if self.vocab is not None:
+            self._add(augassign_site(node, self.scope.qualname, self.vocab, self.src))
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+        annotation = annotation_from_ast(node.annotation)
+        value = from_ast(node.value) if node.value is not None else None
+        if isinstance(node.target, ast.Name):
+            self.bind(node.target.id, ("annot", annotation, value))
+        elif (
+            isinstance(node.target, ast.Attribute)
+            and isinstance(node.target.value, ast.Name)
+            and node.target.value.id == "self"
+            and self.frames
+        ):
+            self.frames[-1].self_stores.append((node.target.attr, ("annot", annotation, value)))
+            self.frames[-1].store_lines.setdefault(node.target.attr, node.lineno)
+        if self.scope.kind == "module" and node.value is not None:
+            self._module_assign(ast.Assign(targets=[node.target], value=node.value))
+        if self.vocab is not None and node.value is not None:
+            self._add(assign_site(node, node.target, node.value, self.scope.qualname, self.vocab, self.src))
+
+    def _add(self, site: Site | None) -> None:
+        if site is not None:
+            self.sites.append(replace(site, loops=tuple(self.loops)) if self.loops else site)
+
+    def _derive_loop_name(self, target: ast.expr, value: ast.expr) -> None:
+        """``fn = entry.handler`` or ``cb = ref()`` inside a loop: calling fn is calling the entry."""
+        if isinstance(target, ast.Name) and not self.frames[-1].loop_names.isdisjoint(
+                name_ids(value)):
+            self.frames[-1].loop_names.add(target.id)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        self.bind(node.target.id, from_ast(node.value))
+        if self.frames and self.frames[-1].loop_names:
+            self._derive_loop_name(node.target, node.value)
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self.visit(node.iter)
+        self._bind_target(node.target, ("iter", from_ast(node.iter)))
+        names = self.frames[-1].loop_names if self.frames else None
+        added: set[str] = set()
+        if names is not None:
+            added = set(name_ids(node.target)) - names
+            names |= added
+        self.loops.append((from_ast(node.target), from_ast(node.iter)))
+        for stmt in node.body:
+            self.visit(stmt)
+        self.loops.pop()
+        for stmt in node.orelse:
+            self.visit(stmt)
+        if names is not None:
+            names -= added
+
+    visit_AsyncFor = visit_For  # type: ignore[assignment]
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        self.visit(node.iter)
+        self._bind_target(node.target, ("iter", from_ast(node.iter)))
+        if self.frames:
+            self.frames[-1].loop_names.update(name_ids(node.target))
+        for cond in node.ifs:
+            self.visit(cond)
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self._bind_target(item.optional_vars, ("other", "with"))
+        for stmt in node.body:
+            self.visit(stmt)
+
+    visit_AsyncWith = visit_With  # type: ignore[assignment]
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.type is not None:
+            self.visit(node.type)
+        if node.name:
+            self.bind(node.name, ("other", "except"))
+        for stmt in node.body:
+            self.visit(stmt)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            if self.frames:
+                self.frames[-1].returns.append(from_ast(node.value))
+
+    def visit_Yield(self, node: ast.Yield | ast.YieldFrom) -> None:
+        if self.frames:
+            self.frames[-1].yields = True
+        self.generic_visit(node)
+
+    visit_YieldFrom = visit_Yield  # type: ignore[assignment]
+
+    # -- module-level conventions -------------------------------------------------------------
+    def _module_assign(self, node: ast.Assign) -> None:
+        names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        if "__all__" in names and isinstance(node.value, (ast.List, ast.Tuple)):
+            self.exports.extend(
+                e.value for e in node.value.elts
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            )
+        elif names and isinstance(node.value, ast.Dict):
+            self.lazy.extend(lazy_entries(node.value))
