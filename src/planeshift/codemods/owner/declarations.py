@@ -241,8 +241,8 @@ class _Rewrite:
             return self.tree
         new_cls = cls.with_changes(body=cls.body.with_changes(body=body))
         new_cls = new_cls.visit(_FanOuts(self.name))
-        planes = ", ".join(f'"{p}"' for p in self.planes)
-        table = cst.parse_statement(f"{self.name} = {DECLARATIONS}(planes=({planes},))")
+        planes = ", ".join(f'"{p}"' for p in self.planes) + ("," if len(self.planes) == 1 else "")
+        table = cst.parse_statement(f"{self.name} = {DECLARATIONS}(planes=({planes}))")
         width = self.codemod.facts.style.line_length if self.codemod.facts else 88
         comment = textwrap.wrap(
             f"planeshift: what the call sites registering with {owner.cls} declare (name, "
