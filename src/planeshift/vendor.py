@@ -21,12 +21,14 @@ from .pyfloor import (
 
 __all__ = [
     "ADAPTERS",
+    "FORMATTED_FOR",
     "LIONAGI_TARGET",
     "MARKER",
     "VendorError",
     "check_floor",
     "infer_package",
     "kernel_sources",
+    "style_notes",
     "vendor_kernels",
 ]
 
@@ -36,6 +38,14 @@ LIONAGI_TARGET = Path("lionagi/runtime/dispatch")  # where ADR-0120 D7 places th
 _IMPORT = re.compile(r"^(\s*(?:from|import)\s+)planeshift\.kernels\b", re.MULTILINE)
 ADAPTERS = "adapters.py"  # the typed-registration adapters `planeshift migrate` writes calls to
 _PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+# The kernels' sources are laid out so that `ruff format` (and black) leaves them unchanged at
+# every line length in this range, with double quotes: each split construct carries a magic
+# trailing comma or is too long to join, and no code line is over the lower bound (a few
+# message strings reach 100 characters, which only an E501 check below 100 reports).
+FORMATTED_FOR = (88, 120)
+LONGEST_LINE = 100
 
 
 class VendorError(Exception):
@@ -87,9 +97,8 @@ def render(source: Path, package: str) -> str:
     version = planeshift.__version__
     header = (
         f"{MARKER} {SOURCE_PACKAGE} {version} as {package}\n"
-        f"# Vendored from {SOURCE_PACKAGE}/{source.name} (planeshift {version}) by"
-        " `planeshift kernels vendor`.\n"
-        "# Do not edit: re-run that command to update this copy.\n"
+        f"# Vendored from {SOURCE_PACKAGE}/{source.name} (planeshift {version}).\n"
+        "# Do not edit: re-run `planeshift kernels vendor` to update this copy.\n"
     )
     return header + text
 
@@ -141,6 +150,31 @@ def vendor_kernels(into: Path, package: str | None = None, *, force: bool = Fals
     for dest, text in planned:
         _atomic_write(dest, text)
     return [dest for dest, _ in planned] + _package_markers(into, package)
+
+
+def style_notes(line_length: int, quote: str, source: str = "") -> list[str]:
+    """What a target's formatter would change in the vendored copy, one note a difference:
+    a line length outside FORMATTED_FOR, single quotes. Empty when the copy is already in the
+    target's style (its formatter leaves it unchanged). `source` names the settings' file."""
+    where = f" ({source})" if source else ""
+    low, high = FORMATTED_FOR
+    notes = []
+    if not low <= line_length <= high:
+        notes.append(
+            f"the target's line length is {line_length}{where}; the vendored kernels are laid out"
+            f" for {low} to {high}, so its formatter will reformat them"
+        )
+    elif line_length < LONGEST_LINE:
+        notes.append(
+            f"the target's line length is {line_length}{where}; a few message strings in the"
+            f" vendored kernels reach {LONGEST_LINE} characters (reported only by an E501 check)"
+        )
+    if quote != '"':
+        notes.append(
+            f"the target's formatter uses single quotes{where}; the vendored kernels use double"
+            " quotes, so its formatter will requote them"
+        )
+    return notes
 
 
 def check_floor(floor: PythonFloor) -> None:

@@ -52,7 +52,8 @@ def test_json_summary_lists_tests_per_axis_and_what_was_left_out(tmp_path: Path)
     assert sequential["entry"] == "SequentialBus.publish"
     assert sequential["tests"]["failure"] == [
         "test_sequential_bus_publish_failure_isolate_one_failure_never_reaches_the_emitter",
-        "test_sequential_bus_publish_failure_isolate_several_failures_never_reach_the_emitter"]
+        "test_sequential_bus_publish_failure_isolate_several_failures_never_reach_the_emitter",
+        "test_sequential_bus_publish_failure_isolate_base_exception_reaches_the_emitter_as_itself"]
     assert {s["mechanism"] for s in report["skipped"]} == {"store_bus", "abstract_bus"}
 
 

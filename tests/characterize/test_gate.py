@@ -69,6 +69,16 @@ MUTANTS = [
            ("test_sequential_bus_publish_failure_isolate",
             "test_sequential_bus_publish_completion_await_all",
             "test_sequential_bus_publish_error_surface_log_only")),
+    # a handler's own BaseException caught with the failures (a cancellation still leaves):
+    # every policy axis reads the same, only the BaseException's fate changed
+    Mutant("catch-a-custom-base-exception", "sequential.py",
+           'except Exception:\n                log.exception("handler failed on %s", topic.value)',
+           "except BaseException as exc:\n"
+           '                if type(exc).__name__ == "CancelledError":\n'
+           "                    raise\n"
+           '                log.exception("handler failed on %s", topic.value)',
+           ("test_sequential_bus_publish_failure_isolate_base_exception_reaches_the_emitter_as_"
+            "itself",)),
     # the stop signal: the loop goes on after it, or lets it reach the isolating clause
     Mutant("stop-continues", "sequential.py", "except Halt:\n                break",
            "except Halt:\n                continue",

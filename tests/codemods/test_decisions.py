@@ -47,6 +47,8 @@ class Bus:
 
 PACK = '''
 pack: mini
+migrate:
+  declarations: always   # call sites through adapters: mini.bus does not read declarations
 mechanisms:
   - id: mini_bus
     dispatcher: mini.bus.Bus

@@ -167,12 +167,11 @@ def test_the_example_series_is_in_dependency_order(example) -> None:  # type: ig
     root, out, before, done = example
     assert done.returncode == 0, done.stderr
     assert [s for _, s in subjects(out)] == [
-        "[PATCH 1/6] Vendor the ADR-0120 dispatch kernels as shop.dispatch",
-        "[PATCH 2/6] tests: add the Phase 0 characterization gate",
-        "[PATCH 3/6] shop: typed registrations for hookbus (and terminal_callbacks)",
-        "[PATCH 4/6] shop: typed registrations for session_observer (and message_manager)",
-        "[PATCH 5/6] shop: typed registrations for shop_events",
-        "[PATCH 6/6] settings: external hook commands as argv lists",
+        "[PATCH 1/5] Vendor the ADR-0120 dispatch kernels as shop.dispatch",
+        "[PATCH 2/5] tests: add the Phase 0 characterization gate",
+        "[PATCH 3/5] shop: typed registrations for message_manager",
+        "[PATCH 4/5] shop: typed registrations for shop_events",
+        "[PATCH 5/5] settings: external hook commands as argv lists",
     ]
     names = [name for name, _ in subjects(out)]
     assert names[0] == "0001-vendor-the-adr-0120-dispatch-kernels-as-shop-dispatc.patch"
@@ -185,12 +184,15 @@ def test_each_example_patch_says_what_why_adr_gate_and_what_was_refused(example)
     gate = patches[1].read_text(encoding="utf-8")
     assert "ADR: ADR-0120 Phase 0" in gate
     assert "owner not rewritten: shop/events.py" in gate  # EventBus.publish is synchronous
-    orders = patches[4].read_text(encoding="utf-8")
+    orders = patches[3].read_text(encoding="utf-8")
     assert "Gate: python -m pytest tests/test_characterization_generated.py" in orders
-    assert "ADR-0120 D1 (planes)" in orders and "ADR-0120 D2 (DISCARD_UNAWAITED" in orders
+    assert "ADR-0120 D2 (DISCARD_UNAWAITED" in orders
     assert "shop/orders.py:32: registration: a decorator registration" in orders
+    # EventBus.publish is synchronous: its owner stays, so nothing would read a declaration
+    assert "shop/orders.py:15: registration: not rewritten: EventBus does not\n    read " \
+           "declarations until its owner runs on the kernels" in orders
     assert "diff --git a/shop/orders.py b/shop/orders.py" in orders
-    argv = patches[5].read_text(encoding="utf-8")
+    argv = patches[4].read_text(encoding="utf-8")
     assert "ADR-0120 D6" in argv and ".lionagi/settings.yaml:17:" in argv
     assert "diff --git a/.lionagi/settings.yaml" in argv
 
@@ -203,7 +205,7 @@ def test_the_example_patches_apply_one_by_one_and_the_gate_stays_green(
     copy = tmp_path / "clone"
     assert git(tmp_path, "clone", "-q", str(root), str(copy)).returncode == 0
     applied = apply_one_by_one(copy, out, "shop")
-    assert len(applied) == 6 and applied[-1] == "settings: external hook commands as argv lists"
+    assert len(applied) == 5 and applied[-1] == "settings: external hook commands as argv lists"
     # the series ends where `kernels vendor` then `migrate --write` end (the committed copy),
     # plus the gate
     after = {rel: data for rel, data in tree(copy).items() if rel != GATE}
@@ -231,7 +233,9 @@ def test_a_small_app_gets_its_owner_before_its_call_sites_and_its_tests_last(
     assert git(tmp_path, "clone", "-q", str(root), str(copy)).returncode == 0
     apply_one_by_one(copy, out, "app.handlers")
     assert "fan_out(" in (copy / "app" / "bus.py").read_text(encoding="utf-8")
-    assert "as_subscriber(" in (copy / "tests" / "test_app.py").read_text(encoding="utf-8")
+    # SeqBus reads declarations once on the kernels: its call sites hand it the Subscription
+    test_app = (copy / "tests" / "test_app.py").read_text(encoding="utf-8")
+    assert "bus.subscribe(Subscription(name=" in test_app and "as_subscriber(" not in test_app
 
 
 def test_series_refuses_a_folder_with_patches_and_flags_that_write_elsewhere(
@@ -329,8 +333,8 @@ def test_a_project_below_the_git_top_with_its_kernels_vendored_starts_at_the_gat
     done = series(root, out)
     assert done.returncode == 0, done.stderr
     found = subjects(out)
-    assert found[0][1] == "[PATCH 1/5] tests: add the Phase 0 characterization gate"
-    assert len(found) == 5 and "Vendor" not in " ".join(s for _, s in found)
+    assert found[0][1] == "[PATCH 1/4] tests: add the Phase 0 characterization gate"
+    assert len(found) == 4 and "Vendor" not in " ".join(s for _, s in found)
     gate = (out / found[0][0]).read_text(encoding="utf-8")
     assert f"diff --git a/services/shop/{GATE} b/services/shop/{GATE}" in gate
     assert f"Gate: cd services/shop && python -m pytest {GATE}\n" in gate

@@ -174,7 +174,7 @@ def test_call_under_reject_raises_in_the_step(kernels: ModuleType) -> None:
     pol = kernels.DispatchPolicy.from_axes(**axes(returned_awaitable="reject", failure="collect",
                                                    error_surface="raise_first",
                                                    completion="stop_on_failure"))
-    with pytest.raises(kernels.ReturnedAwaitableRejected):
+    with pytest.raises(kernels.ReturnedAwaitableRejectedError):
         run(kernels.fan_out(pol, [lambda s: body()], _direct("s")))
 
 
@@ -353,7 +353,7 @@ def test_a_shared_deadline_stops_the_fan_out_silently_or_raises(kernels: ModuleT
     assert report.deadline_expired and {o.status.value for o in report.outcomes} == {"timed_out"}
     raising = kernels.DispatchPolicy.from_axes(**axes(), deadline_disposition="raise",
                                                deadline_seconds=0.02)
-    with pytest.raises(kernels.DeadlineExceeded) as expired:
+    with pytest.raises(kernels.DeadlineExceededError) as expired:
         run(kernels.fan_out(raising, [slow, slow], _direct("s")))
     assert isinstance(expired.value, TimeoutError)
     assert [o.status.value for o in expired.value.report.outcomes] == ["timed_out", "not_started"]

@@ -171,7 +171,7 @@ def test_deadline_is_one_shared_budget(kernels: ModuleType, concurrency: str) ->
 
 def test_deadline_raise_carries_the_report(kernels: ModuleType) -> None:
     pol = policy(kernels, deadline_seconds=0.05, deadline_disposition=kernels.DeadlineDisposition.RAISE)
-    with pytest.raises(kernels.DeadlineExceeded) as caught:
+    with pytest.raises(kernels.DeadlineExceededError) as caught:
         run(_dispatch(kernels, pol, lambda s: "ok", _sleeper(5)).emit("s"))
     assert isinstance(caught.value, TimeoutError)
     assert [o.status.value for o in caught.value.report.outcomes] == ["returned", "timed_out"]
@@ -212,7 +212,7 @@ def test_reject_disposition_reports_a_rejected_failure(kernels: ModuleType) -> N
     report = run(_dispatch(kernels, pol, lambda s: coro(), lambda s: "plain").emit("s"))
     first = report.outcomes[0]
     assert first.status is kernels.OutcomeStatus.REJECTED
-    assert isinstance(first.error, kernels.ReturnedAwaitableRejected)
+    assert isinstance(first.error, kernels.ReturnedAwaitableRejectedError)
     assert report.failures == (first,)
 
 

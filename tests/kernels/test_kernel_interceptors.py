@@ -213,17 +213,10 @@ def test_decisions_and_registrations_validate_their_fields(kernels: ModuleType) 
         kernels.InterceptorDecision(kernels.InterceptorDisposition.STOP)  # keyword-only
 
 
-def test_registration_order_is_required_as_in_the_adr_dataclass(kernels: ModuleType) -> None:
-    """ADR-0120 D2 declares the dataclass without a default for the explicit order:
-
-    class InterceptorRegistration(Params, Generic[ContextT]):
-        name: str
-        stage: str
-        handler: Interceptor[ContextT]
-        order: int
-
+def test_registration_order_is_optional_unlike_the_adr_dataclass(kernels: ModuleType) -> None:
+    """ADR-0120 D2 declares ``order: int`` without a default; planeshift's is optional (None ranks
+    as 0), so a migrated call site need not invent an ``order=0`` its source never had:
     "Registration order is (stage order declared by the owner, explicit order, composition order)."
     """
-    with pytest.raises(TypeError, match="order"):
-        kernels.InterceptorRegistration(name="a", stage="s", handler=lambda c: None)
+    assert kernels.InterceptorRegistration(name="a", stage="s", handler=lambda c: None).order is None
     assert kernels.InterceptorRegistration(name="a", stage="s", handler=lambda c: None, order=0).order == 0

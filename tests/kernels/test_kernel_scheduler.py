@@ -94,3 +94,33 @@ def test_cancellation_with_failures_keeps_the_failures_as_cause(kernels: ModuleT
     assert isinstance(cause, ExceptionGroup)
     assert [str(e) for e in cause.exceptions] == ["a", "b"]
     assert not any(isinstance(e, asyncio.CancelledError) for e in cause.exceptions)
+
+
+class _Custom(BaseException):
+    """A handler's own BaseException: neither an Exception nor a cancellation."""
+
+
+def test_a_custom_base_exception_is_translated_like_a_cancellation(kernels: ModuleType) -> None:
+    """lionagi's SchedulerSignalBus.emit takes every non-Exception result of its gather for a
+    cancellation (`isinstance(r, BaseException) and not isinstance(r, Exception)`) and raises
+    SchedulerHandlerCancelled from the first; the other handlers finish first."""
+    seen: list[str] = []
+    custom = _Custom("h0 gave up")
+
+    def raises_custom(signal: object) -> None:
+        raise custom
+
+    async def later(signal: object) -> None:
+        await asyncio.sleep(0.01)
+        seen.append("later")
+
+    dispatcher = _dispatcher(kernels, raises_custom, later)
+    with pytest.raises(kernels.HandlerCancelled) as caught:
+        run(dispatcher.emit("signal"))
+    assert caught.value.__cause__ is custom and seen == ["later"]
+    dispatcher = _dispatcher(kernels, raises_custom, _boom("ordinary"))
+    with pytest.raises(kernels.HandlerCancelled) as caught:
+        run(dispatcher.emit("signal"))
+    assert isinstance(caught.value.__cause__, ExceptionGroup)
+    assert [str(e) for e in caught.value.__cause__.exceptions] == ["ordinary"]
+

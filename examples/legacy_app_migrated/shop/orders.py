@@ -5,9 +5,6 @@ from __future__ import annotations
 import functools
 import sqlite3
 
-from shop.dispatch import InterceptorRegistration
-from shop.dispatch.adapters import Subscription, as_interceptor, as_subscriber
-
 from .events import EventBus, Topic, default_bus, on_topic
 from .mailer import send_receipt
 
@@ -16,38 +13,11 @@ class OrderService:
     def __init__(self) -> None:
         self._bus = EventBus()
         # planeshift: discard-unawaited owner=@shop-team returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)
-        self._bus.listen(
-            Topic.ORDER_VALIDATE,
-            as_interceptor(
-                InterceptorRegistration(
-                    name="shop.orders.OrderService.check_stock",
-                    stage="ORDER_VALIDATE",
-                    handler=self.check_stock,
-                    order=0,
-                )
-            ),
-        )
+        self._bus.listen(Topic.ORDER_VALIDATE, self.check_stock)
         # planeshift: discard-unawaited owner=@shop-team returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)
-        self._bus.listen(
-            Topic.ORDER_PLACED,
-            as_subscriber(
-                Subscription(
-                    name="partial(shop.mailer.send_receipt)",
-                    policy="shop_events",
-                    handler=functools.partial(send_receipt, template="order"),
-                )
-            ),
-        )
+        self._bus.listen(Topic.ORDER_PLACED, functools.partial(send_receipt, template="order"))
         # planeshift: discard-unawaited owner=@shop-team returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)
-        self._bus.callbacks.append(
-            as_subscriber(
-                Subscription(
-                    name="shop.orders.OrderService.remember",
-                    policy="shop_events",
-                    handler=self.remember,
-                )
-            )
-        )
+        self._bus.callbacks.append(self.remember)
         self._db = sqlite3.connect(":memory:")  # not a registration
 
     def check_stock(self, payload: dict) -> None:
@@ -70,16 +40,7 @@ def log_shipment(payload: dict) -> None:
 
 def late_refund_listener() -> None:
     # planeshift: discard-unawaited owner=@shop-team returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)
-    default_bus().listen(
-        Topic.ORDER_REFUNDED,
-        as_subscriber(
-            Subscription(
-                name="shop.orders.log_shipment",
-                policy="shop_events",
-                handler=log_shipment,
-            )
-        ),
-    )
+    default_bus().listen(Topic.ORDER_REFUNDED, log_shipment)
 
 
 def ship(order: dict) -> None:

@@ -27,7 +27,8 @@ class Cases(TimingCases):
             ("handler_classification", self.classification),
             ("returned_value_classifier", self.classifier),
             ("returned_awaitable", self.disposition), ("sync_entry", self.sync_entry),
-            ("failure", self.failure), ("completion", self.completion),
+            ("failure", self.failure), ("failure", self.base_exception),
+            ("completion", self.completion),
             ("error_surface", self.error_surface),
             ("handler_cancellation", self.handler_cancellation),
             ("emitter_cancellation", self.emitter_cancellation),
@@ -178,6 +179,38 @@ class Cases(TimingCases):
         plain = self.p.plain
         specs = [f'{plain}("h{i}", raises="error")' for i in range(1, count + 1)]
         return observe(*specs, f'{plain}("{ok}")')
+
+    def base_exception(self) -> Iterator[Case]:
+        """A handler's own BaseException (neither an Exception nor a cancellation): what the
+        failure and handler_cancellation readings imply for it; nothing where they imply
+        nothing (the failure axis says why it is not pinned, if it is not)."""
+        try:
+            yield from self._base_exception()
+        except Unknown:
+            return
+
+    def _base_exception(self) -> Iterator[Case]:
+        plain = self.p.plain
+        run = observe(f'{plain}("h1", raises="base")', f'{plain}("h2")')
+        if self.p.value("handler_cancellation") == "translate":
+            yield self.case("handler_cancellation", "base_exception_translated",
+                            "handler_cancellation = translate: a handler's own BaseException "
+                            "that is no cancellation is translated as one: another exception "
+                            "is raised, caused by it, after the other handlers ran.",
+                            [run, 'assert seen.error is not None and seen.error is not '
+                                  'seen.raised["h1"]',
+                             'assert seen.error.__cause__ is seen.raised["h1"]',
+                             'assert "h2" in seen.trace'], ("failure",))
+            return
+        value = self.p.value("failure")
+        if self.p.sequential and value in ("isolate", "propagate"):
+            yield self.case("failure", "base_exception_reaches_the_emitter_as_itself",
+                            f"failure = {value}: only an Exception is caught, so a handler's "
+                            "own BaseException leaves the emission as itself and the handlers "
+                            "after it never run.",
+                            [run, 'assert seen.error is seen.raised["h1"]',
+                             'assert "h2" not in seen.trace'])
+            return
 
     def failure(self) -> Iterator[Case]:
         value = self.p.value("failure")

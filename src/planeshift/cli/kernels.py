@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..pyfloor import KERNELS_FLOOR, FloorError, dotted, target_floor
-from ..vendor import LIONAGI_TARGET, VendorError, infer_package, vendor_kernels
+from ..vendor import LIONAGI_TARGET, VendorError, infer_package, style_notes, vendor_kernels
 
 __all__ = ["kernels"]
 
@@ -53,6 +53,11 @@ def vendor(ctx: click.Context, into: Path, package: str | None, force: bool,
         ctx.exit(2)
     for path in written:
         click.echo(f"wrote {path}")
+    from ..codemods.support.style import read_style  # the command's own layer reads the style
+
+    style = read_style(into)
+    for note in style_notes(style.line_length, style.quote, style.source):
+        click.echo(f"style: {note}")
     click.echo(f"vendored {len(written)} files as package {name} for {floor.describe()}")
     if floor.needs_exceptiongroup:
         click.echo(

@@ -26,18 +26,19 @@ if TYPE_CHECKING:
     from ..codemods.model import MigrateResult
 
 FORMATS = ("text", "json")
-CODEMODS = "registration, argv, discard_gate, decisions; with --owners: owner_dispatch, owner_table"
+CODEMODS = ("registration, argv, discard_gate, decisions; with --owners: owner_dispatch, owner_table, "
+            "owner_declarations")
 
 MIGRATE_HELP = f"""Rewrite the registration call sites in PATHS onto the ADR-0120 kernels.
 
 The whole project under the root is scanned; each registration in PATHS (default: all) that
-the scan classified declares its plane through a typed registration and an adapter that keeps
-today's behaviour. By default nothing is written: the unified diff goes to stdout (coloured on
+the scan classified, on a dispatcher that reads declarations (its owner on the kernels: run
+--owners first), hands it a typed registration its façade unwraps, keeping today's behaviour. By default nothing is written: the unified diff goes to stdout (coloured on
 a terminal) and the report (what was migrated, what was not and why) to stderr.
 
 \b
 Codemods (--select / --ignore; `planeshift explain ID` documents each):
-  registration   InterceptorRegistration / Subscription / SinkRegistration via the adapters
+  registration   InterceptorRegistration / Subscription / SinkRegistration, where read
   argv           external hook commands given as a shell string become argv lists
   discard_gate   DISCARD_UNAWAITED sites recorded with their owner (or --convert-discard)
   decisions      interceptors return typed STOP / DENY decisions instead of raising
@@ -47,8 +48,8 @@ The kernels and adapters must be importable in the project: `planeshift kernels 
 lionagi pack's default is lionagi.runtime.dispatch; planeshift.kernels works too).
 
 \b
-Not done (listed as not migrated, with the reason): needs_review and low-confidence
-registrations, decorator registrations, observing subscribers (no wake policy to write), shell
+Not done (listed as not migrated, with the reason): a registration whose dispatcher does
+not read declarations yet, needs_review and low-confidence registrations, decorator registrations, observing subscribers (no wake policy to write), shell
 pipelines. A handler that may be None is migrated through `optional` (None reaches the legacy
 API as before). The dispatchers themselves are --owners' work.
 
@@ -64,6 +65,8 @@ themselves instead of the call sites, each owner whole or not at all:
   owner_table     a handler list only the class touches becomes the kernel's registration
                   table (FanoutDispatcher); records with names, filters, overrides or weak
                   references stay the owner's
+  owner_declarations  the owner's registration methods unwrap a typed registration, and its
+                  fan-out runs handlers in declared order under declared names
 Refused owners are listed with the axis or behaviour the kernels cannot reproduce: an axis the
 scan could not read, a sync dispatch method, one handler per call, a clause that leaves the
 loop otherwise than a first `except <Type>: break` (the stop signal), an except clause that

@@ -52,6 +52,7 @@ class Example:
     after: str
     path: str = "app.py"
     convert_discard: bool = False
+    pack: str = ""  # a pack of tests/fixtures/packs/ to run with instead of the demo pack
 
 
 @dataclass(frozen=True, slots=True)

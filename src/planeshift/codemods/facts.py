@@ -215,9 +215,13 @@ class MigrateFacts:
 def handler_name(reg: Registration, table: bool = False) -> str:
     """The ``name`` of a typed registration: the handler's qualified name where the scan knows
     it, else the expression qualified by where it is registered; a lambda is named after the
-    point (or API) it is registered on, never after a line (lines move)."""
+    point (or API) it is registered on, never after a line (lines move). A closure a factory
+    made (``handler = make(...)``, the scan's qualified name a function inside a function) is
+    one function for many registrations: it is named after the variable where it is
+    registered, so each registration has a name of its own."""
     handler = reg.handler
-    if handler.kind in ("function", "method", "class", "external") and handler.qualname:
+    if handler.kind in ("function", "method", "class", "external") and handler.qualname \
+            and not _closure(reg):
         return handler.qualname
     if handler.kind == "partial" and handler.qualname:
         return f"partial({handler.qualname})"
@@ -227,6 +231,15 @@ def handler_name(reg: Registration, table: bool = False) -> str:
             reg.api.rsplit(".", 1)[-1]
         return f"{where}.<lambda@{point}>"
     return f"{where}.{' '.join(handler.expr.split())}"
+
+
+def _closure(reg: Registration) -> bool:
+    """*reg* registers a variable holding a nested function (``_make._handler``): a closure
+    made by a factory, one per call, whatever the variable is called."""
+    expr, qualname = reg.handler.expr, reg.handler.qualname or ""
+    parts = qualname.split(".")
+    nested = len(parts) >= 2 and all(p[:1].islower() or p[:1] == "_" for p in parts[-2:])
+    return expr.isidentifier() and expr != parts[-1] and nested and reg.handler.kind == "function"
 
 
 def _plain(point: str) -> bool:
@@ -247,7 +260,7 @@ def made_names(regs: list[Registration]) -> dict[tuple, str]:
     for reg in sorted(regs, key=lambda r: r.sort_key):
         name = handler_name(reg, table=counts[site_of(reg)] > 1)
         made = reg.handler.kind not in ("function", "method", "class", "external", "partial") \
-            or not reg.handler.qualname
+            or not reg.handler.qualname or _closure(reg)
         site = (*site_of(reg), name)
         if made and site in named:
             name = named[site]

@@ -12,6 +12,7 @@ from .pass_through import pass_through
 from .sites import Site, by_site, differences, entries, handler_from_table, site_of
 from .support.locate import handler_node
 from .support.names import top_level
+from .readers import stage, unread
 from .support.templates import OPTIONAL, Template
 
 CALLABLE_KINDS = ("function", "method", "lambda", "partial", "class", "several", "external")
@@ -19,22 +20,31 @@ CALLABLE_KINDS = ("function", "method", "lambda", "partial", "class", "several",
 
 @register
 class RegistrationCodemod(Codemod):
-    """Rewrite each classified registration as a typed registration through its adapter.
+    """Rewrite each classified registration as a typed registration its dispatcher reads.
 
     ## What it does
     The handler argument of every registration the scan classified with high (or medium)
     confidence becomes the pack's template for its plane: an interceptor an
-    `InterceptorRegistration(name, stage, handler, order)`, a subscriber a `Subscription` under the
+    `InterceptorRegistration(name, stage, handler)`, a subscriber a `Subscription` under the
     mechanism's named dispatch policy, a delivery sink or commit participant a `SinkRegistration`
-    on its ADR-0120 D5 port; each is handed to the legacy API through an adapter
-    (`as_interceptor`, `as_subscriber`, `as_sink`) from the kernel module's `adapters`. The
+    on its ADR-0120 D5 port. With the packs' default (`migrate.declarations: read`) only a
+    registration whose dispatcher reads declarations is rewritten: one whose owner runs on the
+    kernels after `migrate --owners`, its façade unwrapping the typed registration
+    (`owner_declarations`); the typed registration is handed to it as it is. Any other is left
+    as it is and listed as `not rewritten: <dispatcher> does not read declarations until its
+    owner runs on the kernels (migrate --owners)`. A pack with `declarations: always` rewrites
+    every classified registration through its adapters (`as_interceptor`, `as_subscriber`,
+    `as_sink`, which hand the legacy API the bare handler), as its templates say. No `order` is
+    written (registration order decides); a stage is spelled one way (`TOOL_PRE`, not
+    `HookPoint.TOOL_PRE` or `"tool_pre:*"`). The
     `name` is the handler's qualified name, or for a lambda where it is registered
     (`app.Service.start.<lambda@BEFORE>`; `#2`, `#3` tell apart two made-up names in one
-    module), never a line number. A handler the scan cannot show to be callable (a
+    module), or for a closure a factory made the variable where it is registered, never a line
+    number. A handler the scan cannot show to be callable (a
     parameter or attribute that may be None, `h if c else None`, a call of a function that
     returns None on a path, a value of unknown kind) is rewritten in the optional form,
     `optional(h, lambda handler: <the template with handler=handler>)`, with `optional` from the
-    same `adapters`: None is handed to the legacy API as it is, anything else through its typed
+    same `adapters`: None is handed to the dispatcher as it is, anything else through its typed
     registration.
 
     ## Why
@@ -74,12 +84,12 @@ class RegistrationCodemod(Codemod):
     reaches the call through a loop variable. Each is listed as not migrated, with its reason.
 
     ## Behaviour
-    Unchanged: the adapters hand the dispatcher the handler object itself, so identity,
-    `is_coro_func` and by-return-value classification are what they were; the handler
-    expression is still evaluated once, in the same order. `order` is 0 everywhere, so
-    registration order still decides, as it does today. The optional form's one difference: a
-    non-None value that is not callable now raises `PolicyError` at registration (the typed
-    registration validates it) instead of failing later, when it is dispatched.
+    Unchanged: the owner's façade (or an adapter) hands the dispatcher the handler object
+    itself, so identity, `is_coro_func` and by-return-value classification are what they were;
+    the handler expression is still evaluated once, in the same order. With no order declared
+    the owner runs its registrations in registration order, as today. The optional form's one
+    difference: a non-None value that is not callable now raises `PolicyError` at registration
+    (the typed registration validates it) instead of failing later, when it is dispatched.
 
     ## References
     ADR-0120 D1 (planes), D2 (InterceptorRegistration), D3, D5 (ports), Phase 1.
@@ -173,7 +183,7 @@ class RegistrationCodemod(Codemod):
                     plan.already += 1
                     continue
                 template = facts.template(reg.mechanism, reg.plane)
-                todo.append((reg, template, _refusal(reg, facts, template)))
+                todo.append((reg, template, _refusal(reg, facts, template) or unread(reg, facts)))
             shared = _shared_refusal(todo, facts)
             for reg, template, reason in todo:
                 if reason or shared:
@@ -286,7 +296,9 @@ def template_values(reg: Registration, facts: MigrateFacts) -> dict[str, str | i
     """What a template's placeholders (besides the handler) are filled with for *reg*."""
     mech = facts.mechanisms[reg.mechanism][0]
     policy = (mech.migrate.policy if mech.migrate else "") or mech.id
-    return {"name": facts.registration_name(reg), "stage": reg.point or "", "order": 0, "policy": policy}
+    # "order" only fills a pack template that asks for one: the packs planeshift ships write none
+    return {"name": facts.registration_name(reg), "stage": stage(reg.point or ""), "order": 0,
+            "policy": policy}
 
 
 def _shared_refusal(todo: list[tuple[Registration, Template | None, str]],

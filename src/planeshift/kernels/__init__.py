@@ -1,6 +1,8 @@
-"""Reference ADR-0120 D2/D5 kernels (interceptor chain, fan-out dispatcher, delivery ports), stdlib only.
+"""Reference ADR-0120 D2/D5 kernels (interceptor chain, fan-out dispatcher, delivery
+ports), stdlib only.
 
-Every import inside this package is relative so the package can be vendored under any name.
+Every import inside this package is relative so the package can be vendored under any
+name.
 """
 
 from __future__ import annotations
@@ -25,13 +27,14 @@ from ._vocab import (
     Unset,
     UnsetType,
 )
+from .declarations import Declaration, Declarations
 from .entries import Call, Step, fan_out
 from .entries_sync import SyncCall, SyncStep, fan_out_sync
 from .errors import (
-    DeadlineExceeded,
+    DeadlineExceededError,
     HandlerCancelled,
     PolicyError,
-    ReturnedAwaitableRejected,
+    ReturnedAwaitableRejectedError,
     SnapshotError,
     SyncEntryError,
 )
@@ -65,7 +68,9 @@ __all__ = [
     "CommittedDeliveryIntent",
     "CompletionTiming",
     "DeadlineDisposition",
-    "DeadlineExceeded",
+    "DeadlineExceededError",
+    "Declaration",
+    "Declarations",
     "DeliveryResult",
     "DeliverySink",
     "DeliveryStatus",
@@ -95,7 +100,7 @@ __all__ = [
     "RecordedDecision",
     "Registration",
     "ReturnedAwaitableDisposition",
-    "ReturnedAwaitableRejected",
+    "ReturnedAwaitableRejectedError",
     "ReturnedValueClassifier",
     "Selector",
     "SnapshotError",

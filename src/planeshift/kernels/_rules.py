@@ -1,4 +1,5 @@
-"""The ADR D2 combination rules (and planeshift's additions), each with a stable id for PolicyError."""
+"""The ADR D2 combination rules (and planeshift's additions), each with a stable id for
+PolicyError."""
 
 from __future__ import annotations
 
@@ -6,45 +7,35 @@ import math
 from typing import Any, Protocol
 
 from ._vocab import (
-    CompletionTiming as CT,
-)
-from ._vocab import (
+    CompletionTiming,
     DeadlineDisposition,
     DispatchConcurrency,
+    DispatchFailure,
+    ErrorSurface,
+    HandlerClassification,
+    ReturnedAwaitableDisposition,
+    ReturnedValueClassifier,
     Selector,
     SyncHandlerMode,
     UnsetType,
-)
-from ._vocab import (
-    DispatchFailure as DF,
-)
-from ._vocab import (
-    ErrorSurface as ES,
-)
-from ._vocab import (
-    HandlerClassification as HC,
-)
-from ._vocab import (
-    ReturnedAwaitableDisposition as RAD,
-)
-from ._vocab import (
-    ReturnedValueClassifier as RVC,
 )
 
 __all__ = ["Violations", "phase_rules", "policy_rules", "stage_rules"]
 
 Violations = list[tuple[str, str]]
+_GATHER = ReturnedAwaitableDisposition.GATHER_AFTER_INVOCATIONS
 
 
-# What the rules read of a stage, a phase and a policy (phases.py and policy.py, which call the
-# rules while they construct one, so this module names no module that imports it).
+# What the rules read of a stage, a phase and a policy (phases.py and policy.py, which
+# call the rules while they construct one, so this module names no module that imports
+# it).
 class DispatchStagePolicy(Protocol):
     @property
-    def failure(self) -> DF: ...
+    def failure(self) -> DispatchFailure: ...
     @property
-    def completion(self) -> CT: ...
+    def completion(self) -> CompletionTiming: ...
     @property
-    def error_surface(self) -> ES: ...
+    def error_surface(self) -> ErrorSurface: ...
 
 
 class DispatchPhase(Protocol):
@@ -55,11 +46,11 @@ class DispatchPhase(Protocol):
     @property
     def sync_handlers(self) -> SyncHandlerMode: ...
     @property
-    def handler_classification(self) -> HC: ...
+    def handler_classification(self) -> HandlerClassification: ...
     @property
-    def returned_value_classifier(self) -> RVC: ...
+    def returned_value_classifier(self) -> ReturnedValueClassifier: ...
     @property
-    def returned_awaitable(self) -> RAD: ...
+    def returned_awaitable(self) -> ReturnedAwaitableDisposition: ...
     @property
     def invocation(self) -> DispatchStagePolicy: ...
     @property
@@ -82,150 +73,226 @@ class DispatchPolicy(Protocol):
 def stage_rules(s: DispatchStagePolicy) -> Violations:
     out: Violations = []
     surface, failure, completion = s.error_surface, s.failure, s.completion
-    if surface is ES.RAISE_GROUP and failure is not DF.COLLECT:
-        out.append(("raise-group-requires-collect", "error_surface=RAISE_GROUP requires failure=COLLECT"))
-    if surface is ES.RAISE_GROUP and completion is not CT.AWAIT_ALL:
+    if surface is ErrorSurface.RAISE_GROUP and failure is not DispatchFailure.COLLECT:
         out.append(
-            ("raise-group-requires-await-all", "error_surface=RAISE_GROUP requires completion=AWAIT_ALL")
+            (
+                "raise-group-requires-collect",
+                "error_surface=RAISE_GROUP requires failure=COLLECT",
+            ),
         )
-    if surface is ES.UNWRAP_SINGLE_ELSE_GROUP and failure is not DF.COLLECT:
-        out.append(("unwrap-group-requires-collect", "UNWRAP_SINGLE_ELSE_GROUP requires failure=COLLECT"))
-    if surface is ES.UNWRAP_SINGLE_ELSE_GROUP and completion not in (
-        CT.AWAIT_ALL,
-        CT.CANCEL_REMAINING_ON_FAILURE,
+    awaits_all = completion is CompletionTiming.AWAIT_ALL
+    if surface is ErrorSurface.RAISE_GROUP and not awaits_all:
+        out.append(
+            (
+                "raise-group-requires-await-all",
+                "error_surface=RAISE_GROUP requires completion=AWAIT_ALL",
+            ),
+        )
+    collects = failure is DispatchFailure.COLLECT
+    if surface is ErrorSurface.UNWRAP_SINGLE_ELSE_GROUP and not collects:
+        out.append(
+            (
+                "unwrap-group-requires-collect",
+                "UNWRAP_SINGLE_ELSE_GROUP requires failure=COLLECT",
+            ),
+        )
+    if surface is ErrorSurface.UNWRAP_SINGLE_ELSE_GROUP and completion not in (
+        CompletionTiming.AWAIT_ALL,
+        CompletionTiming.CANCEL_REMAINING_ON_FAILURE,
     ):
         out.append(
             (
                 "unwrap-group-completion",
-                "UNWRAP_SINGLE_ELSE_GROUP requires completion AWAIT_ALL or CANCEL_REMAINING_ON_FAILURE",
-            )
+                "UNWRAP_SINGLE_ELSE_GROUP needs AWAIT_ALL or CANCEL_REMAINING_ON_FAILURE",
+            ),
         )
-    isolating = failure in (DF.ISOLATE, DF.ISOLATE_BASE_EXCEPTIONS)
-    if surface is ES.LOG_ONLY and not isolating:
-        out.append(("log-only-requires-isolate", "error_surface=LOG_ONLY requires failure=ISOLATE"))
-    # The two rules below are planeshift's: an isolated failure is never raised, a propagated one always is.
-    if isolating and surface is ES.RAISE_FIRST:
+    isolating = failure in (
+        DispatchFailure.ISOLATE,
+        DispatchFailure.ISOLATE_BASE_EXCEPTIONS,
+    )
+    if surface is ErrorSurface.LOG_ONLY and not isolating:
         out.append(
-            ("isolate-forbids-raise-first", f"failure={failure.name} cannot use error_surface=RAISE_FIRST")
+            (
+                "log-only-requires-isolate",
+                "error_surface=LOG_ONLY requires failure=ISOLATE",
+            ),
         )
-    if failure is DF.PROPAGATE and surface is ES.RETURN_REPORT:
+    # The two rules below are planeshift's: an isolated failure is never raised, a
+    # propagated one always is.
+    if isolating and surface is ErrorSurface.RAISE_FIRST:
         out.append(
-            ("propagate-forbids-return-report", "failure=PROPAGATE cannot use error_surface=RETURN_REPORT")
+            (
+                "isolate-forbids-raise-first",
+                f"failure={failure.name} cannot use error_surface=RAISE_FIRST",
+            ),
         )
-    if completion is CT.DETACH_BOUNDED and surface is not ES.LOG_ONLY:
+    if failure is DispatchFailure.PROPAGATE and surface is ErrorSurface.RETURN_REPORT:
+        out.append(
+            (
+                "propagate-forbids-return-report",
+                "failure=PROPAGATE cannot use error_surface=RETURN_REPORT",
+            ),
+        )
+    detached = completion is CompletionTiming.DETACH_BOUNDED
+    if detached and surface is not ErrorSurface.LOG_ONLY:
         out.append(
             (
                 "detach-bounded-requires-log-only",
-                "completion=DETACH_BOUNDED requires error_surface=LOG_ONLY: nobody is left to raise to",
-            )
+                "DETACH_BOUNDED requires error_surface=LOG_ONLY: nobody is left to raise to",
+            ),
         )
     return out
 
 
 def phase_rules(p: DispatchPhase) -> Violations:
     out: Violations = []
-    gather = p.returned_awaitable is RAD.GATHER_AFTER_INVOCATIONS
+    disposition = p.returned_awaitable
+    gather = disposition is ReturnedAwaitableDisposition.GATHER_AFTER_INVOCATIONS
     has_deadline = not isinstance(p.deadline_seconds, UnsetType)
-    if p.handler_classification is HC.BY_RETURN_VALUE and p.returned_value_classifier is RVC.NOT_INSPECTED:
+    if (
+        p.handler_classification is HandlerClassification.BY_RETURN_VALUE
+        and p.returned_value_classifier is ReturnedValueClassifier.NOT_INSPECTED
+    ):
         out.append(
             (
                 "by-return-value-requires-classifier",
                 "BY_RETURN_VALUE requires a classifier other than NOT_INSPECTED",
-            )
+            ),
         )
-    if p.selector != "all" and p.handler_classification is not HC.BY_DECLARATION:
+    by_declaration = p.handler_classification is HandlerClassification.BY_DECLARATION
+    if p.selector != "all" and not by_declaration:
         out.append(
-            ("declared-selector-requires-by-declaration", f"selector={p.selector!r} requires BY_DECLARATION")
+            (
+                "declared-selector-requires-by-declaration",
+                f"selector={p.selector!r} requires BY_DECLARATION",
+            ),
         )
-    if gather and p.handler_classification is not HC.BY_RETURN_VALUE:
-        out.append(("gather-requires-by-return-value", "GATHER_AFTER_INVOCATIONS requires BY_RETURN_VALUE"))
+    if gather and p.handler_classification is not HandlerClassification.BY_RETURN_VALUE:
+        out.append(
+            (
+                "gather-requires-by-return-value",
+                "GATHER_AFTER_INVOCATIONS requires BY_RETURN_VALUE",
+            ),
+        )
     if gather and p.has_sync_entry:
         out.append(
-            ("gather-requires-async-entry", "GATHER_AFTER_INVOCATIONS requires sync_entry=UNAVAILABLE")
+            (
+                "gather-requires-async-entry",
+                "GATHER_AFTER_INVOCATIONS requires sync_entry=UNAVAILABLE",
+            ),
         )
     if gather and isinstance(p.returned_awaitables, UnsetType):
         out.append(
             (
                 "gather-requires-returned-awaitables-stage",
                 "GATHER_AFTER_INVOCATIONS requires a returned_awaitables stage",
-            )
+            ),
         )
     if not gather and not isinstance(p.returned_awaitables, UnsetType):
         out.append(
             (
                 "returned-awaitables-stage-forbidden",
                 f"{p.returned_awaitable.name} forbids a returned_awaitables stage",
-            )
+            ),
         )
     if has_deadline and isinstance(p.deadline_disposition, UnsetType):
-        out.append(("deadline-requires-disposition", "a deadline requires a deadline_disposition"))
+        out.append(
+            (
+                "deadline-requires-disposition",
+                "a deadline requires a deadline_disposition",
+            ),
+        )
     if not has_deadline and not isinstance(p.deadline_disposition, UnsetType):
-        out.append(("disposition-requires-deadline", "a deadline_disposition requires deadline_seconds"))
-    if has_deadline and not (math.isfinite(p.deadline_seconds) and p.deadline_seconds > 0):  # type: ignore[arg-type, operator]
+        out.append(
+            (
+                "disposition-requires-deadline",
+                "a deadline_disposition requires deadline_seconds",
+            ),
+        )
+    seconds: Any = p.deadline_seconds
+    if has_deadline and not (math.isfinite(seconds) and seconds > 0):
         out.append(
             (
                 "deadline-positive-finite",
                 f"deadline_seconds must be positive and finite, got {p.deadline_seconds!r}",
-            )
+            ),
         )
     out.extend(_planeshift_phase_rules(p, has_deadline))
     return out
 
 
 def _planeshift_phase_rules(p: DispatchPhase, has_deadline: bool) -> Violations:
-    # Rules the ADR implies but does not list; each refuses a combination the kernel cannot honour.
+    # Rules the ADR implies but does not list; each refuses a combination the kernel
+    # cannot honour.
     out: Violations = []
-    if p.sync_handlers is SyncHandlerMode.OFFLOAD and p.handler_classification is not HC.BY_DECLARATION:
+    if (
+        p.sync_handlers is SyncHandlerMode.OFFLOAD
+        and p.handler_classification is not HandlerClassification.BY_DECLARATION
+    ):
         out.append(
             (
                 "offload-requires-by-declaration",
-                "OFFLOAD needs BY_DECLARATION: only a declared-sync handler is known sync before the call",
-            )
+                "OFFLOAD needs BY_DECLARATION (only a declared-sync handler is known to be sync)",
+            ),
         )
-    if p.returned_awaitable is RAD.REJECT and p.returned_value_classifier is RVC.NOT_INSPECTED:
+    if (
+        p.returned_awaitable is ReturnedAwaitableDisposition.REJECT
+        and p.returned_value_classifier is ReturnedValueClassifier.NOT_INSPECTED
+    ):
         out.append(
             (
                 "reject-requires-inspecting-classifier",
                 "REJECT can never fire when returned values are NOT_INSPECTED",
-            )
+            ),
         )
     concurrent = p.concurrency is DispatchConcurrency.CONCURRENT
-    stop_in_concurrent = (concurrent and p.invocation.completion is CT.STOP_ON_FAILURE) or any(
-        s.completion is CT.STOP_ON_FAILURE
-        for s in p.stages[1:]  # the gather stage is always concurrent
-    )
-    if p.returned_awaitable is RAD.GATHER_AFTER_INVOCATIONS and concurrent:
+    stops = [s.completion is CompletionTiming.STOP_ON_FAILURE for s in p.stages]
+    # the gather stage (the second, when there is one) is always concurrent
+    stop_in_concurrent = (concurrent and stops[0]) or any(stops[1:])
+    if p.returned_awaitable is _GATHER and concurrent:
         out.append(
             (
                 "gather-requires-sequential",
                 "GATHER_AFTER_INVOCATIONS invokes sequentially, in registration order",
-            )
+            ),
         )
     if stop_in_concurrent:
         out.append(
             (
                 "stop-on-failure-requires-sequential",
                 "STOP_ON_FAILURE needs a sequential stage; use CANCEL_REMAINING_ON_FAILURE",
-            )
+            ),
         )
-    if any(s.completion is CT.DETACH_BOUNDED for s in p.stages) and not has_deadline:
+    detaches = any(s.completion is CompletionTiming.DETACH_BOUNDED for s in p.stages)
+    if detaches and not has_deadline:
         out.append(
-            ("detach-bounded-requires-deadline", "DETACH_BOUNDED requires a finite deadline to bound it")
+            (
+                "detach-bounded-requires-deadline",
+                "DETACH_BOUNDED requires a finite deadline to bound it",
+            ),
         )
     if p.has_sync_entry:
         if concurrent or p.sync_handlers is SyncHandlerMode.OFFLOAD:
             out.append(
-                ("sync-entry-requires-sequential-inline", "a sync entry requires SEQUENTIAL and INLINE")
+                (
+                    "sync-entry-requires-sequential-inline",
+                    "a sync entry requires SEQUENTIAL and INLINE",
+                ),
             )
-        if p.returned_awaitable is RAD.AWAIT_IN_INVOCATION:
+        if p.returned_awaitable is ReturnedAwaitableDisposition.AWAIT_IN_INVOCATION:
             out.append(
                 (
                     "sync-entry-cannot-await",
                     "a sync entry cannot AWAIT_IN_INVOCATION; use DISCARD_UNAWAITED or REJECT",
-                )
+                ),
             )
         if has_deadline:
-            out.append(("sync-entry-forbids-deadline", "a sync entry cannot enforce a deadline"))
+            out.append(
+                (
+                    "sync-entry-forbids-deadline",
+                    "a sync entry cannot enforce a deadline",
+                ),
+            )
     return out
 
 
@@ -234,10 +301,25 @@ def policy_rules(policy: DispatchPolicy) -> Violations:
     if not policy.phases:
         return [("phases-empty", "a policy needs at least one phase")]
     selectors: list[Any] = [p.selector for p in policy.phases]
-    if len(set(selectors)) != len(selectors) or ("all" in selectors and len(selectors) > 1):
-        out.append(("selector-overlap", f"selectors {selectors} select some registration twice"))
-    if "all" not in selectors and not {"declared_sync", "declared_async"} <= set(selectors):
-        out.append(("selector-incomplete", f"selectors {selectors} leave some registration unselected"))
+    repeated = len(set(selectors)) != len(selectors)
+    if repeated or ("all" in selectors and len(selectors) > 1):
+        out.append(
+            (
+                "selector-overlap",
+                f"selectors {selectors} select some registration twice",
+            ),
+        )
+    if "all" not in selectors and not {"declared_sync", "declared_async"} <= set(
+        selectors,
+    ):
+        out.append(
+            (
+                "selector-incomplete",
+                f"selectors {selectors} leave some registration unselected",
+            ),
+        )
     if len({p.has_sync_entry for p in policy.phases}) > 1:
-        out.append(("sync-entry-mixed", "phases disagree on whether a sync entry exists"))
+        out.append(
+            ("sync-entry-mixed", "phases disagree on whether a sync entry exists"),
+        )
     return out

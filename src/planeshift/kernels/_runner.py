@@ -1,4 +1,5 @@
-"""Per-emit bookkeeping and the sequential / concurrent stage loops under one shared deadline."""
+"""Per-emit bookkeeping and the sequential / concurrent stage loops under one shared
+deadline."""
 
 from __future__ import annotations
 
@@ -9,17 +10,26 @@ from typing import Any
 
 from ._calls import ThreadState
 from ._compat import cancel, deadline_at
-from ._vocab import CompletionTiming, OutcomeStatus
+from ._vocab import CompletionTiming, DispatchConcurrency, OutcomeStatus, UnsetType
 from .report import HandlerOutcome, Registration
 
-__all__ = ["Slot", "Step", "run_concurrent", "run_sequential", "settle_deadline"]
+__all__ = [
+    "Slot",
+    "Step",
+    "phase_deadline",
+    "run_concurrent",
+    "run_sequential",
+    "runner_for",
+    "settle_deadline",
+]
 
 _TRIGGERS = (OutcomeStatus.FAILED, OutcomeStatus.REJECTED)
 
 
 @dataclass(slots=True, eq=False)
 class Slot:
-    """Mutable state of one registration during one emit; frozen into a HandlerOutcome at the end."""
+    """Mutable state of one registration during one emit; frozen into a HandlerOutcome
+    at the end."""
 
     reg: Registration
     phase: int
@@ -28,16 +38,25 @@ class Slot:
     error: BaseException | None = None
     matched: bool = True
     awaitable: Any = None  # a returned awaitable waiting for the gather stage
-    # error is a cancellation raised out of the handler's call: its own, or (in a sequential stage that
-    # catches BaseException) the emitter's or deadline's as it reached the awaited handler
+    # error is a cancellation raised out of the handler's call: its own, or (in a
+    # sequential stage that catches BaseException) the emitter's or deadline's as it
+    # reached the awaited handler
     handler_cancelled: bool = False
-    abort: bool = False  # error must leave emit now (propagated cancellation or predicate error)
-    stop_siblings: bool = False  # a handler cancellation under CANCEL_SIBLINGS_AND_RETURN ends the stage
+    # error must leave emit now (propagated cancellation or predicate error)
+    abort: bool = False
+    # a handler cancellation under CANCEL_SIBLINGS_AND_RETURN ends the stage
+    stop_siblings: bool = False
     entry: Any = None  # fan_out: the owner's entry this slot runs its step for
     thread: ThreadState | None = None
-    kernel_cancel: str | None = None  # why the kernel cancelled it: "deadline", "sibling", "emitter"
+    # why the kernel cancelled it: "deadline", "sibling", "emitter"
+    kernel_cancel: str | None = None
 
-    def settle(self, status: OutcomeStatus, value: Any = None, error: BaseException | None = None) -> None:
+    def settle(
+        self,
+        status: OutcomeStatus,
+        value: Any = None,
+        error: BaseException | None = None,
+    ) -> None:
         self.status, self.value, self.error = status, value, error
 
     @property
@@ -58,11 +77,25 @@ class Slot:
 Step = Callable[[Slot], Coroutine[Any, Any, None]]
 
 
+def phase_deadline(phase: Any, loop: asyncio.AbstractEventLoop) -> float | None:
+    """The loop time at which *phase*'s shared deadline expires; None without one."""
+    seconds = phase.deadline_seconds
+    return None if isinstance(seconds, UnsetType) else loop.time() + seconds
+
+
+def runner_for(phase: Any) -> Callable[..., Coroutine[Any, Any, bool]]:
+    """The stage loop *phase*'s concurrency names: run_concurrent or run_sequential."""
+    if phase.concurrency is DispatchConcurrency.CONCURRENT:
+        return run_concurrent
+    return run_sequential
+
+
 def settle_deadline(slot: Slot) -> None:
     """A slot still running when the shared deadline expired."""
     thread = slot.thread
     if thread is not None and not thread.finished.is_set():
-        # The worker thread cannot be stopped; nothing can be claimed about its teardown or result.
+        # The worker thread cannot be stopped; nothing can be claimed about its teardown
+        # or result.
         slot.settle(OutcomeStatus.ABANDONED_UNKNOWN)
     else:
         slot.settle(OutcomeStatus.TIMED_OUT)
@@ -71,18 +104,26 @@ def settle_deadline(slot: Slot) -> None:
 def _stops(slot: Slot, completion: CompletionTiming) -> bool:
     if slot.abort or slot.stop_siblings or slot.status is OutcomeStatus.STOPPED:
         return True
-    stopping = (CompletionTiming.STOP_ON_FAILURE, CompletionTiming.CANCEL_REMAINING_ON_FAILURE)
+    stopping = (
+        CompletionTiming.STOP_ON_FAILURE,
+        CompletionTiming.CANCEL_REMAINING_ON_FAILURE,
+    )
     return completion in stopping and slot.triggers_stop
 
 
 async def run_sequential(
-    slots: Iterable[Slot], step: Step, completion: CompletionTiming, deadline: float | None
+    slots: Iterable[Slot],
+    step: Step,
+    completion: CompletionTiming,
+    deadline: float | None,
 ) -> bool:
-    """Run slots one after another in registration order; return whether the deadline expired."""
+    """Run slots one after another in registration order; return whether the deadline
+    expired."""
     loop = asyncio.get_running_loop()
     stopped = expired = False
     for slot in slots:
-        if not (stopped or expired) and deadline is not None and loop.time() >= deadline:
+        due = deadline is not None and loop.time() >= deadline
+        if not (stopped or expired) and due:
             expired = True
         if stopped or expired:
             slot.settle(OutcomeStatus.NOT_STARTED)
@@ -97,8 +138,9 @@ async def run_sequential(
             settle_deadline(slot)
             continue
         if scope.expired() and slot.handler_cancelled:
-            # A stage that catches BaseException collected the deadline's own cancellation as the
-            # handler's; it is a timeout all the same, never a cancellation to re-raise.
+            # A stage that catches BaseException collected the deadline's own
+            # cancellation as the handler's; it is a timeout all the same, never a
+            # cancellation to re-raise.
             slot.handler_cancelled = False
             expired = True
             settle_deadline(slot)
@@ -108,17 +150,26 @@ async def run_sequential(
 
 
 async def run_concurrent(
-    slots: Iterable[Slot], step: Step, completion: CompletionTiming, deadline: float | None
+    slots: Iterable[Slot],
+    step: Step,
+    completion: CompletionTiming,
+    deadline: float | None,
 ) -> bool:
-    """Run slots as sibling tasks under one shared deadline; return whether it expired."""
+    """Run slots as sibling tasks under one shared deadline; True when it expired."""
     loop = asyncio.get_running_loop()
-    tasks: dict[asyncio.Task[None], Slot] = {loop.create_task(step(slot)): slot for slot in slots}
+    tasks: dict[asyncio.Task[None], Slot] = {}
+    for slot in slots:
+        tasks[loop.create_task(step(slot))] = slot
     pending = set(tasks)
     expired = False
     try:
         while pending:
             timeout = None if deadline is None else max(0.0, deadline - loop.time())
-            done, pending = await asyncio.wait(pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            done, pending = await asyncio.wait(
+                pending,
+                timeout=timeout,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
             if not done:
                 expired = True
                 await _cancel(pending, tasks, "deadline")
@@ -136,7 +187,9 @@ async def run_concurrent(
 
 
 async def _cancel(
-    pending: set[asyncio.Task[None]], tasks: dict[asyncio.Task[None], Slot], reason: str
+    pending: set[asyncio.Task[None]],
+    tasks: dict[asyncio.Task[None], Slot],
+    reason: str,
 ) -> None:
     for task in pending:
         tasks[task].kernel_cancel = reason
@@ -149,7 +202,8 @@ def _settle_task(task: asyncio.Task[None], slot: Slot) -> None:
     if not task.cancelled():
         error = task.exception()
         if error is not None:
-            raise error  # only non-ordinary BaseExceptions get here; steps record everything else
+            # only non-ordinary BaseExceptions get here; steps record everything else
+            raise error
         if slot.status is not None or not slot.matched or slot.awaitable is not None:
             return
     if slot.kernel_cancel == "deadline":

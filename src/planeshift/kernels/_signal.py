@@ -1,4 +1,5 @@
-"""The pre-dispatch signal-type check, without which a Broadcaster-profile dispatcher cannot be built."""
+"""The pre-dispatch signal-type check, without which a Broadcaster-profile dispatcher
+cannot be built."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ __all__ = ["check_signal", "check_signal_type"]
 
 
 def check_signal_type(policy: DispatchPolicy, signal_type: Any) -> None:
-    """Refuse a signal_type that is not a type or tuple of types, and the Broadcaster profile without one."""
+    """Refuse a signal_type that is not a type or tuple of types, and the Broadcaster
+    profile without one."""
     if signal_type is None:
-        # The ADR pins "pre-dispatch event-type validation that raises ValueError" into the profile.
-        # The policy value cannot carry it, so the dispatcher refuses the profile's phases without it,
-        # whether they come from DispatchPolicy.broadcaster() or were rebuilt field by field.
+        # The ADR pins "pre-dispatch event-type validation that raises ValueError" into
+        # the profile. The policy value cannot carry it, so the dispatcher refuses the
+        # profile's phases without it, whether they come from
+        # DispatchPolicy.broadcaster() or were rebuilt field by field.
         if policy.phases == broadcaster():
             why = (
                 "the Broadcaster profile validates the event type before dispatch:"
@@ -26,7 +29,9 @@ def check_signal_type(policy: DispatchPolicy, signal_type: Any) -> None:
         return
     types = signal_type if isinstance(signal_type, tuple) else (signal_type,)
     if not types or not all(isinstance(t, type) for t in types):
-        raise TypeError(f"signal_type must be a type or a tuple of types, got {signal_type!r}")
+        raise TypeError(
+            f"signal_type must be a type or a tuple of types, got {signal_type!r}",
+        )
 
 
 def check_signal(signal_type: type | tuple[type, ...] | None, signal: Any) -> None:
@@ -34,5 +39,6 @@ def check_signal(signal_type: type | tuple[type, ...] | None, signal: Any) -> No
     if signal_type is None or isinstance(signal, signal_type):
         return
     types = signal_type if isinstance(signal_type, tuple) else (signal_type,)
-    # lionagi's Broadcaster.broadcast message, word for word, so callers matching on it keep working.
+    # lionagi's Broadcaster.broadcast message, word for word, so callers matching on it
+    # keep working.
     raise ValueError(f"Event must be of type {' or '.join(t.__name__ for t in types)}")

@@ -1,4 +1,5 @@
-"""How a finished stage surfaces its failures and handler cancellations, as its stage policy says."""
+"""How a finished stage surfaces its failures and handler cancellations, as its stage
+policy says."""
 
 from __future__ import annotations
 
@@ -6,17 +7,18 @@ from collections.abc import Sequence
 
 from ._hooks import NO_HOOKS, OwnerHooks
 from ._runner import Slot
-from ._vocab import DispatchFailure as DF
-from ._vocab import ErrorSurface as ES
-from ._vocab import HandlerCancellation as HC
-from ._vocab import OutcomeStatus
+from ._vocab import DispatchFailure, ErrorSurface, HandlerCancellation, OutcomeStatus
 from .errors import HandlerCancelled
 from .phases import DispatchStagePolicy
 
 __all__ = ["finish_stage"]
 
 _FAILED = (OutcomeStatus.FAILED, OutcomeStatus.REJECTED)
-_RAISING = (ES.RAISE_FIRST, ES.RAISE_GROUP, ES.UNWRAP_SINGLE_ELSE_GROUP)
+_RAISING = (
+    ErrorSurface.RAISE_FIRST,
+    ErrorSurface.RAISE_GROUP,
+    ErrorSurface.UNWRAP_SINGLE_ELSE_GROUP,
+)
 
 
 def finish_stage(
@@ -27,15 +29,18 @@ def finish_stage(
     label: str,
     hooks: OwnerHooks = NO_HOOKS,
 ) -> None:
-    """Raise or keep quiet about a finished stage, as its policy says; returns when nothing is raised.
+    """Raise or keep quiet about a finished stage, as its policy says; returns when
+    nothing is raised.
 
-    LOG_ONLY failures were already logged where they happened (PhaseSteps), so nothing is logged here.
+    LOG_ONLY failures were already logged where they happened (PhaseSteps), so nothing
+    is logged here.
 
-    Precedence: an aborting error (propagated cancellation, propagated predicate error) first, then
-    translated cancellation, then held errors (collected cancellations and collected non-Exception
-    BaseExceptions) merged with raised failures, then failures. A handler cancellation under
-    CANCEL_SIBLINGS_AND_RETURN, and every failure an ISOLATE stage isolated, raise nothing.
-    *hooks* build the owner's own groups and translated cancellation.
+    Precedence: an aborting error (propagated cancellation, propagated predicate error)
+    first, then translated cancellation, then held errors (collected cancellations and
+    collected non-Exception BaseExceptions) merged with raised failures, then failures.
+    A handler cancellation under CANCEL_SIBLINGS_AND_RETURN, and every failure an
+    ISOLATE stage isolated, raise nothing. *hooks* build the owner's own groups and
+    translated cancellation.
     """
     ordered = sorted(slots, key=lambda s: s.reg.seq)
     aborts = [s.error for s in ordered if s.abort and s.error is not None]
@@ -43,46 +48,65 @@ def finish_stage(
         raise aborts[0]
     failed = [s for s in ordered if s.status in _FAILED and s.error is not None]
     failures: list[BaseException] = [s.error for s in failed if s.error is not None]
-    cancels: list[BaseException] = [s.error for s in ordered if s.handler_cancelled and s.error is not None]
+    cancelled = [s for s in ordered if s.handler_cancelled]
+    cancels: list[BaseException] = [s.error for s in cancelled if s.error is not None]
     surface = stage.error_surface
-    if cancels and stage.handler_cancellation is HC.TRANSLATE:
+    # TRANSLATE: a handler's cancellation, or another BaseException that is neither an
+    # Exception nor a KeyboardInterrupt / SystemExit (which end the process), is raised
+    # as the owner's exception, caused by the first of them (the scheduler's "every
+    # non-Exception result is a cancellation"); the ordinary failures are its cause then.
+    odd = [s for s in failed if _translated_like_a_cancellation(s.error)]
+    firsts = sorted([*cancelled, *odd], key=lambda s: s.reg.seq)
+    first = next((s.error for s in firsts if s.error is not None), None)
+    translates = stage.handler_cancellation is HandlerCancellation.TRANSLATE
+    if first is not None and translates:
         translated: BaseException
         if hooks.translated is not None:
-            translated = hooks.translated(cancels[0])
+            translated = hooks.translated(first)
         else:
-            translated = HandlerCancelled(f"{label}: handler {_first_cancelled(ordered)} was cancelled")
-        if failures:
-            raise translated from hooks.make_group(_message(label, failures), failures)
-        raise translated from cancels[0]
+            translated = HandlerCancelled(
+                f"{label}: handler {_first_cancelled(firsts)} was cancelled",
+            )
+        ordinary = [e for e in failures if isinstance(e, Exception)]
+        if ordinary:
+            raise translated from hooks.make_group(_message(label, ordinary), ordinary)
+        raise translated from first
     raising = failures if surface in _RAISING else []
-    # A collected KeyboardInterrupt or SystemExit leaves whatever the surface, like a collected
-    # cancellation; a gather stage returns its cancellations in the report instead. One the stage
-    # isolated (ISOLATE_BASE_EXCEPTIONS) stays isolated.
-    isolated = stage.failure is DF.ISOLATE_BASE_EXCEPTIONS
+    # A collected KeyboardInterrupt or SystemExit leaves whatever the surface, like a
+    # collected cancellation; a gather stage returns its cancellations in the report
+    # instead. One the stage isolated (ISOLATE_BASE_EXCEPTIONS) stays isolated.
+    isolated = stage.failure is DispatchFailure.ISOLATE_BASE_EXCEPTIONS
     held = [] if isolated else [e for e in failures if not isinstance(e, Exception)]
-    if stage.handler_cancellation is HC.COLLECT and not gather_stage:
+    if stage.handler_cancellation is HandlerCancellation.COLLECT and not gather_stage:
         held += cancels
     if held:
-        # Held errors were delayed until the drain and leave now, in registration order with the
-        # failures the surface raises; a cancellation is never converted into an ordinary error.
-        # BaseExceptionGroup() itself yields an ExceptionGroup when every member is an Exception.
+        # Held errors were delayed until the drain and leave now, in registration order
+        # with the failures the surface raises; a cancellation is never converted into
+        # an ordinary error. BaseExceptionGroup() itself yields an ExceptionGroup when
+        # every member is an Exception.
         raised_ids = {id(e) for e in (*held, *raising)}
-        merged = [s.error for s in ordered if s.error is not None and id(s.error) in raised_ids]
-        if surface is ES.RAISE_GROUP or len(merged) > 1:
+        errors = [s.error for s in ordered if s.error is not None]
+        merged = [e for e in errors if id(e) in raised_ids]
+        if surface is ErrorSurface.RAISE_GROUP or len(merged) > 1:
             raise hooks.make_group(_message(label, merged), merged)
         raise merged[0]
     if not raising:
         return
-    if surface is ES.RAISE_FIRST:
+    if surface is ErrorSurface.RAISE_FIRST:
         raise raising[0]
-    if surface is ES.RAISE_GROUP or len(raising) > 1:
+    if surface is ErrorSurface.RAISE_GROUP or len(raising) > 1:
         raise hooks.make_group(_message(label, raising), raising)
     raise raising[0]
 
 
-def _first_cancelled(ordered: Sequence[Slot]) -> str:
-    return next(repr(s.reg.name) for s in ordered if s.handler_cancelled)
+def _first_cancelled(firsts: Sequence[Slot]) -> str:
+    return repr(firsts[0].reg.name)
 
 
 def _message(label: str, errors: Sequence[BaseException]) -> str:
     return f"{len(errors)} handler(s) failed during {label}"
+
+
+def _translated_like_a_cancellation(error: BaseException | None) -> bool:
+    process = (Exception, KeyboardInterrupt, SystemExit, GeneratorExit)
+    return error is not None and not isinstance(error, process)

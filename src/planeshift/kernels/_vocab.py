@@ -28,13 +28,14 @@ __all__ = [
 
 
 class UnsetType:
-    """The type of `Unset`: a field that was not given, distinct from an explicit None."""
+    """The type of `Unset`: a field not given, distinct from an explicit None."""
 
     __slots__ = ()
     _instance: UnsetType | None = None
 
     def __new__(cls) -> UnsetType:
-        # A singleton, so `x is Unset` is the one test and copies/pickles stay identical.
+        # A singleton, so `x is Unset` is the one test and copies/pickles stay
+        # identical.
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -75,8 +76,9 @@ class DispatchFailure(str, Enum):
     PROPAGATE = "propagate"
     COLLECT = "collect"
     ISOLATE = "isolate"
-    # planeshift's addition (docs/kernels.md): isolate every BaseException a handler raises but a
-    # cancellation, KeyboardInterrupt and SystemExit included (lionagi's TerminalCallbackRegistry)
+    # planeshift's addition (docs/kernels.md): isolate every BaseException a handler
+    # raises but a cancellation, KeyboardInterrupt and SystemExit included (lionagi's
+    # TerminalCallbackRegistry)
     ISOLATE_BASE_EXCEPTIONS = "isolate_base_exceptions"
 
 
@@ -104,9 +106,9 @@ class HandlerCancellation(str, Enum):
     PROPAGATE = "propagate"
     TRANSLATE = "translate"
     COLLECT = "collect"
-    # planeshift's addition (docs/kernels.md): a handler's own cancellation cancels the handlers
-    # still running (or not yet started), is neither logged nor raised, and the emit returns
-    # normally (an anyio task group whose child re-raises its cancellation)
+    # planeshift's addition (docs/kernels.md): a handler's own cancellation cancels the
+    # handlers still running (or not yet started), is neither logged nor raised, and the
+    # emit returns normally (an anyio task group whose child re-raises its cancellation)
     CANCEL_SIBLINGS_AND_RETURN = "cancel_siblings_and_return"
 
 
@@ -142,10 +144,13 @@ class ReturnedAwaitableDisposition(str, Enum):
     REJECT = "reject"
 
 
+_REJECT_BEFORE_EFFECT = "reject_declared_async_before_owner_effect"
+
+
 class SyncEntryPolicy(str, Enum):
     UNAVAILABLE = "unavailable"
     ALLOW = "allow"
-    REJECT_DECLARED_ASYNC_BEFORE_OWNER_EFFECT = "reject_declared_async_before_owner_effect"
+    REJECT_DECLARED_ASYNC_BEFORE_OWNER_EFFECT = _REJECT_BEFORE_EFFECT
 
 
 class OutcomeStatus(str, Enum):
@@ -167,7 +172,8 @@ class OutcomeStatus(str, Enum):
 
 
 class StageExceptionPolicy(str, Enum):
-    """How an interceptor stage maps an ordinary handler exception (ADR D2 "exception mapping")."""
+    """How an interceptor stage maps an ordinary handler exception (ADR D2 "exception
+    mapping")."""
 
     PROPAGATE = "propagate"
     DENY = "deny"

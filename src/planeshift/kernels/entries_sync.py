@@ -34,9 +34,13 @@ from ._hooks import OwnerHooks
 from ._runner import Slot
 from ._steps import PhaseSteps, settled_sync
 from ._surface import finish_stage
-from ._vocab import CompletionTiming, OutcomeStatus, SyncEntryPolicy
-from ._vocab import ReturnedAwaitableDisposition as RAD
-from .errors import PolicyError, ReturnedAwaitableRejected, SyncEntryError
+from ._vocab import (
+    CompletionTiming,
+    OutcomeStatus,
+    ReturnedAwaitableDisposition,
+    SyncEntryPolicy,
+)
+from .errors import PolicyError, ReturnedAwaitableRejectedError, SyncEntryError
 from .policy import DispatchPolicy
 from .report import DispatchReport, Registration
 
@@ -52,29 +56,37 @@ def _check(policy: DispatchPolicy) -> None:
     if not isinstance(policy, DispatchPolicy):
         raise TypeError(f"policy must be a DispatchPolicy, got {type(policy).__name__}")
     if len(policy.phases) != 1 or policy.phases[0].selector != "all":
-        raise PolicyError([("fan-out-single-phase", "fan_out_sync runs one selector='all' phase")])
+        raise PolicyError(
+            [("fan-out-single-phase", "fan_out_sync runs one selector='all' phase")],
+        )
     if not policy.has_sync_entry:
-        raise SyncEntryError("this dispatch policy has no sync entry (sync_entry=UNAVAILABLE); use fan_out()")
-    # sync-entry-requires-sequential-inline, sync-entry-cannot-await and sync-entry-forbids-deadline
-    # (policy validation) leave one sequential, inline phase without a deadline or a gather stage.
+        raise SyncEntryError(
+            "this dispatch policy has no sync entry (sync_entry=UNAVAILABLE); use fan_out()",
+        )
+    # sync-entry-requires-sequential-inline, sync-entry-cannot-await and
+    # sync-entry-forbids-deadline (policy validation) leave one sequential, inline phase
+    # without a deadline or a gather stage.
 
 
 class _SyncEntrySteps(PhaseSteps):
     """PhaseSteps whose invocation runs the owner's step for the slot's entry, synchronously."""
 
-    def __init__(self, policy: DispatchPolicy, step: SyncStep, log: logging.Logger, hooks: OwnerHooks) -> None:
+    def __init__(
+        self,
+        policy: DispatchPolicy,
+        step: SyncStep,
+        log: logging.Logger,
+        hooks: OwnerHooks,
+    ) -> None:
         super().__init__(policy.phases[0], None, log, hooks)
         self.step = step
 
     def call_for(self, slot: Slot) -> SyncCall:
-        phase = self.phase
+        before_effect = SyncEntryPolicy.REJECT_DECLARED_ASYNC_BEFORE_OWNER_EFFECT
+        rejects = self.phase.sync_entry is before_effect
 
         def call(handler: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-            if (
-                self.by_declaration
-                and phase.sync_entry is SyncEntryPolicy.REJECT_DECLARED_ASYNC_BEFORE_OWNER_EFFECT
-                and is_declared_async(handler)
-            ):
+            if self.by_declaration and rejects and is_declared_async(handler):
                 raise SyncEntryError(
                     f"declared-async handler {handler_name(handler)!r} reached the sync entry;"
                     " the owner's preflight must refuse it before its mutation"
@@ -85,18 +97,22 @@ class _SyncEntrySteps(PhaseSteps):
 
     def returned(self, slot: Slot, value: Any) -> Any:
         disposition = self.phase.returned_awaitable
-        if disposition is RAD.DISCARD_UNAWAITED:
+        if disposition is ReturnedAwaitableDisposition.DISCARD_UNAWAITED:
             return value  # never run, handed back untouched (as fan_out does)
-        if disposition is RAD.REJECT and is_returned_awaitable(value, self.phase.returned_value_classifier):
-            close_unawaited(value)
-            raise ReturnedAwaitableRejected(
-                f"handler {slot.reg.name!r} returned an awaitable ({type(value).__name__}) under REJECT"
-            )
-        return value
+        if disposition is not ReturnedAwaitableDisposition.REJECT:
+            return value
+        if not is_returned_awaitable(value, self.phase.returned_value_classifier):
+            return value
+        close_unawaited(value)
+        kind = type(value).__name__
+        raise ReturnedAwaitableRejectedError(
+            f"handler {slot.reg.name!r} returned an awaitable ({kind}) under REJECT",
+        )
 
     def invoke_entry(self, slot: Slot) -> None:
         try:
-            slot.settle(OutcomeStatus.RETURNED, self.step(slot.entry, self.call_for(slot)))
+            value = self.step(slot.entry, self.call_for(slot))
+            slot.settle(OutcomeStatus.RETURNED, value)
         except asyncio.CancelledError as exc:
             self._cancelled(slot, exc, self.phase.invocation)
         except Exception as exc:
@@ -116,7 +132,7 @@ def fan_out_sync(
     logger: logging.Logger | None = None,
     failed: Callable[[Any, BaseException], Any] | None = None,
     group: Callable[[list[BaseException]], BaseException] | None = None,
-    name: Callable[[Any], str] | None = None,
+    name: Callable[[Any], str | None] | None = None,
 ) -> DispatchReport:
     """Run *step* for each of *entries* (taken as a list now) under *policy*'s sync entry.
 
@@ -131,21 +147,41 @@ def fan_out_sync(
     token = object()
     slots = []
     for index, entry in enumerate(list(entries)):
-        label = name(entry) if name is not None else (
-            handler_name(entry) if callable(entry) else f"entry[{index}]")
-        reg = Registration(name=label, handler=cast(Any, step), predicate=None, declared_async=False,
-                           seq=index, owner=token)
+        label = name(entry) if name is not None else None
+        if label is None:
+            label = handler_name(entry) if callable(entry) else f"entry[{index}]"
+        reg = Registration(
+            name=label,
+            handler=cast(Any, step),
+            predicate=None,
+            declared_async=False,
+            seq=index,
+            owner=token,
+        )
         slots.append(Slot(reg=reg, phase=0, entry=entry))
     hooks = OwnerHooks(failed=failed, group=group)
-    steps = _SyncEntrySteps(policy, step, logger if logger is not None else _logger, hooks)
+    steps = _SyncEntrySteps(
+        policy,
+        step,
+        logger if logger is not None else _logger,
+        hooks,
+    )
+    awaits_all = phase.invocation.completion is CompletionTiming.AWAIT_ALL
     stopped = False
     for slot in slots:
         if stopped:
             slot.settle(OutcomeStatus.NOT_STARTED)
             continue
         steps.invoke_entry(slot)
-        stopped = slot.abort or (
-            phase.invocation.completion is not CompletionTiming.AWAIT_ALL and slot.triggers_stop
-        )
-    finish_stage(slots, phase.invocation, gather_stage=False, label="invocation", hooks=hooks)
-    return DispatchReport(outcomes=tuple(s.outcome() for s in slots), deadline_expired=False)
+        stopped = slot.abort or (not awaits_all and slot.triggers_stop)
+    finish_stage(
+        slots,
+        phase.invocation,
+        gather_stage=False,
+        label="invocation",
+        hooks=hooks,
+    )
+    return DispatchReport(
+        outcomes=tuple(s.outcome() for s in slots),
+        deadline_expired=False,
+    )

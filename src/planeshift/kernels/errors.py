@@ -9,10 +9,10 @@ if TYPE_CHECKING:
     from .report import DispatchReport
 
 __all__ = [
-    "DeadlineExceeded",
+    "DeadlineExceededError",
     "HandlerCancelled",
     "PolicyError",
-    "ReturnedAwaitableRejected",
+    "ReturnedAwaitableRejectedError",
     "SnapshotError",
     "SyncEntryError",
 ]
@@ -21,7 +21,8 @@ __all__ = [
 class PolicyError(ValueError):
     """A dispatch policy or interceptor plan that the ADR's combination rules refuse.
 
-    `rules` holds the stable ids of every violated rule; the message starts each with `[id]`.
+    `rules` holds the stable ids of every violated rule; the message starts each with
+    `[id]`.
     """
 
     def __init__(self, violations: list[tuple[str, str]]) -> None:
@@ -30,15 +31,17 @@ class PolicyError(ValueError):
 
 
 class SyncEntryError(RuntimeError):
-    """The sync entry is unavailable, or preflight refused a registration before any owner effect."""
+    """The sync entry is unavailable, or preflight refused a registration before any
+    owner effect."""
 
 
 class SnapshotError(RuntimeError):
-    """A snapshot taken from another dispatcher, or from an older registration revision."""
+    """A snapshot from another dispatcher, or from an older registration revision."""
 
 
-class DeadlineExceeded(TimeoutError):
-    """The shared deadline expired under DeadlineDisposition.RAISE; `report` says who finished."""
+class DeadlineExceededError(TimeoutError):
+    """The shared deadline expired under DeadlineDisposition.RAISE; `report` says who
+    finished."""
 
     def __init__(self, message: str, report: DispatchReport) -> None:
         super().__init__(message)
@@ -46,11 +49,13 @@ class DeadlineExceeded(TimeoutError):
 
 
 class HandlerCancelled(asyncio.CancelledError):
-    """A cancellation raised by a handler, translated so it is distinct from emitter cancellation.
+    """A cancellation raised by a handler, translated so it is distinct from emitter
+    cancellation.
 
-    It stays a CancelledError on purpose: a translated cancellation is never an ordinary error.
+    It stays a CancelledError on purpose: a translated cancellation is never an ordinary
+    error.
     """
 
 
-class ReturnedAwaitableRejected(TypeError):
+class ReturnedAwaitableRejectedError(TypeError):
     """A handler returned an awaitable under ReturnedAwaitableDisposition.REJECT."""

@@ -1,4 +1,5 @@
-"""FanoutDispatcher: Signal fan-out to subscribers under an explicit, validated DispatchPolicy."""
+"""FanoutDispatcher: Signal fan-out to subscribers under an explicit, validated
+DispatchPolicy."""
 
 from __future__ import annotations
 
@@ -9,25 +10,22 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from ._calls import Offload, close_unawaited, handler_name, is_declared_async
-from ._runner import Slot, run_concurrent, run_sequential
+from ._runner import Slot, phase_deadline, run_concurrent, runner_for
 from ._signal import check_signal, check_signal_type
 from ._steps import PhaseSteps
 from ._surface import finish_stage
+from ._sync import EmitState, SyncEntry, emit_report, selects
+from ._table import HandlerTable
 from ._vocab import (
     CompletionTiming,
-    DispatchConcurrency,
+    DeadlineDisposition,
     OutcomeStatus,
-    SyncEntryPolicy,
     UnsetType,
 )
-from ._vocab import (
-    DeadlineDisposition as DD,
-)
-from .entries import Step, fan_out
-from .errors import DeadlineExceeded, SnapshotError, SyncEntryError
+from .errors import DeadlineExceededError
 from .phases import DispatchPhase
 from .policy import DispatchPolicy
-from .report import DispatchReport, DispatchSnapshot, Registration
+from .report import DispatchReport, Registration
 
 __all__ = ["FanoutDispatcher"]
 
@@ -35,30 +33,19 @@ _logger = logging.getLogger(__name__)
 SignalT = TypeVar("SignalT")
 
 
-class _Emit:
-    """The slots of one emit across all its phases, and whether any phase's deadline expired."""
-
-    __slots__ = ("expired", "slots")
-
-    def __init__(self) -> None:
-        self.slots: list[Slot] = []
-        self.expired = False
+def _shadow(slot: Slot) -> Slot:
+    """A copy of *slot* for a detached gather, carrying its returned awaitable."""
+    return Slot(reg=slot.reg, phase=slot.phase, awaitable=slot.awaitable)
 
 
-def _selects(phase: DispatchPhase, reg: Registration) -> bool:
-    if phase.selector == "all":
-        return True
-    return reg.declared_async == (phase.selector == "declared_async")
-
-
-class FanoutDispatcher(Generic[SignalT]):
+class FanoutDispatcher(HandlerTable, SyncEntry, Generic[SignalT]):
     """Deliver one immutable signal to every matching subscriber as the policy declares.
 
-    `signal_type`, when given, is validated before dispatch and a mismatch raises ValueError
-    (the Broadcaster profile's pre-dispatch event-type check, so that profile is refused without
-    one). `logger` receives every log record
-    the dispatcher writes (isolated failures, deadlines, abandoned awaitables); a migrated owner
-    passes its own so its log routing is unchanged. `offload`, when given, runs offloaded sync
+    `signal_type`, when given, is validated before dispatch and a mismatch raises
+    ValueError (the Broadcaster profile's pre-dispatch event-type check, so that profile
+    is refused without one). `logger` receives every log record the dispatcher writes
+    (isolated failures, deadlines, abandoned awaitables); a migrated owner passes its
+    own so its log routing is unchanged. `offload`, when given, runs offloaded sync
     handlers (the owner's worker threads, e.g. anyio's; see `Offload`).
     """
 
@@ -71,9 +58,13 @@ class FanoutDispatcher(Generic[SignalT]):
         offload: Offload | None = None,
     ) -> None:
         if not isinstance(policy, DispatchPolicy):
-            raise TypeError(f"policy must be a DispatchPolicy, got {type(policy).__name__}")
+            raise TypeError(
+                f"policy must be a DispatchPolicy, got {type(policy).__name__}",
+            )
         if logger is not None and not isinstance(logger, logging.Logger):
-            raise TypeError(f"logger must be a logging.Logger, got {type(logger).__name__}")
+            raise TypeError(
+                f"logger must be a logging.Logger, got {type(logger).__name__}",
+            )
         check_signal_type(policy, signal_type)
         self.policy = policy
         self.signal_type = signal_type
@@ -82,11 +73,13 @@ class FanoutDispatcher(Generic[SignalT]):
         self._registrations: list[Registration] = []
         self._revision = 0
         self._seq = 0
-        self._lock = threading.Lock()  # registration may come from other threads (Broadcaster does)
-        self._token = object()  # identifies this dispatcher inside snapshots and registrations
+        # registration may come from other threads (Broadcaster does)
+        self._lock = threading.Lock()
+        # identifies this dispatcher inside snapshots and registrations
+        self._token = object()
         self._detached: set[asyncio.Task[None]] = set()
 
-    # -- registration -------------------------------------------------------------------------
+    # -- registration ------------------------------------------------------------------
 
     @property
     def revision(self) -> int:
@@ -121,51 +114,8 @@ class FanoutDispatcher(Generic[SignalT]):
             self._revision += 1
         return reg
 
-    # -- the registration table as an owner's handler list ------------------------------------
-
-    def append(self, handler: Callable[[SignalT], Any]) -> Registration:
-        """Register *handler* as a façade's ``list.append`` did: whatever it is (a non-callable
-        fails when it is called, as it did), named by its qualified name."""
-        with self._lock:
-            reg = Registration(name=handler_name(handler), handler=handler, predicate=None,
-                               declared_async=is_declared_async(handler), seq=self._seq,
-                               owner=self._token)
-            self._seq += 1
-            self._registrations.append(reg)
-            self._revision += 1
-        return reg
-
-    @property
-    def handlers(self) -> tuple[Callable[[SignalT], Any], ...]:
-        """The registered handlers, in registration order (what a façade's handler list held)."""
-        return tuple(reg.handler for reg in self._registrations)
-
-    def remove_handler(self, handler: Callable[[SignalT], Any]) -> None:
-        """Remove the first registration whose handler equals *handler*, as ``list.remove`` does
-        (``==``, so an equal bound method is found); ValueError when there is none."""
-        with self._lock:
-            for index, reg in enumerate(self._registrations):
-                if reg.handler == handler:
-                    del self._registrations[index]
-                    self._revision += 1
-                    return
-        raise ValueError("list.remove(x): x not in list")
-
-    def clear(self) -> None:
-        """Remove every registration."""
-        with self._lock:
-            if self._registrations:
-                self._registrations.clear()
-                self._revision += 1
-
-    async def fan_out(self, step: Step, **hooks: Any) -> DispatchReport:
-        """``entries.fan_out`` over this table's handlers (a snapshot taken now), under this
-        dispatcher's policy, logger and offload; *hooks* are fan_out's ``failed``, ``group``,
-        ``translated``, ``stop`` (and ``offload``, for this call)."""
-        return await fan_out(self.policy, self.handlers, step, logger=self.logger, **{"offload": self.offload, **hooks})
-
     def unsubscribe(self, registration: Registration) -> bool:
-        """Remove one registration; False when it is not (or no longer) registered here."""
+        """Remove one registration; False when it is not (or no longer) registered."""
         with self._lock:
             for index, reg in enumerate(self._registrations):
                 if reg is registration:
@@ -174,161 +124,162 @@ class FanoutDispatcher(Generic[SignalT]):
                     return True
         return False
 
-    # -- async entry --------------------------------------------------------------------------
+    # -- async entry -------------------------------------------------------------------
 
     async def emit(self, signal: SignalT) -> DispatchReport:
         check_signal(self.signal_type, signal)
-        regs = self.registrations  # a registration made during this emit waits for the next one
-        state = _Emit()
+        # a registration made during this emit waits for the next one
+        regs = self.registrations
+        state = EmitState()
         for index, phase in enumerate(self.policy.phases):
-            phase_slots = [Slot(reg=r, phase=index) for r in regs if _selects(phase, r)]
+            phase_slots = [Slot(reg=r, phase=index) for r in regs if selects(phase, r)]
             state.slots.extend(phase_slots)
             await self._run_phase(phase, phase_slots, signal, state)
-        return self._report(state)
+        return emit_report(state)
 
     async def wait_detached(self) -> None:
-        """Wait for every DETACH_BOUNDED phase still running (each is bounded by its deadline)."""
+        """Wait for every DETACH_BOUNDED phase still running (each is bounded by its
+        deadline)."""
         while self._detached:
             await asyncio.wait(set(self._detached))
 
-    async def _run_phase(self, phase: DispatchPhase, slots: list[Slot], signal: Any, state: _Emit) -> None:
+    async def _run_phase(
+        self,
+        phase: DispatchPhase,
+        slots: list[Slot],
+        signal: Any,
+        state: EmitState,
+    ) -> None:
         loop = asyncio.get_running_loop()
-        deadline = (
-            None if isinstance(phase.deadline_seconds, UnsetType) else loop.time() + phase.deadline_seconds
-        )
+        deadline = phase_deadline(phase, loop)
         if phase.invocation.completion is CompletionTiming.DETACH_BOUNDED:
-            # The background run works on its own slots; this emit reports the phase as detached.
+            # The background run works on its own slots; this emit reports the phase as
+            # detached.
             shadow = [Slot(reg=s.reg, phase=s.phase) for s in slots]
             for slot in slots:
                 slot.settle(OutcomeStatus.DETACHED)
-            self._detach(self._phase_body(phase, shadow, signal, _Emit(), deadline))
+            self._detach(self._phase_body(phase, shadow, signal, EmitState(), deadline))
             return
         await self._phase_body(phase, slots, signal, state, deadline)
 
     async def _phase_body(
-        self, phase: DispatchPhase, slots: list[Slot], signal: Any, state: _Emit, deadline: float | None
+        self,
+        phase: DispatchPhase,
+        slots: list[Slot],
+        signal: Any,
+        state: EmitState,
+        deadline: float | None,
     ) -> None:
         steps = PhaseSteps(phase, signal, self.logger, offload=self.offload)
-        run = run_concurrent if phase.concurrency is DispatchConcurrency.CONCURRENT else run_sequential
+        run = runner_for(phase)
         expired = await run(slots, steps.invoke, phase.invocation.completion, deadline)
         pending = [s for s in slots if s.awaitable is not None]
         try:
-            finish_stage(slots, phase.invocation, gather_stage=False, label="invocation")
+            finish_stage(
+                slots,
+                phase.invocation,
+                gather_stage=False,
+                label="invocation",
+            )
         except BaseException:
-            self._abandon(pending, OutcomeStatus.DISCARDED, "the invocation stage failed")
+            self._abandon(
+                pending,
+                OutcomeStatus.DISCARDED,
+                "the invocation stage failed",
+            )
             raise
         second = phase.returned_awaitables
         if pending and expired:
-            self._abandon(pending, OutcomeStatus.NOT_STARTED, None)  # the deadline disposition speaks
+            # the deadline disposition speaks
+            self._abandon(pending, OutcomeStatus.NOT_STARTED, None)
         elif pending and not isinstance(second, UnsetType):
             if second.completion is CompletionTiming.DETACH_BOUNDED:
-                shadow = [Slot(reg=s.reg, phase=s.phase, awaitable=s.awaitable) for s in pending]
+                shadow = [_shadow(s) for s in pending]
                 for slot in pending:
                     slot.awaitable = None
                     slot.settle(OutcomeStatus.DETACHED)
                 self._detach(self._gather_detached(phase, steps, shadow, deadline))
                 return
-            expired = await run_concurrent(pending, steps.await_returned, second.completion, deadline)
-            finish_stage(pending, second, gather_stage=True, label="returned awaitables")
+            expired = await run_concurrent(
+                pending,
+                steps.await_returned,
+                second.completion,
+                deadline,
+            )
+            finish_stage(
+                pending,
+                second,
+                gather_stage=True,
+                label="returned awaitables",
+            )
         if expired:
             self._deadline_expired(phase, state)
 
     async def _gather_detached(
-        self, phase: DispatchPhase, steps: PhaseSteps, shadow: list[Slot], deadline: float | None
+        self,
+        phase: DispatchPhase,
+        steps: PhaseSteps,
+        shadow: list[Slot],
+        deadline: float | None,
     ) -> None:
         stage = phase.returned_awaitables
-        assert not isinstance(stage, UnsetType)  # the caller only detaches an existing second stage
-        expired = await run_concurrent(shadow, steps.await_returned, stage.completion, deadline)
+        if isinstance(
+            stage,
+            UnsetType,
+        ):  # the caller only detaches an existing second stage
+            raise RuntimeError("detached gather without a returned-awaitables stage")
+        expired = await run_concurrent(
+            shadow,
+            steps.await_returned,
+            stage.completion,
+            deadline,
+        )
         finish_stage(shadow, stage, gather_stage=True, label="returned awaitables")
         if expired:
-            self._deadline_expired(phase, _Emit())
+            self._deadline_expired(phase, EmitState())
 
     def _detach(self, body: Any) -> None:
         task = asyncio.get_running_loop().create_task(body)
-        self._detached.add(task)  # a strong reference, or the loop may drop the task mid-flight
+        self._detached.add(
+            task,
+        )  # a strong reference, or the loop may drop the task mid-flight
         task.add_done_callback(self._detached_done)
 
     def _detached_done(self, task: asyncio.Task[None]) -> None:
         self._detached.discard(task)
         if not task.cancelled() and task.exception() is not None:
-            self.logger.error("detached dispatch phase failed", exc_info=task.exception())
+            self.logger.error(
+                "detached dispatch phase failed",
+                exc_info=task.exception(),
+            )
 
-    def _abandon(self, pending: Sequence[Slot], status: OutcomeStatus, why: str | None) -> None:
-        # SessionObserver compatibility: awaitables returned before a failure are never awaited;
-        # the warning is the diagnostic the ADR asks the facade to emit until migration removes it.
+    def _abandon(
+        self,
+        pending: Sequence[Slot],
+        status: OutcomeStatus,
+        why: str | None,
+    ) -> None:
+        # SessionObserver compatibility: awaitables returned before a failure are never
+        # awaited; the warning is the diagnostic the ADR asks the facade to emit until
+        # migration removes it.
         for slot in pending:
             close_unawaited(slot.awaitable)
             slot.awaitable = None
             slot.settle(status)
         if pending and why is not None:
-            self.logger.warning("%d returned awaitable(s) abandoned unawaited because %s", len(pending), why)
+            self.logger.warning(
+                "%d returned awaitable(s) abandoned unawaited because %s",
+                len(pending),
+                why,
+            )
 
-    def _deadline_expired(self, phase: DispatchPhase, state: _Emit) -> None:
+    def _deadline_expired(self, phase: DispatchPhase, state: EmitState) -> None:
         state.expired = True
         disposition = phase.deadline_disposition
         message = f"dispatch deadline of {phase.deadline_seconds}s expired"
-        if disposition is DD.RAISE:
-            raise DeadlineExceeded(message, self._report(state))
-        if disposition is DD.LOG_AND_STOP:
+        if disposition is DeadlineDisposition.RAISE:
+            raise DeadlineExceededError(message, emit_report(state))
+        if disposition is DeadlineDisposition.LOG_AND_STOP:
             self.logger.warning("%s; unfinished handlers were stopped", message)
-        # SILENT_STOP (no timeout log, as TerminalCallback) and RETURN_REPORT: the report carries it.
-
-    # -- sync entry ---------------------------------------------------------------------------
-
-    def preflight_sync(self) -> DispatchSnapshot:
-        """Take the registration snapshot a synchronous owner needs, before its domain mutation."""
-        if not self.policy.has_sync_entry:
-            raise SyncEntryError(
-                "this dispatch policy has no sync entry (sync_entry=UNAVAILABLE); use emit()"
-            )
-        with self._lock:
-            regs, revision = tuple(self._registrations), self._revision
-        for phase in self.policy.phases:
-            if phase.sync_entry is not SyncEntryPolicy.REJECT_DECLARED_ASYNC_BEFORE_OWNER_EFFECT:
-                continue
-            for reg in regs:
-                if _selects(phase, reg) and reg.declared_async:
-                    raise SyncEntryError(
-                        f"declared-async handler {reg.name!r} cannot run from the sync entry;"
-                        " use the async entry"
-                    )
-        return DispatchSnapshot(owner=self._token, revision=revision, registrations=regs)
-
-    def emit_sync(self, signal: SignalT, *, snapshot: DispatchSnapshot) -> DispatchReport:
-        if not self.policy.has_sync_entry:
-            raise SyncEntryError(
-                "this dispatch policy has no sync entry (sync_entry=UNAVAILABLE); use emit()"
-            )
-        if not isinstance(snapshot, DispatchSnapshot) or snapshot.owner is not self._token:
-            raise SnapshotError("the snapshot was taken from another dispatcher")
-        if snapshot.revision != self._revision:
-            raise SnapshotError(
-                f"the snapshot is from registration revision {snapshot.revision},"
-                f" now {self._revision}; preflight again"
-            )
-        check_signal(self.signal_type, signal)
-        state = _Emit()
-        for index, phase in enumerate(self.policy.phases):
-            steps = PhaseSteps(phase, signal, self.logger, offload=self.offload)
-            phase_slots = [Slot(reg=r, phase=index) for r in snapshot.registrations if _selects(phase, r)]
-            state.slots.extend(phase_slots)
-            stopped = False
-            for slot in phase_slots:  # sync-entry-requires-sequential-inline guarantees this shape
-                if stopped:
-                    slot.settle(OutcomeStatus.NOT_STARTED)
-                    continue
-                steps.invoke_sync(slot)
-                stopped = slot.abort or (
-                    phase.invocation.completion is not CompletionTiming.AWAIT_ALL and slot.triggers_stop
-                )
-            finish_stage(phase_slots, phase.invocation, gather_stage=False, label="invocation")
-        return self._report(state)
-
-    # -- helpers ------------------------------------------------------------------------------
-
-    def _report(self, state: _Emit) -> DispatchReport:
-        # Always registration order, whatever preserve_registration_order says: the ADR makes even
-        # concurrent execution report "in deterministic registration order".
-        matched = [s for s in state.slots if s.matched or s.status is not None]
-        matched.sort(key=lambda s: s.reg.seq)
-        return DispatchReport(outcomes=tuple(s.outcome() for s in matched), deadline_expired=state.expired)
+        # SILENT_STOP (no timeout log, as TerminalCallback) and RETURN_REPORT: the
+        # report carries it.

@@ -1,4 +1,5 @@
-"""The parts of a fan-out policy: stages and phases, validated at construction against ADR D2's rules."""
+"""The parts of a fan-out policy: stages and phases, validated at construction against
+ADR D2's rules."""
 
 from __future__ import annotations
 
@@ -8,33 +9,21 @@ from typing import ClassVar
 
 from ._rules import Violations, phase_rules, stage_rules
 from ._vocab import (
-    CompletionTiming as CT,
-)
-from ._vocab import (
+    CompletionTiming,
     DeadlineDisposition,
     DispatchConcurrency,
+    DispatchFailure,
+    ErrorSurface,
     HandlerCancellation,
+    HandlerClassification,
     PredicateFailure,
+    ReturnedAwaitableDisposition,
+    ReturnedValueClassifier,
     Selector,
     SyncEntryPolicy,
     SyncHandlerMode,
     Unset,
     UnsetType,
-)
-from ._vocab import (
-    DispatchFailure as DF,
-)
-from ._vocab import (
-    ErrorSurface as ES,
-)
-from ._vocab import (
-    HandlerClassification as HC,
-)
-from ._vocab import (
-    ReturnedAwaitableDisposition as RAD,
-)
-from ._vocab import (
-    ReturnedValueClassifier as RVC,
 )
 from .errors import PolicyError
 
@@ -44,9 +33,13 @@ SELECTORS: frozenset[str] = frozenset({"all", "declared_sync", "declared_async"}
 
 
 def _check_enums(obj: object, fields: dict[str, type[Enum]]) -> None:
-    # Type errors are raised alone and first: the combination rules below assume real enums.
+    # Type errors are raised alone and first: the combination rules below assume real
+    # enums.
     bad = [
-        ("field-type", f"{type(obj).__name__}.{name} must be {kind.__name__}, got {getattr(obj, name)!r}")
+        (
+            "field-type",
+            f"{type(obj).__name__}.{name} must be {kind.__name__}, got {getattr(obj, name)!r}",
+        )
         for name, kind in fields.items()
         if not isinstance(getattr(obj, name), kind)
     ]
@@ -56,17 +49,18 @@ def _check_enums(obj: object, fields: dict[str, type[Enum]]) -> None:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DispatchStagePolicy:
-    """Failure, completion, error surface and handler cancellation of one dispatch stage."""
+    """Failure, completion, error surface and handler cancellation of one dispatch
+    stage."""
 
-    failure: DF
-    completion: CT
-    error_surface: ES
+    failure: DispatchFailure
+    completion: CompletionTiming
+    error_surface: ErrorSurface
     handler_cancellation: HandlerCancellation
 
     _ENUMS: ClassVar[dict[str, type[Enum]]] = {
-        "failure": DF,
-        "completion": CT,
-        "error_surface": ES,
+        "failure": DispatchFailure,
+        "completion": CompletionTiming,
+        "error_surface": ErrorSurface,
         "handler_cancellation": HandlerCancellation,
     }
 
@@ -78,15 +72,17 @@ class DispatchStagePolicy:
 
     @property
     def catches_base_exception(self) -> bool:
-        """Whether the stage collects whatever a handler raises and drains before re-raising it.
+        """Whether the stage collects whatever a handler raises and drains before
+        re-raising it.
 
-        COLLECT failures, AWAIT_ALL and COLLECT cancellations leave nothing that may end the stage
-        early, so a KeyboardInterrupt or SystemExit is collected too (MessageManager: "Both catch
-        BaseException, drain later callbacks, then re-raise one value or a BaseExceptionGroup").
+        COLLECT failures, AWAIT_ALL and COLLECT cancellations leave nothing that may end
+        the stage early, so a KeyboardInterrupt or SystemExit is collected too
+        (MessageManager: "Both catch BaseException, drain later callbacks, then re-raise
+        one value or a BaseExceptionGroup").
         """
         return (
-            self.failure is DF.COLLECT
-            and self.completion is CT.AWAIT_ALL
+            self.failure is DispatchFailure.COLLECT
+            and self.completion is CompletionTiming.AWAIT_ALL
             and self.handler_cancellation is HandlerCancellation.COLLECT
         )
 
@@ -98,9 +94,9 @@ class DispatchPhase:
     selector: Selector
     concurrency: DispatchConcurrency
     sync_handlers: SyncHandlerMode
-    handler_classification: HC
-    returned_value_classifier: RVC
-    returned_awaitable: RAD
+    handler_classification: HandlerClassification
+    returned_value_classifier: ReturnedValueClassifier
+    returned_awaitable: ReturnedAwaitableDisposition
     sync_entry: SyncEntryPolicy
     predicate_failure: PredicateFailure
     invocation: DispatchStagePolicy
@@ -111,9 +107,9 @@ class DispatchPhase:
     _ENUMS: ClassVar[dict[str, type[Enum]]] = {
         "concurrency": DispatchConcurrency,
         "sync_handlers": SyncHandlerMode,
-        "handler_classification": HC,
-        "returned_value_classifier": RVC,
-        "returned_awaitable": RAD,
+        "handler_classification": HandlerClassification,
+        "returned_value_classifier": ReturnedValueClassifier,
+        "returned_awaitable": ReturnedAwaitableDisposition,
         "sync_entry": SyncEntryPolicy,
         "predicate_failure": PredicateFailure,
     }
@@ -123,17 +119,36 @@ class DispatchPhase:
         bad: Violations = []
         if self.selector not in SELECTORS:
             bad.append(
-                ("selector-unknown", f"selector must be one of {sorted(SELECTORS)}, got {self.selector!r}")
+                (
+                    "selector-unknown",
+                    f"selector must be one of {sorted(SELECTORS)}, got {self.selector!r}",
+                ),
             )
         if not isinstance(self.invocation, DispatchStagePolicy):
             bad.append(("field-type", "invocation must be a DispatchStagePolicy"))
         if not isinstance(self.returned_awaitables, (DispatchStagePolicy, UnsetType)):
-            bad.append(("field-type", "returned_awaitables must be a DispatchStagePolicy or Unset"))
+            bad.append(
+                (
+                    "field-type",
+                    "returned_awaitables must be a DispatchStagePolicy or Unset",
+                ),
+            )
         if not isinstance(self.deadline_disposition, (DeadlineDisposition, UnsetType)):
-            bad.append(("field-type", "deadline_disposition must be a DeadlineDisposition or Unset"))
+            bad.append(
+                (
+                    "field-type",
+                    "deadline_disposition must be a DeadlineDisposition or Unset",
+                ),
+            )
         d = self.deadline_seconds
-        if not isinstance(d, UnsetType) and (isinstance(d, bool) or not isinstance(d, (int, float))):
-            bad.append(("field-type", f"deadline_seconds must be a number or Unset, got {d!r}"))
+        number = isinstance(d, (int, float)) and not isinstance(d, bool)
+        if not isinstance(d, UnsetType) and not number:
+            bad.append(
+                (
+                    "field-type",
+                    f"deadline_seconds must be a number or Unset, got {d!r}",
+                ),
+            )
         if bad:
             raise PolicyError(bad)
         found = phase_rules(self)
@@ -143,7 +158,9 @@ class DispatchPhase:
     @property
     def stages(self) -> tuple[DispatchStagePolicy, ...]:
         second = self.returned_awaitables
-        return (self.invocation,) if isinstance(second, UnsetType) else (self.invocation, second)
+        if isinstance(second, UnsetType):
+            return (self.invocation,)
+        return (self.invocation, second)
 
     @property
     def has_sync_entry(self) -> bool:

@@ -1,4 +1,5 @@
-"""Fan-out dispatch policies: ordered phases, validated as a whole, and the ADR's named profiles."""
+"""Fan-out dispatch policies: ordered phases, validated as a whole, and the ADR's named
+profiles."""
 
 from __future__ import annotations
 
@@ -33,9 +34,10 @@ __all__ = ["DispatchPolicy"]
 class DispatchPolicy:
     """Ordered phases that together select every registration exactly once.
 
-    `preserve_registration_order` governs invocation order only: True promises that handlers are
-    invoked (sequential) or started (concurrent) in registration order; False waives that promise,
-    though this kernel still keeps it. The report is in registration order either way.
+    `preserve_registration_order` governs invocation order only: True promises that
+    handlers are invoked (sequential) or started (concurrent) in registration order;
+    False waives that promise, though this kernel still keeps it. The report is in
+    registration order either way.
     """
 
     phases: tuple[DispatchPhase, ...]
@@ -45,7 +47,9 @@ class DispatchPolicy:
         if isinstance(self.phases, list):
             object.__setattr__(self, "phases", tuple(self.phases))
         bad: Violations = []
-        if not isinstance(self.phases, tuple) or not all(isinstance(p, DispatchPhase) for p in self.phases):
+        phases: Any = self.phases
+        typed = isinstance(phases, tuple)
+        if not typed or not all(isinstance(p, DispatchPhase) for p in phases):
             bad.append(("field-type", "phases must be a tuple of DispatchPhase"))
         if not isinstance(self.preserve_registration_order, bool):
             bad.append(("field-type", "preserve_registration_order must be a bool"))
@@ -77,30 +81,44 @@ class DispatchPolicy:
         deadline_disposition: DeadlineDisposition | str = "none",
         deadline_seconds: float | None = None,
     ) -> DispatchPolicy:
-        """One ``selector="all"`` phase spelled by its axis values, every one given (no default
-        is taken for an axis): the form planeshift's reports use and migrated owners are
-        written in. ``deadline_disposition="none"`` goes with ``deadline_seconds=None`` (no
-        deadline); any other disposition needs the seconds. Validated like any policy."""
+        """One ``selector="all"`` phase spelled by its axis values, every one given (no
+        default is taken for an axis): the form planeshift's reports use and migrated
+        owners are written in. ``deadline_disposition="none"`` goes with
+        ``deadline_seconds=None`` (no deadline); any other disposition needs the
+        seconds. Validated like any policy."""
         given: dict[str, Any] = {
-            "concurrency": concurrency, "failure": failure, "completion": completion,
-            "error_surface": error_surface, "sync_handlers": sync_handlers,
+            "concurrency": concurrency,
+            "failure": failure,
+            "completion": completion,
+            "error_surface": error_surface,
+            "sync_handlers": sync_handlers,
             "handler_classification": handler_classification,
             "returned_value_classifier": returned_value_classifier,
-            "returned_awaitable": returned_awaitable, "sync_entry": sync_entry,
-            "handler_cancellation": handler_cancellation, "predicate_failure": predicate_failure,
+            "returned_awaitable": returned_awaitable,
+            "sync_entry": sync_entry,
+            "handler_cancellation": handler_cancellation,
+            "predicate_failure": predicate_failure,
         }
-        values = {name: _member(_AXIS_ENUMS[name], name, value) for name, value in given.items()}
+        values: dict[str, Any] = {}
+        for name, value in given.items():
+            values[name] = _member(_AXIS_ENUMS[name], name, value)
         timed: dict[str, Any] = {}
         if deadline_disposition != "none" or deadline_seconds is not None:
+            seconds = Unset if deadline_seconds is None else deadline_seconds
             timed = {
-                "deadline_disposition": _member(DeadlineDisposition, "deadline_disposition",
-                                                deadline_disposition),
-                "deadline_seconds": Unset if deadline_seconds is None else deadline_seconds,
+                "deadline_disposition": _member(
+                    DeadlineDisposition,
+                    "deadline_disposition",
+                    deadline_disposition,
+                ),
+                "deadline_seconds": seconds,
             }
         stage = DispatchStagePolicy(**{k: values.pop(k) for k in _STAGE_AXES})
-        return cls(phases=(DispatchPhase(selector="all", invocation=stage, **values, **timed),))
+        phase = DispatchPhase(selector="all", invocation=stage, **values, **timed)
+        return cls(phases=(phase,))
 
-    # Named constructors: the ADR's pinned compatibility profiles (phases spelled out in profiles.py).
+    # Named constructors: the ADR's pinned compatibility profiles (phases spelled out in
+    # profiles.py).
     @classmethod
     def scheduler(cls) -> DispatchPolicy:
         return cls(phases=profiles.scheduler())
@@ -127,12 +145,17 @@ class DispatchPolicy:
 
 
 _AXIS_ENUMS: dict[str, type[Enum]] = {
-    "concurrency": DispatchConcurrency, "failure": DispatchFailure, "completion": CompletionTiming,
-    "error_surface": ErrorSurface, "sync_handlers": SyncHandlerMode,
+    "concurrency": DispatchConcurrency,
+    "failure": DispatchFailure,
+    "completion": CompletionTiming,
+    "error_surface": ErrorSurface,
+    "sync_handlers": SyncHandlerMode,
     "handler_classification": HandlerClassification,
     "returned_value_classifier": ReturnedValueClassifier,
-    "returned_awaitable": ReturnedAwaitableDisposition, "sync_entry": SyncEntryPolicy,
-    "handler_cancellation": HandlerCancellation, "predicate_failure": PredicateFailure,
+    "returned_awaitable": ReturnedAwaitableDisposition,
+    "sync_entry": SyncEntryPolicy,
+    "handler_cancellation": HandlerCancellation,
+    "predicate_failure": PredicateFailure,
 }
 _STAGE_AXES = "failure completion error_surface handler_cancellation".split()
 
@@ -144,4 +167,6 @@ def _member(kind: type[Enum], axis: str, value: Any) -> Any:
         return kind(value)
     except ValueError:
         known = ", ".join(m.value for m in kind)  # type: ignore[attr-defined]
-        raise PolicyError([("field-type", f"{axis} must be one of {known}, got {value!r}")]) from None
+        raise PolicyError(
+            [("field-type", f"{axis} must be one of {known}, got {value!r}")],
+        ) from None

@@ -1,4 +1,5 @@
-"""ADR-0120 D5 ports: staging inside the owner's transaction versus delivery after commit."""
+"""ADR-0120 D5 ports: staging inside the owner's transaction versus delivery after
+commit."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TransactionRef:
-    """The domain owner's open transaction, by identity only: a participant never commits it."""
+    """The domain owner's open transaction, by identity only: a participant never
+    commits it."""
 
     id: str
     owner: str
@@ -30,7 +32,8 @@ class TransactionRef:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PendingDomainFact:
-    """A fact the owner is about to commit; `payload` should be an immutable wire snapshot."""
+    """A fact the owner is about to commit; `payload` should be an immutable wire
+    snapshot."""
 
     kind: str
     subject: str
@@ -39,14 +42,16 @@ class PendingDomainFact:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommitRefs:
-    """What a participant staged (evidence rows, outbox intents), committed with the owner or not at all."""
+    """What a participant staged (evidence rows, outbox intents), committed with the
+    owner or not at all."""
 
     refs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommittedDeliveryIntent:
-    """A committed outbox intent; `idempotency_key` is what makes a retried delivery safe."""
+    """A committed outbox intent; `idempotency_key` is what makes a retried delivery
+    safe."""
 
     intent_id: str
     idempotency_key: str
@@ -63,7 +68,8 @@ class DeliveryStatus(str, Enum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeliveryResult:
-    """A delivery attempt's result; it changes delivery state, never the committed source outcome."""
+    """A delivery attempt's result; it changes delivery state, never the committed
+    source outcome."""
 
     status: DeliveryStatus
     detail: str | UnsetType = Unset
@@ -74,15 +80,20 @@ class DeliveryResult:
 class CommitParticipant(Protocol):
     """Stages required evidence or an outbox intent inside the owner's transaction.
 
-    It may fail the commit before it happens; it never performs network delivery and is never
-    scheduled by a FanoutDispatcher.
+    It may fail the commit before it happens; it never performs network delivery and is
+    never scheduled by a FanoutDispatcher.
     """
 
-    async def stage(self, transaction: TransactionRef, fact: PendingDomainFact) -> CommitRefs: ...
+    async def stage(
+        self,
+        transaction: TransactionRef,
+        fact: PendingDomainFact,
+    ) -> CommitRefs: ...
 
 
 @runtime_checkable
 class DeliverySink(Protocol):
-    """Delivers a committed intent; its failure changes delivery state, not the domain outcome."""
+    """Delivers a committed intent; its failure changes delivery state, not the domain
+    outcome."""
 
     async def deliver(self, committed: CommittedDeliveryIntent) -> DeliveryResult: ...

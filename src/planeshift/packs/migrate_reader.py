@@ -14,6 +14,8 @@ from typing import Any
 
 from .model import (
     DEFAULT_IMPORTS,
+    ADAPTER_TEMPLATES,
+    DECLARATIONS,
     DEFAULT_TEMPLATES,
     MIGRATE_PLANES,
     PLACEHOLDERS,
@@ -31,19 +33,24 @@ _BUILTINS = frozenset(dir(builtins))
 def read_pack_migrate(reader: ValueReader, data: Any, key: str = "migrate") -> PackMigrate:
     if data is None:
         return PackMigrate()
-    data = reader.mapping(data, key, ("kernel_module", "imports", "templates"))
+    data = reader.mapping(data, key, ("kernel_module", "imports", "templates", "declarations"))
+    declarations = data.get("declarations", "read")
+    if declarations not in DECLARATIONS:
+        raise reader.fail(f"{key}.declarations",
+                          f"{declarations!r} is not one of {', '.join(DECLARATIONS)}")
     kernel = data.get("kernel_module")
     if kernel is not None and not DOTTED.match(str(kernel)):
         raise reader.fail(f"{key}.kernel_module", f"{kernel!r} is not a dotted module name")
     imports = _imports(reader, data.get("imports"), f"{key}.imports")
     names = imported_names(imports)
-    templates = dict(DEFAULT_TEMPLATES)
+    templates = dict(DEFAULT_TEMPLATES if declarations == "read" else ADAPTER_TEMPLATES)
     if data.get("templates") is not None:
         raw = reader.mapping(data["templates"], f"{key}.templates", MIGRATE_PLANES)
         templates = {plane: check_template(reader, text, f"{key}.templates.{plane}", names,
                                            PLACEHOLDERS)
                      for plane, text in raw.items()}
-    return PackMigrate(kernel_module=kernel, templates=tuple(templates.items()), imports=imports)
+    return PackMigrate(kernel_module=kernel, templates=tuple(templates.items()), imports=imports,
+                       declarations=declarations)
 
 
 def read_mechanism_migrate(reader: ValueReader, data: Any, key: str,

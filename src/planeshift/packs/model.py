@@ -132,15 +132,28 @@ MIGRATE_PLANES = (
     "interceptor", "subscriber", "observing_subscriber", "commit_participant", "delivery_sink",
 )
 PLACEHOLDERS = ("handler", "name", "stage", "order", "policy")
+DECLARATIONS = ("read", "always")  # a pack's migrate.declarations
 DEFAULT_KERNEL_MODULE = "planeshift.kernels"
 DEFAULT_IMPORTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("{kernel}", ("CommitParticipant", "DeliverySink", "InterceptorRegistration")),
     ("{kernel}.adapters", ("SinkRegistration", "Subscription", "as_interceptor", "as_sink",
                            "as_subscriber", "awaiting", "scheduling")),
 )
+# A call site hands the owner its typed registration itself: only an owner that reads
+# declarations (one on the kernels, `migrate --owners`) is registered with, and its façade
+# unwraps it (kernels' Declarations.accept).
 DEFAULT_TEMPLATES: tuple[tuple[str, str], ...] = (
+    ("interceptor", "InterceptorRegistration(name={name}, stage={stage}, handler={handler})"),
+    ("subscriber", "Subscription(name={name}, policy={policy}, handler={handler})"),
+    ("delivery_sink", "SinkRegistration(name={name}, port=DeliverySink, handler={handler})"),
+    ("commit_participant", "SinkRegistration(name={name}, port=CommitParticipant, "
+                           "handler={handler})"),
+)
+# With `declarations: always`, a call site keeps handing its legacy API the bare handler: the
+# typed registration goes through an adapter that returns it.
+ADAPTER_TEMPLATES: tuple[tuple[str, str], ...] = (
     ("interceptor", "as_interceptor(InterceptorRegistration(name={name}, stage={stage}, "
-                    "handler={handler}, order={order}))"),
+                    "handler={handler}))"),
     ("subscriber", "as_subscriber(Subscription(name={name}, policy={policy}, handler={handler}))"),
     ("delivery_sink", "as_sink(SinkRegistration(name={name}, port=DeliverySink, "
                       "handler={handler}))"),
@@ -157,6 +170,10 @@ class PackMigrate:
     kernel_module: str | None = None  # the default for --kernel-module
     templates: tuple[tuple[str, str], ...] = DEFAULT_TEMPLATES  # plane -> expression template
     imports: tuple[tuple[str, tuple[str, ...]], ...] = DEFAULT_IMPORTS  # module -> names
+    # "read": a call site is rewritten only for an owner that reads declarations (on the
+    # kernels after `migrate --owners`); "always": every classified call site, through
+    # templates that hand the legacy API the bare handler (adapters)
+    declarations: str = "read"
 
 
 @dataclass(frozen=True, slots=True)

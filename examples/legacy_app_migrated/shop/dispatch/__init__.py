@@ -1,9 +1,11 @@
 # planeshift-vendored: planeshift.kernels 0.1.0 as shop.dispatch
-# Vendored from planeshift.kernels/__init__.py (planeshift 0.1.0) by `planeshift kernels vendor`.
-# Do not edit: re-run that command to update this copy.
-"""Reference ADR-0120 D2/D5 kernels (interceptor chain, fan-out dispatcher, delivery ports), stdlib only.
+# Vendored from planeshift.kernels/__init__.py (planeshift 0.1.0).
+# Do not edit: re-run `planeshift kernels vendor` to update this copy.
+"""Reference ADR-0120 D2/D5 kernels (interceptor chain, fan-out dispatcher, delivery
+ports), stdlib only.
 
-Every import inside this package is relative so the package can be vendored under any name.
+Every import inside this package is relative so the package can be vendored under any
+name.
 """
 
 from __future__ import annotations
@@ -28,13 +30,14 @@ from ._vocab import (
     Unset,
     UnsetType,
 )
+from .declarations import Declaration, Declarations
 from .entries import Call, Step, fan_out
 from .entries_sync import SyncCall, SyncStep, fan_out_sync
 from .errors import (
-    DeadlineExceeded,
+    DeadlineExceededError,
     HandlerCancelled,
     PolicyError,
-    ReturnedAwaitableRejected,
+    ReturnedAwaitableRejectedError,
     SnapshotError,
     SyncEntryError,
 )
@@ -68,7 +71,9 @@ __all__ = [
     "CommittedDeliveryIntent",
     "CompletionTiming",
     "DeadlineDisposition",
-    "DeadlineExceeded",
+    "DeadlineExceededError",
+    "Declaration",
+    "Declarations",
     "DeliveryResult",
     "DeliverySink",
     "DeliveryStatus",
@@ -98,7 +103,7 @@ __all__ = [
     "RecordedDecision",
     "Registration",
     "ReturnedAwaitableDisposition",
-    "ReturnedAwaitableRejected",
+    "ReturnedAwaitableRejectedError",
     "ReturnedValueClassifier",
     "Selector",
     "SnapshotError",

@@ -1,21 +1,22 @@
 # planeshift-vendored: planeshift.kernels 0.1.0 as shop.dispatch
-# Vendored from planeshift.kernels/_compat.py (planeshift 0.1.0) by `planeshift kernels vendor`.
-# Do not edit: re-run that command to update this copy.
-"""What the kernels use from Python 3.11 that 3.10 lacks, in one form for both (a vendoring
-target may declare ``requires-python >= 3.10``).
+# Vendored from planeshift.kernels/_compat.py (planeshift 0.1.0).
+# Do not edit: re-run `planeshift kernels vendor` to update this copy.
+"""What the kernels use from Python 3.11 that 3.10 lacks, in one form for both (a
+vendoring target may declare ``requires-python >= 3.10``).
 
-On 3.11 and later every name here is the standard library's own, so nothing changes there. On
-3.10: the exception groups come from the ``exceptiongroup`` backport (anyio depends on it there);
-``deadline_at`` is a ``loop.call_at`` timer that cancels the task and turns that cancellation into
-``TimeoutError``; and ``cancelling`` counts the cancellations the kernels themselves requested
-(``cancel``, ``deadline_at``) plus one that an anyio cancel scope delivered, since 3.10's tasks keep
-no count of their own.
+On 3.11 and later every name here is the standard library's own, so nothing changes
+there. On 3.10: the exception groups come from the ``exceptiongroup`` backport (anyio
+depends on it there); ``deadline_at`` is a ``loop.call_at`` timer that cancels the task
+and turns that cancellation into ``TimeoutError``; and ``cancelling`` counts the
+cancellations the kernels themselves requested (``cancel``, ``deadline_at``) plus one
+that an anyio cancel scope delivered, since 3.10's tasks keep no count of their own.
 
-Known 3.10 limit: a cancellation of the emitting task that neither the kernels nor an anyio cancel
-scope requested (a bare ``task.cancel()`` from outside while a sequential stage awaits an inline
-handler) cannot be told from one the handler raised itself, so the stage settles it as its
-``handler_cancellation`` says; and one requested in the very loop iteration the deadline fires
-merges into the deadline's (as with 3.10's own ``asyncio.wait_for``).
+Known 3.10 limit: a cancellation of the emitting task that neither the kernels nor an
+anyio cancel scope requested (a bare ``task.cancel()`` from outside while a sequential
+stage awaits an inline handler) cannot be told from one the handler raised itself, so
+the stage settles it as its ``handler_cancellation`` says; and one requested in the very
+loop iteration the deadline fires merges into the deadline's (as with 3.10's own
+``asyncio.wait_for``).
 """
 
 from __future__ import annotations
@@ -46,8 +47,9 @@ if sys.version_info >= (3, 11):
         return task.cancelling()
 
     def emitter_cancelling(exc: BaseException) -> bool:
-        # A cancel *requested* on the running task comes from outside (emitter, deadline, sibling
-        # policy); a CancelledError raised while none is pending was raised by the handler itself.
+        # A cancel *requested* on the running task comes from outside (emitter,
+        # deadline, sibling policy); a CancelledError raised while none is pending was
+        # raised by the handler itself.
         task = asyncio.current_task()
         return task is not None and task.cancelling() > 0
 
@@ -58,9 +60,11 @@ else:  # Python 3.10
 
     from exceptiongroup import BaseExceptionGroup, ExceptionGroup
 
-    _requested: weakref.WeakKeyDictionary[asyncio.Task[Any], int] = weakref.WeakKeyDictionary()
+    _Requested = weakref.WeakKeyDictionary[asyncio.Task[Any], int]
+    _requested: _Requested = weakref.WeakKeyDictionary()
     _DEADLINE = "dispatch kernel deadline"
-    _ANYIO = "Cancelled via cancel scope "  # the message every anyio cancel scope delivers
+    # the message every anyio cancel scope delivers
+    _ANYIO = "Cancelled via cancel scope "
 
     def _cancel(task: asyncio.Task[Any], message: str | None) -> None:
         if task.cancel(message):
@@ -79,9 +83,11 @@ else:  # Python 3.10
         return _requested.get(task, 0)
 
     def _carries(exc: BaseException | None, prefix: str) -> bool:
-        # a framework may catch a CancelledError and raise a new one: look down its context too
+        # a framework may catch a CancelledError and raise a new one: look down its
+        # context too
         while exc is not None:
-            if isinstance(exc, asyncio.CancelledError) and exc.args and str(exc.args[0]).startswith(prefix):
+            cancelled = isinstance(exc, asyncio.CancelledError) and exc.args
+            if cancelled and str(exc.args[0]).startswith(prefix):
                 return True
             exc = exc.__context__
         return False
@@ -93,9 +99,9 @@ else:  # Python 3.10
         return cancelling(task) > 0 or _carries(exc, _ANYIO)
 
     class _Deadline:
-        """``asyncio.timeout_at`` for 3.10: ``expired()``, and ``TimeoutError`` out of ``async
-        with`` when the deadline's own cancellation ends the body; any other cancellation leaves
-        as it came."""
+        """``asyncio.timeout_at`` for 3.10: ``expired()``, and ``TimeoutError`` out of
+        ``async with`` when the deadline's own cancellation ends the body; any other
+        cancellation leaves as it came."""
 
         def __init__(self, when: float | None) -> None:
             self._when = when
@@ -121,22 +127,30 @@ else:  # Python 3.10
             return self
 
         def _expire(self) -> None:
-            assert self._task is not None
+            if self._task is None:  # the timer is only armed inside __aenter__
+                return
             self._fired = True
             _cancel(self._task, _DEADLINE)
 
-        async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                            tb: Any) -> None:
+        async def __aexit__(
+            self,
+            exc_type: type[BaseException] | None,
+            exc: BaseException | None,
+            tb: Any,
+        ) -> None:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
-            if not self._fired:
+            if not self._fired or self._task is None:
                 return
-            assert self._task is not None
-            # Ours only when no other cancellation was requested meanwhile and the one leaving
-            # the body is the deadline's own (an outer one would carry no or another message).
-            if (_uncancel(self._task) <= self._before and exc_type is asyncio.CancelledError
-                    and _carries(exc, _DEADLINE)):
+            # Ours only when no other cancellation was requested meanwhile and the one
+            # leaving the body is the deadline's own (an outer one would carry no or
+            # another message).
+            if (
+                _uncancel(self._task) <= self._before
+                and exc_type is asyncio.CancelledError
+                and _carries(exc, _DEADLINE)
+            ):
                 raise TimeoutError from exc
 
     def deadline_at(when: float | None) -> _Deadline:

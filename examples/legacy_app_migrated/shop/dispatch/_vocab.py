@@ -1,6 +1,6 @@
 # planeshift-vendored: planeshift.kernels 0.1.0 as shop.dispatch
-# Vendored from planeshift.kernels/_vocab.py (planeshift 0.1.0) by `planeshift kernels vendor`.
-# Do not edit: re-run that command to update this copy.
+# Vendored from planeshift.kernels/_vocab.py (planeshift 0.1.0).
+# Do not edit: re-run `planeshift kernels vendor` to update this copy.
 """The closed vocabulary of ADR-0120 D2: the Unset sentinel and every policy enum."""
 
 from __future__ import annotations
@@ -31,13 +31,14 @@ __all__ = [
 
 
 class UnsetType:
-    """The type of `Unset`: a field that was not given, distinct from an explicit None."""
+    """The type of `Unset`: a field not given, distinct from an explicit None."""
 
     __slots__ = ()
     _instance: UnsetType | None = None
 
     def __new__(cls) -> UnsetType:
-        # A singleton, so `x is Unset` is the one test and copies/pickles stay identical.
+        # A singleton, so `x is Unset` is the one test and copies/pickles stay
+        # identical.
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -78,8 +79,9 @@ class DispatchFailure(str, Enum):
     PROPAGATE = "propagate"
     COLLECT = "collect"
     ISOLATE = "isolate"
-    # planeshift's addition (docs/kernels.md): isolate every BaseException a handler raises but a
-    # cancellation, KeyboardInterrupt and SystemExit included (lionagi's TerminalCallbackRegistry)
+    # planeshift's addition (docs/kernels.md): isolate every BaseException a handler
+    # raises but a cancellation, KeyboardInterrupt and SystemExit included (lionagi's
+    # TerminalCallbackRegistry)
     ISOLATE_BASE_EXCEPTIONS = "isolate_base_exceptions"
 
 
@@ -107,9 +109,9 @@ class HandlerCancellation(str, Enum):
     PROPAGATE = "propagate"
     TRANSLATE = "translate"
     COLLECT = "collect"
-    # planeshift's addition (docs/kernels.md): a handler's own cancellation cancels the handlers
-    # still running (or not yet started), is neither logged nor raised, and the emit returns
-    # normally (an anyio task group whose child re-raises its cancellation)
+    # planeshift's addition (docs/kernels.md): a handler's own cancellation cancels the
+    # handlers still running (or not yet started), is neither logged nor raised, and the
+    # emit returns normally (an anyio task group whose child re-raises its cancellation)
     CANCEL_SIBLINGS_AND_RETURN = "cancel_siblings_and_return"
 
 
@@ -145,10 +147,13 @@ class ReturnedAwaitableDisposition(str, Enum):
     REJECT = "reject"
 
 
+_REJECT_BEFORE_EFFECT = "reject_declared_async_before_owner_effect"
+
+
 class SyncEntryPolicy(str, Enum):
     UNAVAILABLE = "unavailable"
     ALLOW = "allow"
-    REJECT_DECLARED_ASYNC_BEFORE_OWNER_EFFECT = "reject_declared_async_before_owner_effect"
+    REJECT_DECLARED_ASYNC_BEFORE_OWNER_EFFECT = _REJECT_BEFORE_EFFECT
 
 
 class OutcomeStatus(str, Enum):
@@ -170,7 +175,8 @@ class OutcomeStatus(str, Enum):
 
 
 class StageExceptionPolicy(str, Enum):
-    """How an interceptor stage maps an ordinary handler exception (ADR D2 "exception mapping")."""
+    """How an interceptor stage maps an ordinary handler exception (ADR D2 "exception
+    mapping")."""
 
     PROPAGATE = "propagate"
     DENY = "deny"

@@ -1,23 +1,25 @@
 # planeshift-vendored: planeshift.kernels 0.1.0 as shop.dispatch
-# Vendored from planeshift.kernels/entries.py (planeshift 0.1.0) by `planeshift kernels vendor`.
-# Do not edit: re-run that command to update this copy.
-"""fan_out: the kernel's loop over an owner's own entries, behind an existing façade (ADR-0120 Phase 1).
+# Vendored from planeshift.kernels/entries.py (planeshift 0.1.0).
+# Do not edit: re-run `planeshift kernels vendor` to update this copy.
+"""fan_out: the kernel's loop over an owner's own entries, behind an existing façade
+(ADR-0120 Phase 1).
 
-A façade such as lionagi's TerminalCallbackRegistry keeps what is its own (its registration
-records, entity filters and overrides, counters, the exceptions it raises) and hands the kernel
-the entries it selected for one emission, with the *step* it runs for each one. The kernel owns
-the mechanics the policy names: the order, sequential or concurrent execution, what a failure
-does to the other entries, the error surface, the shared deadline, cancellation, and how each
-handler is called (``call``: classification by declaration or by returned value, thread offload,
-returned-awaitable disposition).
+A façade such as lionagi's TerminalCallbackRegistry keeps what is its own (its
+registration records, entity filters and overrides, counters, the exceptions it raises)
+and hands the kernel the entries it selected for one emission, with the *step* it runs
+for each one. The kernel owns the mechanics the policy names: the order, sequential or
+concurrent execution, what a failure does to the other entries, the error surface, the
+shared deadline, cancellation, and how each handler is called (``call``: classification
+by declaration or by returned value, thread offload, returned-awaitable disposition).
 
     report = await fan_out(policy, entries, lambda entry, call: call(entry.handler, signal))
 
-``step(entry, call)`` returns an awaitable; whatever it raises is that entry's handler failure,
-whatever it returns is the entry's value in the report (registration order: the order of
-*entries*, also for concurrent execution). ``call(handler, *args, **kwargs)`` calls one handler
-as the policy's phase says and returns its value. The policy has one ``selector="all"`` phase and
-no gather stage (GATHER_AFTER_INVOCATIONS needs the registration table: use FanoutDispatcher).
+``step(entry, call)`` returns an awaitable; whatever it raises is that entry's handler
+failure, whatever it returns is the entry's value in the report (registration order: the
+order of *entries*, also for concurrent execution). ``call(handler, *args, **kwargs)``
+calls one handler as the policy's phase says and returns its value. The policy has one
+``selector="all"`` phase and no gather stage (GATHER_AFTER_INVOCATIONS needs the
+registration table: use FanoutDispatcher).
 """
 
 from __future__ import annotations
@@ -37,25 +39,25 @@ from ._calls import (
     run_in_thread,
 )
 from ._hooks import OwnerHooks
-from ._runner import Slot, run_concurrent, run_sequential
+from ._runner import Slot, phase_deadline, runner_for
 from ._steps import PhaseSteps
 from ._surface import finish_stage
 from ._vocab import (
     CompletionTiming,
+    DeadlineDisposition,
     DispatchConcurrency,
     OutcomeStatus,
+    ReturnedAwaitableDisposition,
     SyncHandlerMode,
-    UnsetType,
 )
-from ._vocab import DeadlineDisposition as DD
-from ._vocab import ReturnedAwaitableDisposition as RAD
-from .errors import DeadlineExceeded, PolicyError, ReturnedAwaitableRejected
+from .errors import DeadlineExceededError, PolicyError, ReturnedAwaitableRejectedError
 from .policy import DispatchPolicy
 from .report import DispatchReport, Registration
 
 __all__ = ["Call", "Step", "fan_out"]
 
 _logger = logging.getLogger(__name__)
+_GATHER = ReturnedAwaitableDisposition.GATHER_AFTER_INVOCATIONS
 
 Call = Callable[..., Awaitable[Any]]
 Step = Callable[[Any, Call], Awaitable[Any]]
@@ -67,10 +69,20 @@ def _check(policy: DispatchPolicy) -> None:
     bad = []
     if len(policy.phases) != 1 or policy.phases[0].selector != "all":
         bad.append(("fan-out-single-phase", "fan_out runs one selector='all' phase"))
-    elif policy.phases[0].returned_awaitable is RAD.GATHER_AFTER_INVOCATIONS:
-        bad.append(("fan-out-no-gather", "fan_out cannot GATHER_AFTER_INVOCATIONS: use FanoutDispatcher"))
+    elif policy.phases[0].returned_awaitable is _GATHER:
+        bad.append(
+            (
+                "fan-out-no-gather",
+                "fan_out cannot GATHER_AFTER_INVOCATIONS: use FanoutDispatcher",
+            ),
+        )
     elif policy.phases[0].invocation.completion is CompletionTiming.DETACH_BOUNDED:
-        bad.append(("fan-out-no-detach", "fan_out cannot DETACH_BOUNDED: use FanoutDispatcher"))
+        bad.append(
+            (
+                "fan-out-no-detach",
+                "fan_out cannot DETACH_BOUNDED: use FanoutDispatcher",
+            ),
+        )
     if bad:
         raise PolicyError(bad)
 
@@ -83,11 +95,19 @@ def _stop_signals(
         if not (isinstance(kind, type) and issubclass(kind, BaseException)):
             raise TypeError(f"stop must be exception classes, got {kind!r}")
         if issubclass(kind, asyncio.CancelledError):
-            raise TypeError(f"stop cannot be a cancellation ({kind.__name__}): a cancellation is "
-                            "the handler cancellation axis's, never a stop signal")
+            raise TypeError(
+                f"stop cannot be a cancellation ({kind.__name__}): a cancellation is "
+                "the handler cancellation axis's, never a stop signal"
+            )
     if stops and policy.phases[0].concurrency is not DispatchConcurrency.SEQUENTIAL:
-        raise PolicyError([("fan-out-stop-requires-sequential",
-                            "a stop signal stops the entries after it: a sequential policy only")])
+        raise PolicyError(
+            [
+                (
+                    "fan-out-stop-requires-sequential",
+                    "a stop signal stops the entries after it: a sequential policy only",
+                )
+            ]
+        )
     return stops
 
 
@@ -95,7 +115,12 @@ class _EntrySteps(PhaseSteps):
     """PhaseSteps whose invocation runs the owner's step for the slot's entry."""
 
     def __init__(
-        self, policy: DispatchPolicy, step: Step, log: logging.Logger, hooks: OwnerHooks, offload: Offload | None
+        self,
+        policy: DispatchPolicy,
+        step: Step,
+        log: logging.Logger,
+        hooks: OwnerHooks,
+        offload: Offload | None,
     ) -> None:
         super().__init__(policy.phases[0], None, log, hooks, offload)
         self.step = step
@@ -105,11 +130,18 @@ class _EntrySteps(PhaseSteps):
 
         async def call(handler: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
             if self.by_declaration and is_declared_async(handler):
-                # As FanoutDispatcher: a declared coroutine function's own result is not inspected.
+                # As FanoutDispatcher: a declared coroutine function's own result is not
+                # inspected.
                 return await handler(*args, **kwargs)
             if self.by_declaration and phase.sync_handlers is SyncHandlerMode.OFFLOAD:
                 slot.thread = ThreadState()
-                value = await run_in_thread(handler, slot.thread, *args, offload=self.offload, **kwargs)
+                value = await run_in_thread(
+                    handler,
+                    slot.thread,
+                    *args,
+                    offload=self.offload,
+                    **kwargs,
+                )
             else:
                 value = handler(*args, **kwargs)
             return await self.returned(slot, value)
@@ -119,16 +151,18 @@ class _EntrySteps(PhaseSteps):
     async def returned(self, slot: Slot, value: Any) -> Any:
         """The returned-awaitable disposition of one handler's returned value."""
         disposition = self.phase.returned_awaitable
-        if disposition is RAD.DISCARD_UNAWAITED:
-            # Never run; handed back to the owner's step as the call returned it, neither closed
-            # nor awaited, exactly as the loop it replaces left it (a characterization pins it).
+        if disposition is ReturnedAwaitableDisposition.DISCARD_UNAWAITED:
+            # Never run; handed back to the owner's step as the call returned it,
+            # neither closed nor awaited, exactly as the loop it replaces left it (a
+            # characterization pins it).
             return value
         if not is_returned_awaitable(value, self.phase.returned_value_classifier):
             return value
-        if disposition is RAD.REJECT:
+        if disposition is ReturnedAwaitableDisposition.REJECT:
             close_unawaited(value)
-            raise ReturnedAwaitableRejected(
-                f"handler {slot.reg.name!r} returned an awaitable ({type(value).__name__}) under REJECT"
+            kind = type(value).__name__
+            raise ReturnedAwaitableRejectedError(
+                f"handler {slot.reg.name!r} returned an awaitable ({kind}) under REJECT",
             )
         return await value
 
@@ -137,7 +171,10 @@ class _EntrySteps(PhaseSteps):
         await self.invoking(slot, self._run_step(slot))
 
     async def _run_step(self, slot: Slot) -> None:
-        slot.settle(OutcomeStatus.RETURNED, await self.step(slot.entry, self.call_for(slot)))
+        slot.settle(
+            OutcomeStatus.RETURNED,
+            await self.step(slot.entry, self.call_for(slot)),
+        )
 
 
 async def fan_out(
@@ -149,19 +186,21 @@ async def fan_out(
     failed: Callable[[Any, BaseException], Any] | None = None,
     group: Callable[[list[BaseException]], BaseException] | None = None,
     translated: Callable[[BaseException], BaseException] | None = None,
-    name: Callable[[Any], str] | None = None,
+    name: Callable[[Any], str | None] | None = None,
     offload: Offload | None = None,
     stop: type[BaseException] | tuple[type[BaseException], ...] = (),
 ) -> DispatchReport:
-    """Run *step* for each of *entries* (taken as a list now) under *policy*; see the module.
+    """Run *step* for each of *entries* (taken as a list now) under *policy*; see the
+    module.
 
-    *failed*, *group* and *translated* are the owner's (``OwnerHooks``); *logger* receives the
-    records the kernel writes itself; *name* names an entry in the report (default: the handler's
-    qualified name for a callable entry, else ``entry[i]``); *offload* is the owner's way to run
-    a sync handler in a worker thread (``Offload``; default: a daemon thread per call). *stop* is
-    the owner's stop signal, an exception class or a tuple of them (a loop's ``except StopHook:
-    break``): an entry raising one is STOPPED and the rest do not start, with nothing logged,
-    recorded or raised; a sequential policy only (``fan-out-stop-requires-sequential``).
+    *failed*, *group* and *translated* are the owner's (``OwnerHooks``); *logger*
+    receives the records the kernel writes itself; *name* names an entry in the report
+    (default: the handler's qualified name for a callable entry, else ``entry[i]``);
+    *offload* is the owner's way to run a sync handler in a worker thread (``Offload``;
+    default: a daemon thread per call). *stop* is the owner's stop signal, an exception
+    class or a tuple of them (a loop's ``except StopHook: break``): an entry raising one
+    is STOPPED and the rest do not start, with nothing logged, recorded or raised; a
+    sequential policy only (``fan-out-stop-requires-sequential``).
     """
     _check(policy)
     stops = _stop_signals(policy, stop)
@@ -172,24 +211,50 @@ async def fan_out(
     token = object()
     slots = []
     for index, entry in enumerate(items):
-        label = name(entry) if name is not None else (
-            handler_name(entry) if callable(entry) else f"entry[{index}]")
-        reg = Registration(name=label, handler=cast(Any, step), predicate=None, declared_async=False,
-                           seq=index, owner=token)
+        label = name(entry) if name is not None else None
+        if label is None:
+            label = handler_name(entry) if callable(entry) else f"entry[{index}]"
+        reg = Registration(
+            name=label,
+            handler=cast(Any, step),
+            predicate=None,
+            declared_async=False,
+            seq=index,
+            owner=token,
+        )
         slots.append(Slot(reg=reg, phase=0, entry=entry))
-    hooks = OwnerHooks(failed=failed, group=group, translated=translated, stop=stops)
-    steps = _EntrySteps(policy, step, logger if logger is not None else _logger, hooks, offload)
+    hooks = OwnerHooks(
+        failed=failed,
+        group=group,
+        translated=translated,
+        stop=stops,
+    )
+    steps = _EntrySteps(
+        policy,
+        step,
+        logger if logger is not None else _logger,
+        hooks,
+        offload,
+    )
     loop = asyncio.get_running_loop()
-    deadline = None if isinstance(phase.deadline_seconds, UnsetType) else loop.time() + phase.deadline_seconds
-    run = run_concurrent if phase.concurrency is DispatchConcurrency.CONCURRENT else run_sequential
+    deadline = phase_deadline(phase, loop)
+    run = runner_for(phase)
     expired = await run(slots, steps.invoke, phase.invocation.completion, deadline)
-    finish_stage(slots, phase.invocation, gather_stage=False, label="invocation", hooks=hooks)
-    report = DispatchReport(outcomes=tuple(s.outcome() for s in slots), deadline_expired=expired)
+    finish_stage(
+        slots,
+        phase.invocation,
+        gather_stage=False,
+        label="invocation",
+        hooks=hooks,
+    )
+    report = DispatchReport(
+        outcomes=tuple(s.outcome() for s in slots),
+        deadline_expired=expired,
+    )
     if expired:
         message = f"dispatch deadline of {phase.deadline_seconds}s expired"
-        if phase.deadline_disposition is DD.RAISE:
-            raise DeadlineExceeded(message, report)
-        if phase.deadline_disposition is DD.LOG_AND_STOP:
+        if phase.deadline_disposition is DeadlineDisposition.RAISE:
+            raise DeadlineExceededError(message, report)
+        if phase.deadline_disposition is DeadlineDisposition.LOG_AND_STOP:
             steps.log.warning("%s; unfinished handlers were stopped", message)
     return report
-

@@ -1,7 +1,8 @@
 # planeshift-vendored: planeshift.kernels 0.1.0 as shop.dispatch
-# Vendored from planeshift.kernels/report.py (planeshift 0.1.0) by `planeshift kernels vendor`.
-# Do not edit: re-run that command to update this copy.
-"""Registrations, sync-entry snapshots and the per-emit report of a fan-out dispatcher."""
+# Vendored from planeshift.kernels/report.py (planeshift 0.1.0).
+# Do not edit: re-run `planeshift kernels vendor` to update this copy.
+"""Registrations, sync-entry snapshots and the per-emit report of a fan-out
+dispatcher."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ Predicate = Callable[[Any], Any]
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class Registration:
-    """One subscription; identity-compared, so two subscriptions of one handler stay distinct."""
+    """One subscription; identity-compared, so two subscriptions of one handler stay
+    distinct."""
 
     name: str
     handler: Handler
@@ -40,7 +42,7 @@ class DispatchSnapshot:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HandlerOutcome:
-    """What became of one matched registration: its status, returned value and/or error."""
+    """What became of one matched registration: status, returned value and/or error."""
 
     name: str
     status: OutcomeStatus
@@ -52,13 +54,17 @@ class HandlerOutcome:
     @property
     def ok(self) -> bool:
         return self.status in (
-            OutcomeStatus.RETURNED, OutcomeStatus.DISCARDED, OutcomeStatus.DETACHED, OutcomeStatus.STOPPED
+            OutcomeStatus.RETURNED,
+            OutcomeStatus.DISCARDED,
+            OutcomeStatus.DETACHED,
+            OutcomeStatus.STOPPED,
         )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DispatchReport:
-    """Every matched registration's outcome, always in registration order (also for concurrent phases)."""
+    """Every matched registration's outcome, always in registration order (also for
+    concurrent phases)."""
 
     outcomes: tuple[HandlerOutcome, ...] = ()
     deadline_expired: bool = False
@@ -69,7 +75,8 @@ class DispatchReport:
 
     @property
     def values(self) -> tuple[Any, ...]:
-        return tuple(o.value for o in self.outcomes if o.status is OutcomeStatus.RETURNED)
+        returned = [o for o in self.outcomes if o.status is OutcomeStatus.RETURNED]
+        return tuple(o.value for o in returned)
 
     @property
     def failures(self) -> tuple[HandlerOutcome, ...]:

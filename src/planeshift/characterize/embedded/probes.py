@@ -53,6 +53,11 @@ class HandlerError(Exception):
     """What a failing probe handler raises; its text names the handler."""
 
 
+class HandlerBaseError(BaseException):
+    """What a probe handler raises for raises="base": its own BaseException, neither an
+    Exception nor a cancellation (how the dispatcher treats one is pinned too)."""
+
+
 class Payload:
     """What the tests emit where the dispatcher takes any object (and what they register on,
     where handlers are registered by the type of what is emitted)."""
@@ -137,6 +142,8 @@ class Scene:
                 error = raises()
         elif raises == "cancel":
             error = asyncio.CancelledError(f"{label} cancelled itself")
+        elif raises == "base":
+            error = HandlerBaseError(f"{label} raised a BaseException")
         else:
             error = HandlerError(f"{label} failed")
         self.raised[label] = error
@@ -161,8 +168,8 @@ class Spec:
 
 @dataclasses.dataclass
 class Sync(Spec):
-    """A sync handler: records its label, then raises if asked ("error", "cancel", or an
-    exception class of the code under test)."""
+    """A sync handler: records its label, then raises if asked ("error", "cancel", "base",
+    or an exception class of the code under test)."""
 
     label: str
     raises: str | type[BaseException] = ""

@@ -230,9 +230,11 @@ class SeriesRun:
                 f"{where}: typed registrations for {names}"
                 if primary else f"{where}: typed decisions from the interceptors",
                 what,
-                "each registration says its plane (interceptor, subscriber, sink) and policy "
-                "through the adapters, which hand the legacy API the same handler object: "
-                "behaviour stays what it is today",
+                "each registration with an owner that reads declarations (on the kernels) "
+                "hands it a typed registration (its plane, name and policy), which the "
+                "façade unwraps to the same handler object; a registration with any other "
+                "owner is left as it is (nothing would read its declaration): behaviour "
+                "stays what it is today",
                 "; ".join(ADR[c] for c in codemods), "", refused),
                 [changes[r] for r in sorted(rels)], needs, mechs))
         left = [f"{_where(n)}: {n.codemod}: {n.reason}" for n in result.not_migrated
@@ -261,7 +263,7 @@ class SeriesRun:
             files, {KERNELS}))
 
 
-OWNER_CODEMODS = ("owner_dispatch", "owner_table")
+OWNER_CODEMODS = ("owner_dispatch", "owner_table", "owner_declarations")
 
 
 def _family(options: MigrateOptions, owners: bool, without: str = ""

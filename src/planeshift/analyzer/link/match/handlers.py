@@ -1,9 +1,10 @@
 """Handler facts: what a registered callable is, whether it is declared async, and whether a call
 to it can return an awaitable although it is declared sync (the DISCARD_UNAWAITED hazard).
 
-A registration `planeshift migrate` rewrote hands the dispatcher its handler through a kernels
-adapter, ``as_subscriber(Subscription(name=..., policy=..., handler=h))``, which returns ``h``
-itself: its facts are ``h``'s, so a migrated site reads as it did before the rewrite. A handler
+A registration `planeshift migrate` rewrote hands an owner that reads declarations its typed
+registration, ``Subscription(name=..., policy=..., handler=h)`` (or, written by earlier
+releases, through a kernels adapter, ``as_subscriber(Subscription(...))``, which returns ``h``
+itself): its facts are ``h``'s, so a migrated site reads as it did before the rewrite. A handler
 that may be None is rewritten in the optional form, ``optional(h, lambda handler:
 as_subscriber(Subscription(..., handler=handler)))``, which hands on None or ``h`` itself: its
 facts are ``h``'s too (kind, qualified name, None among its values, declared async).
@@ -26,6 +27,7 @@ AWAITABLE_ANNOTATIONS = ("Awaitable", "Coroutine", "Future", "Task")
 NONE = ("const", "None")
 ADAPTERS = frozenset({"as_interceptor", "as_subscriber", "as_sink"})  # of a kernels `adapters`
 OPTIONAL = "optional"  # of a kernels `adapters`: optional(value, register)
+TYPED = frozenset({"Subscription", "SinkRegistration", "InterceptorRegistration"})
 
 
 class HandlerResolver:
@@ -96,6 +98,9 @@ class HandlerResolver:
             # the parameter stands for the value (`handler=scheduling(p)` after --convert-discard
             # reads as `scheduling(h)`, as it does in a typed registration without optional)
             return _substitute(inner, ("name", params[0]), ref[2][0])
+        direct = self._typed(ref, module, scope)
+        if direct is not None:
+            return direct
         if ref[0] != "call" or len(ref[2]) != 1 or ref[3] or ref[2][0][0] != "call":
             return None
         inner = ref[2][0]
@@ -105,6 +110,17 @@ class HandlerResolver:
         made = {_dotted_tail(v) for v in self.ev.eval(inner[1], module, scope)}
         typed = any(n.endswith("Registration") or n == "Subscription" for n in made if n)
         return handler if typed else None
+
+    def _typed(self, ref: Ref, module: str, scope: str) -> Ref | None:
+        """``h`` of a typed registration handed to its owner itself, ``Subscription(...,
+        handler=h)`` (a call site `migrate` rewrote for an owner that reads declarations)."""
+        if ref[0] != "call" or ref[2] or not ref[3]:
+            return None
+        handler = next((r for key, r in ref[3] if key == "handler"), None)
+        if handler is None:
+            return None
+        made = {_dotted_tail(v) for v in self.ev.eval(ref[1], module, scope)}
+        return handler if made & TYPED else None
 
     def gives_none(self, ref: Ref, module: str, scope: str, depth: int = 0) -> bool:
         """The expression itself may be None: ``h if c else None``, or a call of a function

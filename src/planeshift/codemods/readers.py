@@ -1,0 +1,56 @@
+"""Which dispatchers read what a call site declares, and a stage spelled one way: what the
+``registration`` codemod asks before it writes a typed registration."""
+
+from __future__ import annotations
+
+from ..types import Registration
+from .facts import MigrateFacts
+from .owner.declarations import reads_declarations
+
+__all__ = ["stage", "unread"]
+
+
+def stage(point: str) -> str:
+    """A point spelled one way as a stage: the member name of an enum point
+    (``HookPoint.TOOL_PRE`` -> ``TOOL_PRE``), a mapping key naming a member, without its
+    pattern (``"security_pre:*"`` -> ``SECURITY_PRE``, as the enum spells it); anything else
+    as is."""
+    head = point.split(":", 1)[0]
+    parts = head.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return point
+    if parts[-1].isupper():  # an enum member, however it was reached
+        return parts[-1]
+    if ":" in point and len(parts) == 1 and head.islower():  # a key "<member>:<pattern>"
+        return head.upper()
+    return point
+
+
+def unread(reg: Registration, facts: MigrateFacts) -> str:
+    """Why *reg*'s declaration would be read by nobody, or "": the dispatcher it registers
+    with must run on the kernels with a façade that reads declarations (`migrate --owners`)."""
+    if reg.mechanism not in facts.mechanisms:
+        return ""
+    if facts.mechanisms[reg.mechanism][1].migrate.declarations == "always":
+        return ""
+    cache: dict[str, str] = facts.__dict__.setdefault("_unread", {})
+    if reg.mechanism not in cache:
+        mech = facts.mechanisms[reg.mechanism][0]
+        modules = {seen[1]: rel for rel, seen in facts.scanned.items() if seen[1]}
+        reading = [q for q in mech.dispatchers if _reads(q, modules, facts)]
+        name = (mech.dispatchers[0].rsplit(".", 1)[-1] if mech.dispatchers else reg.mechanism)
+        cache[reg.mechanism] = "" if reading else (
+            f"not rewritten: {name} does not read declarations until its owner runs on the "
+            "kernels (migrate --owners)")
+    return cache[reg.mechanism]
+
+
+def _reads(dispatcher: str, modules: dict[str, str], facts: MigrateFacts) -> bool:
+    module, _, cls = dispatcher.rpartition(".")
+    candidates = [modules.get(module), module.replace(".", "/") + ".py",
+                  module.replace(".", "/") + "/__init__.py"]
+    for rel in filter(None, candidates):
+        text = "\n".join(facts.lines(rel))
+        if text and reads_declarations(text, cls):
+            return True
+    return False
