@@ -118,3 +118,28 @@ except Exception as exc:
     done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True,
                           text=True, timeout=120, check=False)
     assert done.stdout.strip() == "PolicyError ('plane-mismatch',)", done.stderr
+
+
+def test_a_handler_the_scan_cannot_name_gets_no_declared_name(tmp_path: Path) -> None:
+    """A loop variable or a parameter holds many handlers: one name made from the expression
+    would be true of none of them, so the call site is left alone with the reason."""
+    app = APP + '''
+
+def add_all(handlers):
+    for handler in handlers:
+        relay.listen(handler)
+
+
+def add_one(callback):
+    relay.listen(callback)
+'''
+    root = _project(tmp_path)
+    (root / "app.py").write_text(app)
+    _run(root, owners=True)
+    sites = _run(root)
+    refused = {n.line: n.reason for n in sites.not_migrated if n.codemod == "registration"}
+    assert sorted(refused) == [15, 19]
+    assert all("is no one callable the scan can name" in r for r in refused.values())
+    text = (root / "app.py").read_text()
+    assert "relay.listen(handler)" in text and "relay.listen(callback)" in text
+    assert 'name="app.audit"' in text  # the named ones are still declared

@@ -59,12 +59,18 @@ def test_before_the_owners_no_call_site_declares_anything(copy) -> None:  # type
 def test_after_the_owners_each_declaration_is_read_by_its_dispatcher(copy) -> None:  # type: ignore[no-untyped-def]
     root, _first, second, added = copy
     rewritten = [m for m in second.migrated if m.codemod == "registration"]
-    # 8 rewrites; one of them (hooks/loader.py, a loop) is 4 registrations of one call
-    assert len(rewritten) == 11
+    # 7 rewrites, each of one callable the scan names; the calls that register a loop variable
+    # (hooks/loader.py: `for handler in ...: bus.on(point, handler)`) are left alone, since one
+    # declared name would be true of none of the handlers the variable holds
+    assert len(rewritten) == 7
+    unnamed = {(n.file, n.line) for n in second.not_migrated
+               if "is no one callable the scan can name" in n.reason}
+    assert ("lionagi/hooks/loader.py", 93) in unnamed
+    assert not [m for m in rewritten if m.file == "lionagi/hooks/loader.py"]
     assert {m.registration.mechanism for m in rewritten} <= READING
     assert "order=0" not in added and "as_subscriber(" not in added and "as_sink(" not in added
     names = re.findall(r'name="([^"]+)"', added)
-    assert len(names) == len(set(names)) == 8
+    assert len(names) == len(set(names)) == 7
     assert not [n for n in names if re.search(r"[:#<]\d|\d>", n)]
     env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run([sys.executable, str(PROBE)], cwd=root, env=env, capture_output=True,

@@ -45,6 +45,25 @@ def unread(reg: Registration, facts: MigrateFacts) -> str:
     return cache[reg.mechanism]
 
 
+# the handler kinds a declared name is true of: one callable the scan names (a lambda is named
+# after where it is registered, which is true of every lambda that line makes)
+NAMED_KINDS = frozenset({"function", "method", "class", "external", "partial", "lambda"})
+
+
+def unnamed(reg: Registration, facts: MigrateFacts) -> str:
+    """Why a declared ``name`` would not be true of what *reg* registers, or "": the scan knows
+    no one callable behind the handler expression (a loop variable, a parameter, a value read
+    from a table), so a name made from the expression would name every handler it ever holds."""
+    known = facts.mechanisms.get(reg.mechanism)
+    if known is None or known[1].migrate.declarations == "always":
+        return ""
+    if reg.handler.kind in NAMED_KINDS and (reg.handler.qualname or reg.handler.kind == "lambda"):
+        return ""
+    return (f"not rewritten: the handler `{reg.handler.expr}` is no one callable the scan can "
+            "name (a variable, a parameter, a table's value): a declared name would name every "
+            "handler it holds")
+
+
 def _reads(dispatcher: str, modules: dict[str, str], facts: MigrateFacts) -> bool:
     module, _, cls = dispatcher.rpartition(".")
     candidates = [modules.get(module), module.replace(".", "/") + ".py",

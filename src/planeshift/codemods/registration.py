@@ -12,7 +12,7 @@ from .pass_through import pass_through
 from .sites import Site, by_site, differences, entries, handler_from_table, site_of
 from .support.locate import handler_node
 from .support.names import top_level
-from .readers import stage, unread
+from .readers import stage, unnamed, unread
 from .support.templates import OPTIONAL, Template
 
 CALLABLE_KINDS = ("function", "method", "lambda", "partial", "class", "several", "external")
@@ -183,7 +183,8 @@ class RegistrationCodemod(Codemod):
                     plan.already += 1
                     continue
                 template = facts.template(reg.mechanism, reg.plane)
-                todo.append((reg, template, _refusal(reg, facts, template) or unread(reg, facts)))
+                todo.append((reg, template, _refusal(reg, facts, template) or unread(reg, facts)
+                             or unnamed(reg, facts)))
             shared = _shared_refusal(todo, facts)
             for reg, template, reason in todo:
                 if reason or shared:
