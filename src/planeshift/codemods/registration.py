@@ -9,10 +9,10 @@ from ..types import Registration
 from .base import MOVED, Codemod, Example, Item, Plan, Source, register
 from .facts import MigrateFacts
 from .pass_through import pass_through
+from .readers import stage, unnamed, unread
 from .sites import Site, by_site, differences, entries, handler_from_table, site_of
 from .support.locate import handler_node
 from .support.names import top_level
-from .readers import stage, unnamed, unread
 from .support.templates import OPTIONAL, Template
 
 CALLABLE_KINDS = ("function", "method", "lambda", "partial", "class", "several", "external")
