@@ -169,8 +169,8 @@ def test_the_example_series_is_in_dependency_order(example) -> None:  # type: ig
     assert [s for _, s in subjects(out)] == [
         "[PATCH 1/5] Vendor the ADR-0120 dispatch kernels as shop.dispatch",
         "[PATCH 2/5] tests: add the Phase 0 characterization gate",
-        "[PATCH 3/5] shop: typed registrations for message_manager",
-        "[PATCH 4/5] shop: typed registrations for shop_events",
+        "[PATCH 3/5] shop: record the discarded awaitables of message_manager",
+        "[PATCH 4/5] shop: record the discarded awaitables of shop_events",
         "[PATCH 5/5] settings: external hook commands as argv lists",
     ]
     names = [name for name, _ in subjects(out)]

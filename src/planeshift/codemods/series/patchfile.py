@@ -116,8 +116,12 @@ def _stat(files: list[FileDiff]) -> str:
         lines.append(f" {f.path:<{width}} | {plus + minus:>4} {'+' * min(plus, 40)}"
                      f"{'-' * min(minus, 40)}")
     count = len(files)
-    lines.append(f" {count} file{'s' if count != 1 else ''} changed, {added} insertions(+), "
-                 f"{removed} deletions(-)")
+    parts = [f" {count} file{'s' if count != 1 else ''} changed"]  # as git spells it
+    if added or not removed:
+        parts.append(f"{added} insertion{'s' if added != 1 else ''}(+)")
+    if removed or not added:
+        parts.append(f"{removed} deletion{'s' if removed != 1 else ''}(-)")
+    lines.append(", ".join(parts))
     return "\n".join(lines) + "\n"
 
 

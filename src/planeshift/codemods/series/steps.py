@@ -226,16 +226,9 @@ class SeriesRun:
             placed |= set(rels)
             needs = {KERNELS, GATE_KEY} | {k for m in mechs for k in owners[m]}
             codemods = sorted({m.codemod for r in rels for m in by_file[r]})
+            subject, why = _calls_subject(where, names, primary, codemods)
             self.patches.append(Patch(key, 5 if test else 4, Message(
-                f"{where}: typed registrations for {names}"
-                if primary else f"{where}: typed decisions from the interceptors",
-                what,
-                "each registration with an owner that reads declarations (on the kernels) "
-                "hands it a typed registration (its plane, name and policy), which the "
-                "façade unwraps to the same handler object; a registration with any other "
-                "owner is left as it is (nothing would read its declaration): behaviour "
-                "stays what it is today",
-                "; ".join(ADR[c] for c in codemods), "", refused),
+                subject, what, why, "; ".join(ADR[c] for c in codemods), "", refused),
                 [changes[r] for r in sorted(rels)], needs, mechs))
         left = [f"{_where(n)}: {n.codemod}: {n.reason}" for n in result.not_migrated
                 if n.file not in placed]
@@ -353,3 +346,23 @@ def _primary(done: list[Migrated]) -> str:
 def _group_order(item: tuple[tuple[bool, str, str], list[str]]) -> tuple:
     (test, package, primary), _ = item
     return (test, not primary, package, primary)
+
+
+DECLARE_WHY = ("each registration with an owner that reads declarations (on the kernels) hands it "
+               "a typed registration (its plane, name and policy), which the façade unwraps to "
+               "the same handler object; a registration with any other owner is left as it is "
+               "(nothing would read its declaration): behaviour stays what it is today")
+DISCARD_WHY = ("each registration whose returned awaitable the dispatcher discards is recorded "
+               "where it is made, with the team that owns it, so that awaiting it is a change of "
+               "its own: behaviour stays what it is today")
+
+
+def _calls_subject(where: str, names: str, primary: str, codemods: list[str]
+                   ) -> tuple[str, str]:
+    """A call-site patch's subject and why, after what it carries: typed registrations, only
+    the discard notes, or the interceptors' typed decisions."""
+    if codemods == ["discard_gate"]:
+        return f"{where}: record the discarded awaitables of {names}", DISCARD_WHY
+    if primary:
+        return f"{where}: typed registrations for {names}", DECLARE_WHY
+    return f"{where}: typed decisions from the interceptors", DECLARE_WHY
