@@ -47,7 +47,7 @@ def test_keyword_lists_mappings_slots_and_queued_tuples_are_all_rewritten(tmp_pa
             return True
 
 
-        # planeshift: discard-unawaited owner=@demo-team returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)
+        # planeshift: discard-unawaited owner=@demo-team unawaited as today (ADR-0120 D2)
         bus = EventBus(on_event=[as_subscriber(Subscription(name="app.log", policy="demo_callbacks", handler=log))], hooks={Point.AFTER: as_subscriber(Subscription(name="app.log", policy="demo_bus", handler=log))})
         bus.gate = as_interceptor(
             InterceptorRegistration(name="app.check", stage="GATE", handler=check, order=0)
@@ -451,7 +451,7 @@ def test_a_callback_list_extended_with_plus_equals_is_rewritten(tmp_path: Path) 
 
 
         bus = EventBus()
-        # planeshift: discard-unawaited owner=@demo-team returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)
+        # planeshift: discard-unawaited owner=@demo-team unawaited as today (ADR-0120 D2)
         bus._callbacks += [as_subscriber(Subscription(name="app.log", policy="demo_callbacks", handler=log))]
         ''', ONLY + ("discard_gate",))
 

@@ -24,7 +24,7 @@ async def notify_slack(message) -> None:
 def wire(observer: SessionObserver) -> MessageManager:
     observer.gate(allow_only_staff)
     observer.observe(Signal, handler=write_audit_row)
-    # planeshift: discard-unawaited owner=@shop-team returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)
+    # planeshift: discard-unawaited owner=@shop-team unawaited as today (ADR-0120 D2)
     manager = MessageManager(on_message_added=[lambda msg: notify_slack(msg)])
     atexit.register(print, "bye")  # not a registration
     return manager

@@ -12,11 +12,11 @@ from .mailer import send_receipt
 class OrderService:
     def __init__(self) -> None:
         self._bus = EventBus()
-        # planeshift: discard-unawaited owner=@shop-team returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)
+        # planeshift: discard-unawaited owner=@shop-team ADR-0120 D2
         self._bus.listen(Topic.ORDER_VALIDATE, self.check_stock)
-        # planeshift: discard-unawaited owner=@shop-team returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)
+        # planeshift: discard-unawaited owner=@shop-team ADR-0120 D2
         self._bus.listen(Topic.ORDER_PLACED, functools.partial(send_receipt, template="order"))
-        # planeshift: discard-unawaited owner=@shop-team returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)
+        # planeshift: discard-unawaited owner=@shop-team ADR-0120 D2
         self._bus.callbacks.append(self.remember)
         self._db = sqlite3.connect(":memory:")  # not a registration
 
@@ -32,14 +32,14 @@ class OrderService:
         self._bus.publish(Topic.ORDER_PLACED, order)
 
 
-# planeshift: discard-unawaited owner=@shop-team returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)
+# planeshift: discard-unawaited owner=@shop-team unawaited as today (ADR-0120 D2)
 @on_topic(Topic.ORDER_SHIPPED)
 def log_shipment(payload: dict) -> None:
     print("shipped", payload)
 
 
 def late_refund_listener() -> None:
-    # planeshift: discard-unawaited owner=@shop-team returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)
+    # planeshift: discard-unawaited owner=@shop-team unawaited as today (ADR-0120 D2)
     default_bus().listen(Topic.ORDER_REFUNDED, log_shipment)
 
 

@@ -22,6 +22,18 @@ from .support.locate import Found, handler_node
 from .support.templates import OPTIONAL, Template
 
 REASON = "returned awaitables stay unawaited as today; the flip is its own change (ADR-0120 D2)"
+# shorter forms of the reason, the longest that keeps the note within the target's line length
+REASONS = (REASON, "unawaited as today (ADR-0120 D2)", "ADR-0120 D2")
+
+
+def fitting_comment(owner: str, indent: int, line_length: int) -> str:
+    """The note with the longest reason that keeps its line within *line_length* (the shortest
+    when none does: an owner token can be long)."""
+    for reason in REASONS:
+        comment = annotation_comment(owner, reason)
+        if indent + len(comment) <= line_length:
+            return comment
+    return annotation_comment(owner, REASONS[-1])
 
 
 @register
@@ -106,7 +118,7 @@ class DiscardGateCodemod(Codemod):
                     print("notified", event)
 
 
-                # planeshift: discard-unawaited owner=@demo-team {REASON}
+                # planeshift: discard-unawaited owner=@demo-team {REASONS[1]}
                 bus = EventBus(on_event=[lambda event: notify(event)])
                 '''),
         Example(
@@ -172,7 +184,10 @@ class DiscardGateCodemod(Codemod):
         entry = source.locator.statement_at(item.line)
         if entry is None:
             return self.refuse(item, f"no statement at line {item.line}")
-        comment = cst.Comment(annotation_comment(owner, REASON))
+        text = source.locator.lines[item.line - 1]
+        indent = len(text) - len(text.lstrip(" \t"))
+        assert self.facts is not None
+        comment = cst.Comment(fitting_comment(owner, indent, self.facts.style.line_length))
         target, path = _line_owner(source, entry, item)
         if target is not None:
             line = cst.EmptyLine(comment=comment)
