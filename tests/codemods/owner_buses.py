@@ -246,7 +246,10 @@ class GatherBus:
             _GATHER_BUS_EMIT_POLICY,
             subs,
             _deliver,
-            group=lambda errors: ExceptionGroup(f"{len(errors)} handler(s) failed for {event!r}", errors),
+            group=lambda errors: ExceptionGroup(
+                f"{len(errors)} handler(s) failed for {event!r}",
+                errors,
+            ),
             translated=lambda cancellation: HandlerCancelled(str(cancellation)),
         )
         raw = list(report.values)

@@ -236,10 +236,11 @@ class OwnerRewrite:
             taken |= step_names(fan)
             # the names a method's hooks and steps take are its own locals (a second method's
             # hook is `_failed` again); the module-level ones stay taken for the next method
+            at = self.blocks.get(path.entry)
             writer = MethodWriter(fan, policy, owner.cls, method, self.code, set(taken), logger,
                                   self.call, self.tree.config_for_parsing,
-                                  entry=owner.entry(path))
-            at = self.blocks.get(path.entry)
+                                  entry=owner.entry(path), indent=8 if at is None else 12,
+                                  line_length=self.codemod.facts.style.line_length)
             body = statements(method.body if at is None else block_method(method, at).body)
             written = writer.write(body)
             methods[method.name.value] = rewritten(method, at, written.body) if at is not None \

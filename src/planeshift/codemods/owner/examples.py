@@ -242,7 +242,10 @@ DISPATCH_EXAMPLES: list[Example] = [
                         _RELAY_FIRE_POLICY,
                         list(self._listeners),
                         _one,
-                        group=lambda errors: ExceptionGroup(f"{len(errors)} listener(s) failed", errors),
+                        group=lambda errors: ExceptionGroup(
+                            f"{len(errors)} listener(s) failed",
+                            errors,
+                        ),
                         translated=lambda cancellation: ListenerCancelled(str(cancellation)),
                     )
                     raw = list(report.values)

@@ -167,7 +167,10 @@ COLLECT_EXAMPLES: list[Example] = [
                         _RELAY_FIRE_POLICY,
                         listeners,
                         lambda listener, call: call(listener, event),
-                        group=lambda errors: BaseExceptionGroup(f"{len(errors)} listener(s) failed", errors),
+                        group=lambda errors: BaseExceptionGroup(
+                            f"{len(errors)} listener(s) failed",
+                            errors,
+                        ),
                     )
             '''),
 ]

@@ -44,12 +44,15 @@ def _snake(text: str) -> str:
 class MethodWriter:
     def __init__(self, fan: FanOut, policy: OwnerPolicy, cls: str, method: cst.FunctionDef,
                  code: Code, taken: set[str], logger: str | None, call: str,
-                 config: cst.PartialParserConfig, entry: str | None = None) -> None:
+                 config: cst.PartialParserConfig, entry: str | None = None,
+                 indent: int = 8, line_length: int = 88) -> None:
         self.fan, self.policy, self.cls, self.method = fan, policy, cls, method
         self.entry = entry or method.name.value  # the dispatch method (a sync entry's helper
         # holds the loop, but the policy is the entry's)
         self.code, self.taken, self.logger, self.config = code, taken, logger, config
         self.call = call
+        # the column the fan-out statement starts at and the target's line length
+        self.indent, self.line_length = indent, line_length
 
     def fresh(self, base: str) -> str:
         name, index = base, 2
@@ -133,7 +136,8 @@ class MethodWriter:
         kernel = "fan_out_sync" if fan.sync else "await fan_out"
         text = f"{head}{kernel}({', '.join(args)})\n"
         if len(text) > 90 or "\n" in text[:-1]:
-            lines = "".join(f"    {_one_line(a)},\n" for a in args)
+            lines = "".join(_argument_lines(_one_line(a), self.indent + 4, self.line_length)
+                            for a in args)
             text = f"{head}{kernel}(\n{lines})\n"
         calls = [self.stmt(text)]
         if fan.post is not None:
@@ -212,6 +216,33 @@ class MethodWriter:
         lines = [*unpack, *(self.code(s) for s in body)] or ["pass\n"]
         text = "".join(_dedent_statement(line) for line in lines)
         return f"{header}\n{textwrap.indent(text, '    ')}"
+
+
+def _argument_lines(source: str, column: int, line_length: int) -> str:
+    """One argument of the fan-out call (its line starts at *column*) as ruff lays it out: on
+    its line, or, when that line is too long and the argument ends in a call (``group=lambda
+    errors: Group(msg, errors)``), that call's arguments one a line with a magic trailing
+    comma."""
+    one = f"    {source},\n"
+    if column + len(source) + 1 <= line_length or "\n" in source:
+        return one
+    head = re.match(r"(?:[A-Za-z_]\w*=)?(?:lambda[^:]*:\s*)?", source)
+    rest = source[head.end():] if head else source
+    try:
+        call = ast.parse(rest, mode="eval").body
+    except SyntaxError:
+        return one
+    if not isinstance(call, ast.Call) or not (call.args or call.keywords):
+        return one
+    parts = [ast.get_source_segment(rest, a) for a in [*call.args, *call.keywords]]
+    callee = ast.get_source_segment(rest, call.func)
+    if callee is None or None in parts:
+        return one
+    joined = f"{callee}({', '.join(p for p in parts if p)})"
+    if ast.dump(ast.parse(joined, mode="eval").body) != ast.dump(call):
+        return one
+    inner = "".join(f"        {part},\n" for part in parts)
+    return f"    {source[: len(source) - len(rest)]}{callee}(\n{inner}    ),\n"
 
 
 def _one_line(source: str) -> str:
