@@ -63,6 +63,31 @@ Call = Callable[..., Awaitable[Any]]
 Step = Callable[[Any, Call], Awaitable[Any]]
 
 
+def entry_slots(
+    entries: Iterable[Any],
+    step: Any,
+    name: Callable[[Any], str | None] | None,
+) -> list[Slot]:
+    """One slot an entry, in order, each run by the owner's *step* and named by *name* (else
+    the handler's qualified name for a callable entry, else its place)."""
+    token = object()
+    slots = []
+    for index, entry in enumerate(entries):
+        label = name(entry) if name is not None else None
+        if label is None:
+            label = handler_name(entry) if callable(entry) else f"entry[{index}]"
+        reg = Registration(
+            name=label,
+            handler=cast(Any, step),
+            predicate=None,
+            declared_async=False,
+            seq=index,
+            owner=token,
+        )
+        slots.append(Slot(reg=reg, phase=0, entry=entry))
+    return slots
+
+
 def _check(policy: DispatchPolicy) -> None:
     if not isinstance(policy, DispatchPolicy):
         raise TypeError(f"policy must be a DispatchPolicy, got {type(policy).__name__}")
@@ -208,21 +233,7 @@ async def fan_out(
         raise TypeError(f"logger must be a logging.Logger, got {type(logger).__name__}")
     items = list(entries)
     phase = policy.phases[0]
-    token = object()
-    slots = []
-    for index, entry in enumerate(items):
-        label = name(entry) if name is not None else None
-        if label is None:
-            label = handler_name(entry) if callable(entry) else f"entry[{index}]"
-        reg = Registration(
-            name=label,
-            handler=cast(Any, step),
-            predicate=None,
-            declared_async=False,
-            seq=index,
-            owner=token,
-        )
-        slots.append(Slot(reg=reg, phase=0, entry=entry))
+    slots = entry_slots(items, step, name)
     hooks = OwnerHooks(
         failed=failed,
         group=group,

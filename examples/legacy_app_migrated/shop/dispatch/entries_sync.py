@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any, cast
+from typing import Any
 
 from ._calls import (
     close_unawaited,
@@ -43,9 +43,10 @@ from ._vocab import (
     ReturnedAwaitableDisposition,
     SyncEntryPolicy,
 )
+from .entries import entry_slots
 from .errors import PolicyError, ReturnedAwaitableRejectedError, SyncEntryError
 from .policy import DispatchPolicy
-from .report import DispatchReport, Registration
+from .report import DispatchReport
 
 __all__ = ["SyncCall", "SyncStep", "fan_out_sync"]
 
@@ -147,21 +148,7 @@ def fan_out_sync(
     if logger is not None and not isinstance(logger, logging.Logger):
         raise TypeError(f"logger must be a logging.Logger, got {type(logger).__name__}")
     phase = policy.phases[0]
-    token = object()
-    slots = []
-    for index, entry in enumerate(list(entries)):
-        label = name(entry) if name is not None else None
-        if label is None:
-            label = handler_name(entry) if callable(entry) else f"entry[{index}]"
-        reg = Registration(
-            name=label,
-            handler=cast(Any, step),
-            predicate=None,
-            declared_async=False,
-            seq=index,
-            owner=token,
-        )
-        slots.append(Slot(reg=reg, phase=0, entry=entry))
+    slots = entry_slots(list(entries), step, name)
     hooks = OwnerHooks(failed=failed, group=group)
     steps = _SyncEntrySteps(
         policy,
