@@ -53,7 +53,9 @@ MUTANTS = [
       "test_message_manager_a_add_message_error_surface_unwrap_single_else_group_one_failure")),
     ("studio/scheduler/signals.py", "candidates), return_exceptions=True)",
      "candidates), return_exceptions=False)",
-     ("test_scheduler_signal_bus_emit_error_surface_raise_group_one_failure",)),
+     # a handler's own BaseException then leaves gather as itself, not translated
+     ("test_scheduler_signal_bus_emit_error_surface_raise_group_one_failure",
+      "test_scheduler_signal_bus_emit_handler_cancellation_translate_base_exception_translated")),
     ("state/lifecycle/callbacks.py",
      "            except get_cancelled_exc_class():\n                raise",
      "            except get_cancelled_exc_class():\n                return",
