@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from ._calls import Offload, close_unawaited, handler_name, is_declared_async
+from ._calls import Offload, close_unawaited, handler_name
 from ._runner import Slot, phase_deadline, run_concurrent, runner_for
 from ._signal import check_signal, check_signal_type
 from ._steps import PhaseSteps
@@ -100,19 +100,11 @@ class FanoutDispatcher(HandlerTable, SyncEntry, Generic[SignalT]):
             raise TypeError(f"handler must be callable, got {handler!r}")
         if predicate is not None and not callable(predicate):
             raise TypeError(f"predicate must be callable, got {predicate!r}")
-        with self._lock:
-            reg = Registration(
-                name=name if name is not None else handler_name(handler),
-                handler=handler,
-                predicate=predicate,
-                declared_async=is_declared_async(handler),
-                seq=self._seq,
-                owner=self._token,
-            )
-            self._seq += 1
-            self._registrations.append(reg)
-            self._revision += 1
-        return reg
+        return self._register(
+            handler,
+            name if name is not None else handler_name(handler),
+            predicate,
+        )
 
     def unsubscribe(self, registration: Registration) -> bool:
         """Remove one registration; False when it is not (or no longer) registered."""

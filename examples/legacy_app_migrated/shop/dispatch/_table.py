@@ -34,11 +34,21 @@ class HandlerTable:
         """Register *handler* as a façade's ``list.append`` did: whatever it is (a
         non-callable fails when it is called, as it did), named by its qualified name.
         """
+        return self._register(handler, handler_name(handler), None)
+
+    def _register(
+        self,
+        handler: Callable[[Any], Any],
+        name: str,
+        predicate: Callable[[Any], Any] | None,
+    ) -> Registration:
+        """Append one registration, in order, under the lock (``append`` and
+        ``subscribe``)."""
         with self._lock:
             reg = Registration(
-                name=handler_name(handler),
+                name=name,
                 handler=handler,
-                predicate=None,
+                predicate=predicate,
                 declared_async=is_declared_async(handler),
                 seq=self._seq,
                 owner=self._token,
