@@ -55,6 +55,29 @@ bus.on(HookPoint.TOOL_PRE, guard_{i})
 '''
 
 
+# Call sites are rewritten only for a dispatcher whose façade reads declarations (after
+# `migrate --owners`); this stand-in for lionagi's HookBus, in the generated project, is one.
+OWNER = '''"""Stand-in for lionagi's HookBus after `migrate --owners`: its façade reads the
+declarations the call sites make."""
+from enum import Enum
+
+from planeshift.kernels import Declarations
+
+
+class HookPoint(str, Enum):
+    TOOL_PRE = "tool_pre"
+    TOOL_POST = "tool_post"
+
+
+class HookBus:
+    def on(self, point, handler):
+        return _HOOK_BUS_DECLARATIONS.read(handler)
+
+
+_HOOK_BUS_DECLARATIONS = Declarations("HookBus")
+'''
+
+
 def generate(lines: int, registrations: int) -> str:
     """Flat: every function and registration at the top level of the module."""
     filler_lines = FILLER.count("\n")
@@ -112,6 +135,9 @@ def main() -> None:
     parser.add_argument("--registrations", type=int, default=500)
     parser.add_argument("--layout", choices=("chunked", "flat"), default="chunked",
                         help="flat: thousands of top-level statements (see README)")
+    parser.add_argument("--no-owner", action="store_true",
+                        help="leave out the HookBus stand-in that reads declarations: every "
+                             "registration is then refused (no dispatcher reads it)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     make = generate if args.layout == "flat" else generate_chunked
@@ -120,6 +146,12 @@ def main() -> None:
     (args.out / "pyproject.toml").write_text(
         "[project]\nname = 'generated'\n\n[tool.planeshift]\nbuiltin-packs = ['lionagi']\n"
         "max-file-size = 0  # a generated module may be larger than the 5 MB default\n")
+    if not args.no_owner:
+        bus = args.out / "lionagi" / "hooks" / "bus.py"
+        bus.parent.mkdir(parents=True, exist_ok=True)
+        (bus.parent.parent / "__init__.py").write_text("")
+        (bus.parent / "__init__.py").write_text("from .bus import HookBus, HookPoint\n")
+        bus.write_text(OWNER)
     print(f"{args.out / 'app.py'}: {text.count(chr(10))} lines, "
           f"{text.count('bus.on(')} registrations")
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Callable
 from typing import ClassVar
@@ -130,8 +129,6 @@ class DecisionsCodemod(Codemod):
             if handler is None or not facts.in_scope(handler.file):
                 continue
             reason = _refusal(facts, handler)
-            if reason is None:
-                continue  # nothing to convert: no raise of a legacy exception in its file
             if reason:
                 plan.refused.append(handler.not_migrated(cls.id, reason))
             else:
@@ -191,11 +188,9 @@ def _legacy(facts: MigrateFacts, reg: Registration) -> bool:
     return bool(mech and mech.migrate and (mech.migrate.stop or mech.migrate.deny))
 
 
-def _refusal(facts: MigrateFacts, handler: Handler) -> str | None:
-    """None: nothing to do; "": convert; else why not."""
-    short = tuple(q.rsplit(".", 1)[-1] for q in (handler.stop, handler.deny) if q)
-    if not _raises(facts, handler, short):
-        return None
+def _refusal(facts: MigrateFacts, handler: Handler) -> str:
+    """"": convert; else why not (a handler whose file raises no legacy exception was not
+    found)."""
     if handler.conflict:
         return handler.conflict
     unmigrated = [r for r in handler.registrations if r.key not in facts.rewritten
@@ -209,17 +204,6 @@ def _refusal(facts: MigrateFacts, handler: Handler) -> str | None:
     if used:
         return f"{used}: a caller there would get a decision, not an exception"
     return ""
-
-
-def _raises(facts: MigrateFacts, handler: Handler, short: tuple[str, ...]) -> bool:
-    """Does the handler's file raise one of *short* anywhere? Searched once per file and set of
-    names, not once per handler (a file of many handlers would cost handlers x its length)."""
-    seen: dict[tuple[str, tuple[str, ...]], bool] = facts.__dict__.setdefault("_raises", {})
-    key = (handler.file, short)
-    if key not in seen:
-        names = "|".join(map(re.escape, short))
-        seen[key] = re.search(rf"\braise\s+({names})\b", handler.text) is not None
-    return seen[key]
 
 
 def _unsafe(raised: cst.Raise, ancestors: tuple[cst.CSTNode, ...]) -> str:

@@ -41,7 +41,8 @@ class Handler:
 
 def find_definition(facts: MigrateFacts, qualname: str, regs: list[Registration]
                     ) -> Handler | None:
-    """The handler's definition and the legacy exceptions its registrations' mechanisms name."""
+    """The handler's definition and the legacy exceptions its registrations' mechanisms name;
+    None when its file raises none of them (nothing to convert: the file is not parsed)."""
     modules = _modules(facts)
     parts = qualname.split(".")
     for cut in range(len(parts) - 1, 0, -1):
@@ -55,12 +56,14 @@ def find_definition(facts: MigrateFacts, qualname: str, regs: list[Registration]
         text = _text(facts, rel)
     except OSError:
         return None  # its file cannot be read: nothing to convert (the scan reports the file)
-    line = _def_lines(facts, rel).get(local)
-    if line is None:
-        return None
     legacy = {(m.migrate.stop, m.migrate.deny) for r in regs
               for m in [facts.mechanisms[r.mechanism][0]] if m.migrate}
     stop, deny = next(iter(legacy)) if legacy else (None, None)
+    if not _raises(facts, rel, text, tuple(q.rsplit(".", 1)[-1] for q in (stop, deny) if q)):
+        return None
+    line = _def_lines(facts, rel).get(local)
+    if line is None:
+        return None
     conflict = ""
     if len(legacy) > 1:
         conflict = "its mechanisms name different legacy exceptions"
@@ -90,6 +93,16 @@ def other_references(facts: MigrateFacts, handler: Handler) -> str | None:
             if word.search(line) and (rel, number) not in allowed:
                 return f"also named at {rel}:{number}"
     return None
+
+
+def _raises(facts: MigrateFacts, rel: str, text: str, short: tuple[str, ...]) -> bool:
+    """Does the file raise one of *short* anywhere? Searched once per file and set of names, not
+    once per handler (a file of many handlers would cost handlers x its length)."""
+    seen: dict[tuple[str, tuple[str, ...]], bool] = _cache(facts, "_raises")
+    if (rel, short) not in seen:
+        names = "|".join(map(re.escape, short))
+        seen[rel, short] = re.search(rf"\braise\s+({names})\b", text) is not None
+    return seen[rel, short]
 
 
 def _modules(facts: MigrateFacts) -> dict[str, str]:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..config import Config
+from ..heap import collector_paused
 from ..packs.model import DEFAULT_KERNEL_MODULE
 from ..types import InputError
 from .base import Codemod, Plan, all_codemods
@@ -56,21 +57,12 @@ def migrate(config: Config, options: MigrateOptions | None = None,
     scan = api.scan(config, seen=seen)
     facts = MigrateFacts(config, scan, api.load_packs(config), options, scanned=seen)
     plans: dict[str, Plan] = {}
-    work = _work([c for c in codemods if not c.after_rewrites], facts, plans)
-    absent = _absent_kernels(facts, seen) if work else []
-    if absent and options.write and not options.check:
-        raise InputError("--kernel-module", "<flag>", _ABSENT.format(module=absent[0]))
-    counter = _Counter(progress, len(work))
-    facts.style  # read once, before the workers fork  # noqa: B018
-    runs = run_files(work, facts, config.jobs or _cores(), counter.step)
-    for done in runs.values():
-        facts.rewritten |= done.rewritten
-    late = _work([c for c in codemods if c.after_rewrites], facts, plans)
-    counter.total += len(late)
-    for rel, steps in late.items():
-        runs[rel] = migrate_file(rel, steps, facts, runs.get(rel))
-        counter.step(1)
-    changes, outcomes = _finish(runs, options, config.root)
+    # LibCST's trees hold no reference cycles: reference counting frees them, and the collector
+    # would otherwise traverse every tree, fact and plan again and again while the sites are
+    # rewritten (a third of the run on a module of 2,000 registrations)
+    with collector_paused():
+        runs, absent = _rewrite(codemods, facts, plans, progress, config)
+        changes, outcomes = _finish(runs, options, config.root)
     refused = [r for p in plans.values() for r in p.refused]
     return MigrateResult(
         root=config.root.as_posix(),
@@ -93,6 +85,28 @@ def migrate(config: Config, options: MigrateOptions | None = None,
                "warnings": [*scan.stats.get("warnings", ()),
                             *(_ABSENT.format(module=m) for m in absent)]},
     )
+
+
+def _rewrite(codemods: list[type[Codemod]], facts: MigrateFacts, plans: dict[str, Plan],
+             progress: Progress | None, config: Config) -> tuple[dict[str, FileRun], list[str]]:
+    """Every file with work through its codemods: those that need only the scan's facts, then
+    those whose plans read what the first rewrote; with the kernel modules no file defines."""
+    options = facts.options
+    work = _work([c for c in codemods if not c.after_rewrites], facts, plans)
+    absent = _absent_kernels(facts, facts.scanned) if work else []
+    if absent and options.write and not options.check:
+        raise InputError("--kernel-module", "<flag>", _ABSENT.format(module=absent[0]))
+    counter = _Counter(progress, len(work))
+    facts.style  # read once, before the workers fork  # noqa: B018
+    runs = run_files(work, facts, config.jobs or _cores(), counter.step)
+    for done in runs.values():
+        facts.rewritten |= done.rewritten
+    late = _work([c for c in codemods if c.after_rewrites], facts, plans)
+    counter.total += len(late)
+    for rel, steps in late.items():
+        runs[rel] = migrate_file(rel, steps, facts, runs.get(rel))
+        counter.step(1)
+    return runs, absent
 
 
 _ABSENT = ("the kernel module {module} is in neither the project nor the library source read as "

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import dataclasses
 from collections import Counter
 from collections.abc import Callable
 from typing import cast
@@ -25,7 +26,7 @@ import libcst as cst
 
 from .lines import python_lines
 from .locate import ast_statements, cst_statements
-from .positions import positions_of
+from .positions import Rendering, positions_of
 from .style import TargetStyle
 
 BRACKETS = (cst.Call, cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ImportFrom)
@@ -72,7 +73,7 @@ def fit_tree(tree: cst.Module, before: str, style: TargetStyle,
             units[id(unit)] = (unit, entry.ancestors, stmt.col_offset)
     if not units:
         return tree
-    replaced = {key: _checked(unit, _split(unit, col, style))
+    replaced = {key: _checked(unit, *_split(unit, col, style))
                 for key, (unit, _, col) in units.items() if not _noted(unit, adapters)}
     paths = {id(a) for _, ancestors, _ in units.values() for a in ancestors}
     return cast(cst.Module, tree.visit(_Replace(replaced, paths)))
@@ -93,40 +94,74 @@ class _Replace(cst.CSTTransformer):
 
 
 def _split(unit: cst.SimpleStatementLine, column: int, style: TargetStyle
-           ) -> cst.SimpleStatementLine:
+           ) -> tuple[cst.SimpleStatementLine, str]:
     """*unit* (its first line at *column*) with the outermost flat bracket of each line over the
-    line length split, one element a line, until every line fits or nothing flat is left."""
+    line length split, one element a line, until every line fits or nothing flat is left; and
+    its code. Each round renders the statement once (the rendering that showed a hugged layout
+    fits is the next round's) and rebuilds only the nodes above the bracket it splits."""
+    rendered, rendering = unit, _render(unit)
     for _ in range(ROUNDS):
-        order: list[cst.CSTNode] = []
-        positions, code = positions_of(cst.Module(body=[unit]), order)
-        lines = python_lines(code)
+        if rendered is not unit:
+            rendered, rendering = unit, _render(unit)
+        lines = python_lines(rendering.code)
         long = {n for n, line in enumerate(lines, 1)
                 if column + _width(line) > style.line_length}
-        target = next((node for node in order[order.index(unit):] if (
-            _flat(node) and positions[node].start.line in long) or (
-            _hugged(node) and positions[node].start.line + 1 in long)), None)
+        starts = rendering.starts
+        target = next((node for node in rendering.nodes if (
+            _flat(node) and starts[node] in long) or (
+            _hugged(node) and starts[node] + 1 in long)), None)
         if target is None:
-            return unit
-        start = positions[target].start.line
+            return unit, rendering.code
+        start = starts[target]
         line = lines[start - 1]
         depth = len(line) - len(line.lstrip(" \t"))
         inner, outer = line[:depth] + style.indent, line[:depth]
+        above = rendering.above[target]
         if not _flat(target):  # its elements on one line of their own, too long now
-            unit = _swap(unit, target, _explode(target, inner, outer))
+            unit = _swap(unit, above, target, _explode(target, inner, outer))
             continue
-        moved = cast(cst.CSTNode, target.visit(_Shift(style.indent)))  # elements one level in
-        hugged = _swap(unit, target, _explode(moved, inner, outer, hug=True))
-        if not isinstance(target, cst.ImportFrom) and (  # isort wraps one name a line
-                len(_elements(target)) == 1 or _fits(hugged, start + 1, column, style)):
+        moved = target if rendering.entered[target] == rendering.ends[target] else cast(
+            cst.CSTNode, target.visit(_Shift(style.indent)))  # line breaks inside one level in
+        hugged = _swap(unit, above, target, _explode(moved, inner, outer, hug=True))
+        if isinstance(target, cst.ImportFrom):  # isort wraps one name a line
+            unit = _swap(unit, above, target, _explode(moved, inner, outer))
+        elif len(_elements(target)) == 1:
             unit = hugged
         else:
-            unit = _swap(unit, target, _explode(moved, inner, outer))
-    return unit
+            rendered, rendering = hugged, _render(hugged)
+            unit = hugged if _fits(rendering.code, start + 1, column, style) else _swap(
+                unit, above, target, _explode(moved, inner, outer))
+    if rendered is not unit:
+        rendered, rendering = unit, _render(unit)
+    return unit, rendering.code
 
 
-def _swap(unit: cst.SimpleStatementLine, old: cst.CSTNode, new: cst.CSTNode
-          ) -> cst.SimpleStatementLine:
-    return cast(cst.SimpleStatementLine, unit.deep_replace(old, new))
+def _render(unit: cst.SimpleStatementLine) -> Rendering:
+    return Rendering.of(cst.Module(body=[unit]), BRACKETS)
+
+
+def _swap(unit: cst.SimpleStatementLine, above: tuple[cst.CSTNode, ...], old: cst.CSTNode,
+          new: cst.CSTNode) -> cst.SimpleStatementLine:
+    """*unit* with *old* (below the nodes *above* it, the module first) replaced by *new*: the
+    nodes on the way rebuilt, nothing else (``deep_replace`` rebuilds the whole statement)."""
+    try:
+        chain = above[above.index(unit):]
+        for parent in reversed(chain):
+            new, old = _replace_child(parent, old, new), parent
+    except LookupError:  # not a field of the node rendering it: the whole statement, then
+        return cast(cst.SimpleStatementLine, unit.deep_replace(old, new))
+    return cast(cst.SimpleStatementLine, new)
+
+
+def _replace_child(parent: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    for field in dataclasses.fields(parent):
+        value = getattr(parent, field.name)
+        if value is old:
+            return parent.with_changes(**{field.name: new})
+        if isinstance(value, (tuple, list)) and any(item is old for item in value):
+            return parent.with_changes(
+                **{field.name: type(value)(new if item is old else item for item in value)})
+    raise LookupError(f"{type(old).__name__} is no field of {type(parent).__name__}")
 
 
 class _Shift(cst.CSTTransformer):
@@ -145,8 +180,8 @@ class _Shift(cst.CSTTransformer):
             last_line=cst.SimpleWhitespace(self.indent + updated.last_line.value))
 
 
-def _fits(unit: cst.SimpleStatementLine, number: int, column: int, style: TargetStyle) -> bool:
-    lines = python_lines(cst.Module(body=[unit]).code)
+def _fits(code: str, number: int, column: int, style: TargetStyle) -> bool:
+    lines = python_lines(code)
     return number <= len(lines) and column + _width(lines[number - 1]) <= style.line_length
 
 
@@ -189,13 +224,14 @@ def _adapter(name: str) -> str:
     return head if name.startswith("_") and tail.isdigit() else base
 
 
-def _checked(old: cst.SimpleStatementLine, new: cst.SimpleStatementLine
+def _checked(old: cst.SimpleStatementLine, new: cst.SimpleStatementLine, code: str
              ) -> cst.SimpleStatementLine:
-    """*new*, unless it does not parse alone (then *old*: a long line is better than none)."""
+    """*new* (its *code* alone), unless it does not parse alone (then *old*: a long line is
+    better than none)."""
     if new is old:
         return old
     try:
-        ast.parse(cst.Module(body=[new]).code)
+        ast.parse(code)
     except (SyntaxError, ValueError, RecursionError):
         return old
     return new

@@ -8,6 +8,7 @@ pass render at a time, those cost more than the positions themselves.
 from __future__ import annotations
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
@@ -46,3 +47,79 @@ class _Ordered(PositionProvidingCodegenState):
         if isinstance(node, cst.FormattedString):
             self.inside -= 1
         super().after_codegen(node)
+
+
+class _NoPosition:
+    """The context manager a plain rendering records a syntactic position with: nothing."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_POSITION = _NoPosition()
+
+
+class Rendering(CodegenState):
+    """One rendering of a small tree that keeps only what the layout pass reads: the code, and
+    for each node of *kinds* outside an f-string, in document order (parents first), the line its
+    syntactic position starts on (as ``PositionProvider`` has it), the lines its rendering starts
+    and ends on, and the nodes above it.
+
+    :func:`positions_of` computes a ``CodeRange`` for every node, through a generator-based
+    context manager per node and a regular expression per token; the layout pass renders each
+    statement it splits several times and reads the start line of a few brackets only."""
+
+    def __init__(self, kinds: tuple[type[cst.CSTNode], ...]) -> None:
+        super().__init__(default_indent="    ", default_newline="\n")
+        self.kinds = kinds
+        self.line = 1
+        self.nodes: list[cst.CSTNode] = []
+        self.starts: dict[cst.CSTNode, int] = {}
+        self.above: dict[cst.CSTNode, tuple[cst.CSTNode, ...]] = {}
+        self.entered: dict[cst.CSTNode, int] = {}  # the line its rendering starts on
+        self.ends: dict[cst.CSTNode, int] = {}  # the line its rendering ends on
+        self.code = ""
+        self._stack: list[cst.CSTNode] = []
+        self._inside = 0  # f-strings open around the node
+        self._syntactic: set[cst.CSTNode] = set()
+
+    @classmethod
+    def of(cls, module: cst.Module, kinds: tuple[type[cst.CSTNode], ...]) -> Rendering:
+        state = cls(kinds)
+        state.default_indent, state.default_newline = module.default_indent, module.default_newline
+        module._codegen(state)
+        state.code = "".join(state.tokens)
+        return state
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        if "\n" in value or "\r" in value:  # as LibCST counts lines: \r\n, \r or \n
+            self.line += value.count("\n") + value.count("\r") - value.count("\r\n")
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if isinstance(node, self.kinds) and not self._inside:
+            self.nodes.append(node)
+            self.above[node] = tuple(self._stack)
+            self.starts.setdefault(node, self.line)  # until a syntactic position says otherwise
+            self.entered[node] = self.line
+        if isinstance(node, cst.FormattedString):
+            self._inside += 1
+        self._stack.append(node)
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        self._stack.pop()
+        if node in self.entered:
+            self.ends[node] = self.line
+        if isinstance(node, cst.FormattedString):
+            self._inside -= 1
+
+    def record_syntactic_position(  # type: ignore[override]
+            self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
+            end_node: cst.CSTNode | None = None) -> _NoPosition:
+        if node in self.above and node not in self._syntactic:
+            self._syntactic.add(node)  # the outermost recording is the one PositionProvider keeps
+            self.starts[node] = self.line
+        return _NO_POSITION

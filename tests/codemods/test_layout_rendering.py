@@ -1,0 +1,43 @@
+"""The layout pass's cheap rendering reads the same start lines as LibCST's PositionProvider.
+
+``Rendering`` replaces ``positions_of`` in the layout pass (which renders every statement it
+splits several times): for each bracket outside an f-string, in document order, the line its
+syntactic position starts on must be PositionProvider's, and the code the module's."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from planeshift.codemods.support.layout import BRACKETS
+from planeshift.codemods.support.positions import Rendering, positions_of
+
+SNIPPETS = [
+    "bus.on(HookPoint.TOOL_POST, as_subscriber(Subscription(handler=h, name='a')))\n",
+    "x = (\n    1,\n    2,\n)\n",  # a parenthesized tuple whose syntactic start is below its `(`
+    "y = ((a, b), [c, {d: e}], {f, g})\n",
+    "f'{call(a, [b])}' + g(h)\n",  # brackets inside an f-string are not listed
+    "from pkg.mod import (\n    a,\n    b,\n)\n",
+    "obj.method(\n    arg\n)(other)[key](z)\n",
+    "value = (  # a comment\n    first(a)\n)\r\n",
+    "lambda: {k: [v for v in range(3)] for k in 'ab'}\n",
+]
+
+
+def same(module: cst.Module) -> None:
+    order: list[cst.CSTNode] = []
+    positions, code = positions_of(module, order)
+    rendering = Rendering.of(module, BRACKETS)
+    assert rendering.code == code == module.code
+    assert rendering.nodes == [n for n in order if isinstance(n, BRACKETS)]
+    assert {n: rendering.starts[n] for n in rendering.nodes} == {
+        n: positions[n].start.line for n in rendering.nodes}
+    for node in rendering.nodes:
+        assert rendering.entered[node] <= rendering.starts[node] <= rendering.ends[node]
+        assert rendering.above[node][0] is module
+
+
+@pytest.mark.parametrize("code", SNIPPETS)
+def test_the_start_lines_are_the_position_providers(code: str) -> None:
+    same(cst.parse_module(code))
+
