@@ -173,11 +173,17 @@ class MigrateFacts:
         return self.compile(text, pack) if text else None
 
     def compile(self, text: str, pack: Pack) -> Template:
+        """*text* as a template importing its names from *pack*'s kernel: made once a run (it
+        parses the text), not once a registration."""
         kernel = self.kernel(pack)
-        modules = {name: module.replace("{kernel}", kernel)
-                   for module, names in pack.migrate.imports for name in names}
-        used = [(n, modules[n]) for n in free_names(text) if n in modules]
-        return Template(text, tuple(used))
+        made: dict[tuple, Template] = self.__dict__.setdefault("_templates", {})
+        key = (text, kernel, pack.migrate.imports)
+        if key not in made:
+            modules = {name: module.replace("{kernel}", kernel)
+                       for module, names in pack.migrate.imports for name in names}
+            used = [(n, modules[n]) for n in free_names(text) if n in modules]
+            made[key] = Template(text, tuple(used))
+        return made[key]
 
     def adapter(self, pack: Pack, name: str) -> str:
         """The qualified name of an adapter or kernel name the codemods write themselves."""

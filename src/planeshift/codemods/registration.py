@@ -289,8 +289,11 @@ def star_import(source: Source) -> bool:
     which may bind any public name, after the imports a rewrite adds?"""
     if "*" not in source.text:
         return False
-    return any(isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
-               for node in top_level(source.ast.body))
+    if "_star_import" not in source.__dict__:  # once a module, not once a registration
+        source.__dict__["_star_import"] = any(
+            isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+            for node in top_level(source.ast.body))
+    return source.__dict__["_star_import"]  # type: ignore[no-any-return]
 
 
 def template_values(reg: Registration, facts: MigrateFacts) -> dict[str, str | int]:

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 from libcst._nodes.whitespace import NEWLINE_RE
 
 from ..base import Source
@@ -61,7 +62,6 @@ class Regions:
         """The module's text with each region's text as *tree* (the small module, edited) has
         it, and the regions' spans in that text; ValueError when *tree*'s statements no longer
         fall into the regions."""
-        code = tree.code
         added = len(tree.body) - sum(self.counts)  # lines of imports, added in the header
         if added < 0:
             raise ValueError("a codemod removed a top-level statement")
@@ -71,22 +71,18 @@ class Regions:
                 not _imports(s) for s in new[:head + added]) != sum(
                 not _imports(s) for s in old[:head]):
             raise ValueError("a top-level statement was added outside the import block")
-        at = sum(len(tree.code_for_node(line)) for line in tree.header)
+        code, starts = _rendered(tree)
+        if len(starts) != len(tree.body):
+            raise ValueError("a statement object is in the module twice")
         pieces: list[str] = []
         index, last = 0, 0
         for region, count in enumerate(self.counts):
             if region == len(self.counts) - 1:
                 pieces.append(code[last:])
                 break
-            count += added if region == 0 else 0
-            for stmt in tree.body[index:index + count]:
-                piece = tree.code_for_node(stmt)
-                if not code.startswith(piece, at):
-                    raise ValueError("a statement renders differently inside the module")
-                at += len(piece)
-            index += count
-            pieces.append(code[last:at])
-            last = at
+            index += count + (added if region == 0 else 0)
+            pieces.append(code[last:starts[index]])
+            last = starts[index]
         out: list[str] = []
         spans: list[tuple[int, int]] = []
         before = size = 0
@@ -117,6 +113,33 @@ class Regions:
         except (ValueError, LookupError, SyntaxError, RecursionError) as exc:
             self.failed = f"the text after an edit that moved lines cannot be mapped: {exc}"
             return Source(tree, tree.code, rel, package=package)
+
+
+class _Starts(CodegenState):
+    """A module's rendering that marks where each top-level statement's tokens begin."""
+
+    def __init__(self, module: cst.Module) -> None:
+        super().__init__(default_indent=module.default_indent,
+                         default_newline=module.default_newline)
+        self.body = {id(stmt) for stmt in module.body}
+        self.marks: list[int] = []
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if id(node) in self.body:
+            self.marks.append(len(self.tokens))
+
+
+def _rendered(tree: cst.Module) -> tuple[str, list[int]]:
+    """*tree*'s code and where each of its top-level statements starts in it, from one
+    rendering (the module's code is its header, its statements' code and its footer)."""
+    state = _Starts(tree)
+    tree._codegen(state)
+    offsets, at, size = [], 0, 0
+    for mark in state.marks:
+        size += sum(len(token) for token in state.tokens[at:mark])
+        offsets.append(size)
+        at = mark
+    return "".join(state.tokens), offsets
 
 
 def regions_for(text: str, parsed: ast.Module, lines: Iterable[int]) -> Regions | str:
