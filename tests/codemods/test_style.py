@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import subprocess
 import sys
@@ -244,3 +245,68 @@ def test_a_note_above_a_registration_inside_the_brackets_keeps_its_statement_on_
             ),
         )
         ''')  # the registration is the call: it still starts below the note
+
+
+DEEP = '''
+    from demo.bus import EventBus, Point
+
+
+    class NotificationSettingsRegistrar:
+        def register_the_run_outcome_scope_for_delivery(self, bus: EventBus) -> None:
+            async def handler(**payload):
+                return None
+
+            bus.on(Point.AFTER, handler)
+    '''
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ruff") is None, reason="ruff is not installed")
+def test_a_declared_name_too_long_for_its_line_is_cut_after_a_dot_in_parentheses(
+        tmp_path: Path) -> None:
+    """A formatter never splits a string: the name goes in parenthesized parts, which ruff keeps
+    as they are, and Python reads the same string."""
+    rel = "pkg/lifecycle/notification_settings.py"
+    write_tree(tmp_path, {**DEMO_FILES, "pyproject.toml": RUFF_100, "pkg/__init__.py": "",
+                          "pkg/lifecycle/__init__.py": "", rel: dedent(DEEP)})
+    assert _ruff(tmp_path, "format", "--check", rel).returncode == 0  # clean before
+    result = run(tmp_path, ONLY)
+    assert len(result.migrated) == 1 and not result.failed
+    text = (tmp_path / rel).read_text()
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert '''
+                    name=(
+                        "pkg.lifecycle.notification_settings.NotificationSettingsRegistrar."
+                        "register_the_run_outcome_scope_for_delivery.handler"
+                    ),''' in text
+    names = [k.value.value for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Call)
+             for k in node.keywords if k.arg == "name" and isinstance(k.value, ast.Constant)]
+    assert names == ["pkg.lifecycle.notification_settings.NotificationSettingsRegistrar."
+                     "register_the_run_outcome_scope_for_delivery.handler"]
+    formatted = _ruff(tmp_path, "format", "--check", "--diff", rel)
+    assert formatted.returncode == 0, formatted.stdout + formatted.stderr
+    checked = _ruff(tmp_path, "check", "--select", "E501,I,ISC", rel)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert not run(tmp_path, ONLY).changes  # a second run finds nothing to do
+
+
+def test_a_declared_name_that_fits_below_its_parenthesis_goes_there_whole() -> None:
+    """ruff joins parts that fit on one line inside the parentheses: so does the layout."""
+    name = "lionagi.state.lifecycle.notify_settings.register_run_notify_outcome_scope.handler"
+    before = "def f():\n    registry.register(name, handler, kinds=[kind], override=True)\n"
+    after = before.replace(", handler,", f", SinkRegistration(name='{name}', handler=handler),")
+    laid = fit(cst.parse_module(after), before, TargetStyle(line_length=100),
+               frozenset({"SinkRegistration"}))
+    assert laid == dedent(f'''
+        def f():
+            registry.register(
+                name,
+                SinkRegistration(
+                    name=(
+                        '{name}'
+                    ),
+                    handler=handler,
+                ),
+                kinds=[kind],
+                override=True,
+            )
+        ''')

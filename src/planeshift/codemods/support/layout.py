@@ -26,6 +26,7 @@ import libcst as cst
 
 from .lines import python_lines
 from .locate import ast_statements, cst_statements
+from .names_layout import adapter_of, wrap_long_names
 from .positions import Rendering, positions_of
 from .style import TargetStyle
 
@@ -73,7 +74,8 @@ def fit_tree(tree: cst.Module, before: str, style: TargetStyle,
             units[id(unit)] = (unit, entry.ancestors, stmt.col_offset)
     if not units:
         return tree
-    replaced = {key: _checked(unit, *_split(unit, col, style))
+    replaced = {key: _checked(unit, *wrap_long_names(*_split(unit, col, style), col, style,
+                                                     adapters))
                 for key, (unit, _, col) in units.items() if not _noted(unit, adapters)}
     paths = {id(a) for _, ancestors, _ in units.values() for a in ancestors}
     return cast(cst.Module, tree.visit(_Replace(replaced, paths)))
@@ -210,18 +212,11 @@ def _inner_registration(node: cst.CSTNode, adapters: frozenset[str], inside: boo
     """Does a call of an adapter sit below a keyword argument, an element or a mapping entry
     that starts on the statement's first line (*inside* one already) in *node*?"""
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and inside and \
-            _adapter(node.func.value) in adapters:
+            adapter_of(node.func.value) in adapters:
         return True
     inside = inside or (isinstance(node, (cst.DictElement, cst.Element, cst.StarredElement)) or (
         isinstance(node, cst.Arg) and node.keyword is not None)) and on_first(node)
     return any(_inner_registration(child, adapters, inside, on_first) for child in node.children)
-
-
-def _adapter(name: str) -> str:
-    """The adapter an import alias (``_as_subscriber``, ``_as_subscriber_1``) stands for."""
-    base = name.lstrip("_")
-    head, _, tail = base.rpartition("_")
-    return head if name.startswith("_") and tail.isdigit() else base
 
 
 def _checked(old: cst.SimpleStatementLine, new: cst.SimpleStatementLine, code: str
