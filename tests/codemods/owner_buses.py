@@ -34,8 +34,8 @@ class SeqBus:
     async def emit(self, event):
         for handler in list(self._handlers):
             try:
-                await maybe_await(handler(event))
-            except Exception:
+                await maybe_await(handler(event))  # in the order they subscribed
+            except Exception:  # noqa: BLE001 — one failing handler never stops the others
                 logger.exception("handler %r failed on %r", handler, event)
 '''
 
@@ -84,6 +84,8 @@ class SeqBus:
         def _failed(handler, _error) -> None:
             logger.exception("handler %r failed on %r", handler, event)
 
+        # in the order they subscribed
+        # one failing handler never stops the others
         await self._handlers.fan_out(
             lambda handler, call: call(handler, event),
             failed=_failed,

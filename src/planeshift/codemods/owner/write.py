@@ -145,11 +145,19 @@ class MethodWriter:
         if replaced:  # a blank line between the definitions and the call
             calls[0] = calls[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
         replaced += calls
+        at = len(replaced) - len(calls)  # the fan-out call
         first = body[fan.start]
         leading = list(getattr(first, "leading_lines", ()))
         if fan.start and not leading and isinstance(replaced[0], cst.FunctionDef):
             leading = [cst.EmptyLine(indent=False)]
         replaced[0] = replaced[0].with_changes(leading_lines=leading)
+        # the comments of the loop (and of the step it rewrote) that none of the new code holds,
+        # above the fan-out call: a noqa comment's "swallowed by design" explained a clause the
+        # kernel now runs
+        olds = [*body[fan.start:fan.end], *([body[fan.step_def]] if fan.step_def is not None
+                                            else [])]
+        news = [*replaced, *([new[fan.step_def]] if fan.step_def is not None else [])]
+        replaced[at] = _with_comments(replaced[at], _lost_comments(olds, news))
         new[fan.start:fan.end] = replaced
         if fan.collected is not None:  # the list the kernel now collects into
             dropped = new.pop(fan.collected.init)
@@ -216,6 +224,52 @@ class MethodWriter:
         lines = [*unpack, *(self.code(s) for s in body)] or ["pass\n"]
         text = "".join(_dedent_statement(line) for line in lines)
         return f"{header}\n{textwrap.indent(text, '    ')}"
+
+
+class _Comments(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.found.append(node.value)
+
+
+def _comments(nodes: list[cst.BaseStatement]) -> list[str]:
+    visitor = _Comments()
+    for node in nodes:
+        node.visit(visitor)
+    return visitor.found
+
+
+# what a comment says to a tool about the line it is on, meaningless once the line is gone
+_PRAGMA = re.compile(r"^(?:noqa\b(?::\s*[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*)?|type:\s*ignore\b"
+                     r"(?:\[[^\]]*\])?|pragma:\s*no\s*(?:cover|branch)\b|nosec\b)[\s:;,#—–-]*")
+
+
+def _lost_comments(old: list[cst.BaseStatement], new: list[cst.BaseStatement]) -> list[str]:
+    """The comments of *old* that *new* does not hold, in order, without what they said to a
+    tool about their line (``noqa``, ``type: ignore``, ``pragma``); planeshift's own notes
+    (held for the line below them, gone) are not carried."""
+    left = _comments(new)
+    lost: list[str] = []
+    for comment in _comments(old):
+        if comment in left:
+            left.remove(comment)
+            continue
+        text = comment.lstrip("#").strip()
+        while (match := _PRAGMA.match(text)) and match.end():
+            text = text[match.end():]
+        if text and not text.lower().startswith("planeshift:"):
+            lost.append(f"# {text}")
+    return lost
+
+
+def _with_comments(stmt: cst.BaseStatement, comments: list[str]) -> cst.BaseStatement:
+    if not comments:
+        return stmt
+    lines = [cst.EmptyLine(comment=cst.Comment(c)) for c in comments]
+    return stmt.with_changes(leading_lines=[*getattr(stmt, "leading_lines", ()), *lines])
 
 
 def _argument_lines(source: str, column: int, line_length: int) -> str:
