@@ -44,7 +44,7 @@ COLLECT_EXAMPLES: list[Example] = [
                                 await listener(event)
                             else:
                                 listener(event)
-                        except BaseException as exc:  # collected, raised below
+                        except BaseException as exc:  # noqa: BLE001 — raised together
                             errors.append(exc)
                     if errors:
                         raise_failures(errors)
@@ -81,6 +81,7 @@ COLLECT_EXAMPLES: list[Example] = [
                     """Tell every listener; raise what they raised once all of them ran."""
                     listeners = list(self._listeners)
                     # every listener runs, whatever the others raise
+                    # raised together
                     await fan_out(
                         _RELAY_FIRE_POLICY,
                         listeners,
