@@ -87,8 +87,7 @@ class SeqBus:
         # in the order they subscribed
         # one failing handler never stops the others
         await self._handlers.fan_out(
-            lambda handler, call: call(handler, event),
-            failed=_failed,
+            lambda handler, call: call(handler, event), failed=_failed
         )
 '''
 
@@ -158,8 +157,7 @@ class FirstFailureBus:
             self.failures.append(f"{type(exc).__name__}: {exc}")
 
         await self._handlers.fan_out(
-            lambda handler, call: call(handler, event),
-            failed=_failed,
+            lambda handler, call: call(handler, event), failed=_failed
         )
         return len(handlers)
 '''
@@ -249,8 +247,7 @@ class GatherBus:
             subs,
             _deliver,
             group=lambda errors: ExceptionGroup(
-                f"{len(errors)} handler(s) failed for {event!r}",
-                errors,
+                f"{len(errors)} handler(s) failed for {event!r}", errors
             ),
             translated=lambda cancellation: HandlerCancelled(str(cancellation)),
         )
@@ -342,7 +339,9 @@ class TaskGroupBus:
             await call(listener, event)
 
         def _failed(listener, exc) -> None:
-            log.warning("listener %s failed: %s", getattr(listener, "__name__", listener), exc)
+            log.warning(
+                "listener %s failed: %s", getattr(listener, "__name__", listener), exc
+            )
 
         await self._listeners.fan_out(_run, failed=_failed)
 '''

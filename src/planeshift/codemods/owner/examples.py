@@ -243,8 +243,7 @@ DISPATCH_EXAMPLES: list[Example] = [
                         list(self._listeners),
                         _one,
                         group=lambda errors: ExceptionGroup(
-                            f"{len(errors)} listener(s) failed",
-                            errors,
+                            f"{len(errors)} listener(s) failed", errors
                         ),
                         translated=lambda cancellation: ListenerCancelled(str(cancellation)),
                     )
@@ -325,8 +324,7 @@ TABLE_EXAMPLES: list[Example] = [
                         logger.exception("listener failed on %s", event)
 
                     await self._listeners.fan_out(
-                        lambda listener, call: call(listener, event),
-                        failed=_failed,
+                        lambda listener, call: call(listener, event), failed=_failed
                     )
             '''),
 ]

@@ -169,8 +169,7 @@ COLLECT_EXAMPLES: list[Example] = [
                         listeners,
                         lambda listener, call: call(listener, event),
                         group=lambda errors: BaseExceptionGroup(
-                            f"{len(errors)} listener(s) failed",
-                            errors,
+                            f"{len(errors)} listener(s) failed", errors
                         ),
                     )
             '''),

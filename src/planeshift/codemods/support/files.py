@@ -92,10 +92,8 @@ def _whole(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts,
     run.rewritten |= facts.rewritten - before
     try:
         tree = apply_imports(context, tree, facts.style)
-        # call-site rewrites are laid out as the target's formatter would; an owner rewrite
-        # writes a dispatcher's body from its own template, laid out there
-        new = tree.code if facts.options.owners else fit(tree, text, facts.style,
-                                                          facts.adapter_names)
+        # the lines the rewrites made too long are laid out as the target's formatter would
+        new = fit(tree, text, facts.style, facts.adapter_names)
     except Exception as exc:  # noqa: BLE001 - a bug: reported, unchanged
         return _error(run, exc)
     return _finish(run, text, new, rel)
