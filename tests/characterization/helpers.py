@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import sys
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import pytest
+
+if sys.version_info >= (3, 11):
+    import builtins
+
+    BaseExceptionGroup = builtins.BaseExceptionGroup
+    ExceptionGroup = builtins.ExceptionGroup
+else:  # before 3.11 lionagi and anyio raise the groups of the exceptiongroup backport
+    from exceptiongroup import BaseExceptionGroup as BaseExceptionGroup
+    from exceptiongroup import ExceptionGroup as ExceptionGroup
 
 T = TypeVar("T")
 
@@ -106,7 +116,22 @@ def loop_thread_probe(trace: list[str], label: str) -> Callable[..., None]:
     return handler
 
 
-async def rendezvous(barrier: asyncio.Barrier, trace: list[str], label: str) -> str:
+class Barrier:
+    """``asyncio.Barrier(parties).wait()`` (3.11+) for the suite on 3.10: every party waits
+    until the last one arrives."""
+
+    def __init__(self, parties: int) -> None:
+        self.parties, self.arrived = parties, 0
+        self.released = asyncio.Event()
+
+    async def wait(self) -> None:
+        self.arrived += 1
+        if self.arrived >= self.parties:
+            self.released.set()
+        await self.released.wait()
+
+
+async def rendezvous(barrier: Barrier, trace: list[str], label: str) -> str:
     """Wait until every party arrived: completes only when the handlers run concurrently."""
     trace.append(f"{label} waiting")
     await barrier.wait()

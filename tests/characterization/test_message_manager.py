@@ -11,6 +11,8 @@ from lionagi.protocols.messages.manager import MessageManager
 from lionagi.state.compat import StateCompatibilityRefused
 
 from .helpers import (
+    BaseExceptionGroup,
+    ExceptionGroup,
     Outcome,
     ProbeAwaitable,
     assert_never_started,

@@ -15,6 +15,8 @@ from lionagi.studio.scheduler.signals import (
 )
 
 from .helpers import (
+    Barrier,
+    ExceptionGroup,
     ProbeAwaitable,
     cancel_when_entered,
     loop_thread_probe,
@@ -51,7 +53,7 @@ def test_handlers_start_concurrently_and_results_come_back_in_registration_order
     trace: list[str] = []
 
     async def main() -> list[Any]:
-        barrier = asyncio.Barrier(2)
+        barrier = Barrier(2)
         bus = SchedulerSignalBus()
         bus.observe(ScheduleRunFailed, handler=lambda s: rendezvous(barrier, trace, "first"))
         bus.observe(ScheduleRunFailed, handler=lambda s: rendezvous(barrier, trace, "second"))

@@ -11,6 +11,8 @@ from lionagi.session.observer import SessionObserver
 from lionagi.session.signal import Signal
 
 from .helpers import (
+    Barrier,
+    ExceptionGroup,
     ProbeAwaitable,
     assert_never_started,
     cancel_when_entered,
@@ -147,7 +149,7 @@ def test_returned_awaitables_are_gathered_concurrently() -> None:
     trace: list[str] = []
 
     async def main() -> list[Any]:
-        barrier = asyncio.Barrier(2)
+        barrier = Barrier(2)
         observer = SessionObserver()
         observer.observe(int, handler=lambda p, c: rendezvous(barrier, trace, "a"))
         observer.observe(int, handler=lambda p, c: rendezvous(barrier, trace, "b"))

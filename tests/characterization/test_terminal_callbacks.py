@@ -16,6 +16,7 @@ from lionagi.state.lifecycle.callbacks import (
 )
 
 from .helpers import (
+    Barrier,
     ProbeAwaitable,
     assert_never_started,
     cancel_when_entered,
@@ -78,7 +79,7 @@ def test_handlers_start_in_registration_order_and_run_concurrently() -> None:
     trace: list[str] = []
 
     async def main() -> None:
-        barrier = asyncio.Barrier(2)
+        barrier = Barrier(2)
 
         def party(label: str) -> Any:
             async def handler(env: Any) -> None:

@@ -4,6 +4,7 @@ registered on, or is not written; no name holds a line number, no `order=0` is i
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -29,6 +30,16 @@ def _migrate(root: Path, **options: object) -> MigrateResult:
     result = migrate(config, MigrateOptions(write=True, **options))  # type: ignore[arg-type]
     assert not result.failed, [n for n in result.not_migrated if n.error]
     return result
+
+
+def _declared_names(root: Path, files: set[str]) -> list[str]:
+    """The ``name=`` each typed registration in *files* declares, as Python reads it (a long
+    name is written in parenthesized parts)."""
+    return [k.value.value for rel in sorted(files)
+            for node in ast.walk(ast.parse((root / rel).read_text()))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("Subscription", "SinkRegistration", "InterceptorRegistration")
+            for k in node.keywords if k.arg == "name" and isinstance(k.value, ast.Constant)]
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +80,7 @@ def test_after_the_owners_each_declaration_is_read_by_its_dispatcher(copy) -> No
     assert not [m for m in rewritten if m.file == "lionagi/hooks/loader.py"]
     assert {m.registration.mechanism for m in rewritten} <= READING
     assert "order=0" not in added and "as_subscriber(" not in added and "as_sink(" not in added
-    names = re.findall(r'name="([^"]+)"', added)
+    names = _declared_names(root, {m.file for m in rewritten})
     assert len(names) == len(set(names)) == 7
     assert not [n for n in names if re.search(r"[:#<]\d|\d>", n)]
     env = {**os.environ, "PYTHONPATH": str(root)}

@@ -1,5 +1,6 @@
 """Find a Python 3.10 and give it what the kernels and their tests import there (``exceptiongroup``,
-``pytest``, ``click``), for test_kernel_py310.py.
+``pytest``, ``click``, and ``anyio``, which a characterized bus uses), for test_kernel_py310.py and
+the generated characterization suite on 3.10 (tests/characterize/test_gate.py).
 
 The interpreter: ``$PLANESHIFT_PYTHON310``, else ``python3.10`` on PATH, else pyenv's 3.10 builds;
 each candidate is run to check that it really is 3.10 (a pyenv shim answers for a version that is
@@ -19,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".kernels-py310"
-NEEDS = ("exceptiongroup", "pytest", "click")
+NEEDS = ("exceptiongroup", "pytest", "click", "anyio")
 
 
 class Unavailable(Exception):

@@ -13,6 +13,7 @@ import importlib
 import inspect
 import logging  # noqa: F401 (observe.py's part, copied below this one, logs)
 import os
+import sys
 import threading
 import typing
 from collections.abc import Callable, Generator
@@ -20,6 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+# The target may run on 3.10, where a group is the exceptiongroup backport's (anyio needs it).
+if sys.version_info < (3, 11):
+    try:
+        from exceptiongroup import BaseExceptionGroup
+    except ImportError:  # nothing on this interpreter raises a group, then
+        BaseExceptionGroup = ()  # type: ignore[assignment,misc]  # isinstance(x, ()) is False
 
 # Names the folder whose copy of the package the suite must import (`--run-against` sets it).
 EXPECT_ENV = "PLANESHIFT_CHARACTERIZE_EXPECT"
