@@ -70,10 +70,15 @@ def test_before_the_owners_no_call_site_declares_anything(copy) -> None:  # type
 def test_after_the_owners_each_declaration_is_read_by_its_dispatcher(copy) -> None:  # type: ignore[no-untyped-def]
     root, _first, second, added = copy
     rewritten = [m for m in second.migrated if m.codemod == "registration"]
-    # 7 rewrites, each of one callable the scan names; the calls that register a loop variable
+    # 6 rewrites, each of one callable the scan names; the calls that register a loop variable
     # (hooks/loader.py: `for handler in ...: bus.on(point, handler)`) are left alone, since one
     # declared name would be true of none of the handlers the variable holds
-    assert len(rewritten) == 7
+    assert len(rewritten) == 6
+    # ContextFold's handler waits in Branch._pending_hook_bus_entries, which attach_hook_bus
+    # hands to HookBus.on wrapped: a declaration there would be called (a TypeError, swallowed
+    # by the emit's isolation, the fold silently off)
+    queued = [n.reason for n in second.not_migrated if n.file == "lionagi/agent/context_fold.py"]
+    assert queued and all("does not hand the handler to a method of HookBus" in r for r in queued)
     unnamed = {(n.file, n.line) for n in second.not_migrated
                if "is no one callable the scan can name" in n.reason}
     assert ("lionagi/hooks/loader.py", 93) in unnamed
@@ -81,7 +86,7 @@ def test_after_the_owners_each_declaration_is_read_by_its_dispatcher(copy) -> No
     assert {m.registration.mechanism for m in rewritten} <= READING
     assert "order=0" not in added and "as_subscriber(" not in added and "as_sink(" not in added
     names = _declared_names(root, {m.file for m in rewritten})
-    assert len(names) == len(set(names)) == 7
+    assert len(names) == len(set(names)) == 6
     assert not [n for n in names if re.search(r"[:#<]\d|\d>", n)]
     env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run([sys.executable, str(PROBE)], cwd=root, env=env, capture_output=True,

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import ast
+
 from ..types import Registration
 from .facts import MigrateFacts
-from .owner.declarations import reads_declarations
+from .owner.declarations import constant, reads_declarations
 
 __all__ = ["stage", "unread"]
 
@@ -28,21 +30,30 @@ def stage(point: str) -> str:
 
 def unread(reg: Registration, facts: MigrateFacts) -> str:
     """Why *reg*'s declaration would be read by nobody, or "": the dispatcher it registers
-    with must run on the kernels with a façade that reads declarations (`migrate --owners`)."""
+    with must run on the kernels with a façade that reads declarations (`migrate --owners`),
+    and the call must hand the handler to a method of it that does (``accept``): a list the
+    handler waits in (``_pending_hook_bus_entries.append``) hands it on later, wrapped."""
     if reg.mechanism not in facts.mechanisms:
         return ""
     if facts.mechanisms[reg.mechanism][1].migrate.declarations == "always":
         return ""
-    cache: dict[str, str] = facts.__dict__.setdefault("_unread", {})
+    cache: dict[str, tuple[str, frozenset[str]]] = facts.__dict__.setdefault("_unread", {})
     if reg.mechanism not in cache:
         mech = facts.mechanisms[reg.mechanism][0]
         modules = {seen[1]: rel for rel, seen in facts.scanned.items() if seen[1]}
-        reading = [q for q in mech.dispatchers if _reads(q, modules, facts)]
         name = (mech.dispatchers[0].rsplit(".", 1)[-1] if mech.dispatchers else reg.mechanism)
-        cache[reg.mechanism] = "" if reading else (
-            f"not rewritten: {name} does not read declarations until its owner runs on the "
-            "kernels (migrate --owners)")
-    return cache[reg.mechanism]
+        methods = frozenset(m for q in mech.dispatchers for m in _accepting(q, modules, facts))
+        cache[reg.mechanism] = (name, methods)
+    name, methods = cache[reg.mechanism]
+    if not methods:
+        return (f"not rewritten: {name} does not read declarations until its owner runs on the "
+                "kernels (migrate --owners)")
+    method = reg.api.rsplit(".", 1)[-1]
+    if reg.via != "method" or method not in methods:
+        return (f"not rewritten: `{reg.api}` does not hand the handler to a method of {name} "
+                f"that reads its declaration ({', '.join(sorted(methods))} does), so a typed "
+                "registration would reach code that calls it")
+    return ""
 
 
 # the handler kinds a declared name is true of: one callable the scan names (a lambda is named
@@ -64,12 +75,26 @@ def unnamed(reg: Registration, facts: MigrateFacts) -> str:
             "handler it holds")
 
 
-def _reads(dispatcher: str, modules: dict[str, str], facts: MigrateFacts) -> bool:
+def _accepting(dispatcher: str, modules: dict[str, str], facts: MigrateFacts) -> set[str]:
+    """The methods of *dispatcher*'s class that read a call site's declaration (``handler =
+    _<CLS>_DECLARATIONS.accept(handler)``, as ``owner_declarations`` writes it)."""
     module, _, cls = dispatcher.rpartition(".")
     candidates = [modules.get(module), module.replace(".", "/") + ".py",
                   module.replace(".", "/") + "/__init__.py"]
     for rel in filter(None, candidates):
         text = "\n".join(facts.lines(rel))
-        if text and reads_declarations(text, cls):
-            return True
-    return False
+        if not (text and reads_declarations(text, cls)):
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        table = constant(cls)
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name == cls:
+                return {m.name for m in node.body
+                        if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                                and c.func.attr == "accept" and isinstance(c.func.value, ast.Name)
+                                and c.func.value.id == table for c in ast.walk(m))}
+    return set()
