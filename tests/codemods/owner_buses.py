@@ -252,15 +252,6 @@ class GatherBus:
             translated=lambda cancellation: HandlerCancelled(str(cancellation)),
         )
         raw = list(report.values)
-        cancellations = [r for r in raw if isinstance(r, BaseException) and not isinstance(r, Exception)]
-        errors = [r for r in raw if isinstance(r, Exception)]
-        if cancellations:
-            cancelled = HandlerCancelled(str(cancellations[0]))
-            if errors:
-                raise cancelled from ExceptionGroup(f"{len(errors)} handler(s) failed for {event!r}", errors)
-            raise cancelled from cancellations[0]
-        if errors:
-            raise ExceptionGroup(f"{len(errors)} handler(s) failed for {event!r}", errors)
         return [r for r in raw if r is not None]
 '''
 

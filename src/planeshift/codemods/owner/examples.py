@@ -248,15 +248,6 @@ DISPATCH_EXAMPLES: list[Example] = [
                         translated=lambda cancellation: ListenerCancelled(str(cancellation)),
                     )
                     raw = list(report.values)
-                    cancelled = [r for r in raw if isinstance(r, BaseException) and not isinstance(r, Exception)]
-                    errors = [r for r in raw if isinstance(r, Exception)]
-                    if cancelled:
-                        first = ListenerCancelled(str(cancelled[0]))
-                        if errors:
-                            raise first from ExceptionGroup(f"{len(errors)} listener(s) failed", errors)
-                        raise first from cancelled[0]
-                    if errors:
-                        raise ExceptionGroup(f"{len(errors)} listener(s) failed", errors)
                     return raw
             '''),
 ]

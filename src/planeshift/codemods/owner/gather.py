@@ -38,6 +38,8 @@ class GatherPost:
     group: str  # source of a lambda building the owner's exception group
     translated: str  # source of a lambda building the owner's translated cancellation
     seen: str
+    # the statements the kernel now does (splitting the failures, raising them): dead after it
+    dead: tuple[cst.BaseStatement, ...] = ()
 
 
 def _isinstance_of(node: cst.BaseExpression, var: str, cls: str) -> bool:
@@ -85,7 +87,34 @@ def read_post(after: Sequence[cst.BaseStatement], raw: str, r: Resolver, code: C
     group = groups.pop()
     param, expr = _translation(after, cancels, errors, code, where)
     seen = f"{where}: raise {group} / {expr}"
-    return GatherPost(raw, f"lambda {errors}: {group}", f"lambda {param}: {expr}", seen)
+    return GatherPost(raw, f"lambda {errors}: {group}", f"lambda {param}: {expr}", seen,
+                      _dead(after, errors, cancels, raw))
+
+
+def _dead(after: Sequence[cst.BaseStatement], errors: str, cancels: str, raw: str
+          ) -> tuple[cst.BaseStatement, ...]:
+    """The statements after the gather that only split *raw* into *errors* and *cancels* and
+    raise them: the kernel raises the group and the translated cancellation itself, and
+    ``report.values`` holds no exception, so they would never run. None of them when anything
+    else reads those lists (the owner's own code stays)."""
+    dead = [stmt for stmt in after if _is_dead(stmt, errors, cancels, raw)]
+    kept = [s for s in after if not any(s is d for d in dead)]
+    if any(m.findall(s, m.Name(errors) | m.Name(cancels)) for s in kept):
+        return ()
+    return tuple(dead)
+
+
+def _is_dead(stmt: cst.BaseStatement, errors: str, cancels: str, raw: str) -> bool:
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and \
+        len(stmt.body) == 1 else None
+    if isinstance(small, cst.Assign):  # errors = [r for r in raw if isinstance(r, Exception)]
+        return _filter(small.value, raw) is not None
+    if not isinstance(stmt, cst.If) or stmt.orelse is not None:
+        return False
+    if m.matches(stmt.test, m.Name(cancels)):  # the translation (checked by _translation)
+        return True
+    return (m.matches(stmt.test, m.Name(errors)) and len(stmt.body.body) == 1  # raise the group
+            and bool(_group_calls([stmt], errors)))
 
 
 def _group_calls(after: Sequence[cst.BaseStatement], errors: str) -> list[cst.Call]:

@@ -166,6 +166,8 @@ class MethodWriter:
             after = new[fan.collected.init]
             kept = [*getattr(dropped, "leading_lines", ()), *getattr(after, "leading_lines", ())]
             new[fan.collected.init] = after.with_changes(leading_lines=kept)
+        if fan.post is not None and fan.post.dead:  # what the kernel does now
+            new = [s for s in new if not any(s is d for d in fan.post.dead)]
         new = drop_unused_local_imports(body, new)
         return Written(new, module, ["DispatchPolicy", "fan_out_sync" if fan.sync else "fan_out"])
 
