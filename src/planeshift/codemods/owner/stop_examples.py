@@ -177,7 +177,7 @@ STOP_EXAMPLES: list[Example] = [
                         def _failed(listener, exc) -> None:
                             if isinstance(exc, LookupError):
                                 # the caller's own mistake: it leaves the fan-out
-                                raise
+                                raise exc
                             logger.exception("listener failed on %s", event)
 
                         await fan_out(

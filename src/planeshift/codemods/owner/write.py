@@ -20,6 +20,7 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass, field
+from typing import cast
 
 import libcst as cst
 
@@ -221,13 +222,55 @@ class MethodWriter:
             entry = self.fresh("_entry")
             params, unpack = f"{entry}, {exc}", [f"{self.code(target).strip()} = {entry}\n"]
         prefix = "async def" if has_await(failure.hook) else "def"
-        source = self._def(f"{prefix} {name}({params}) -> None:", unpack, failure.hook)
+        # a bare `raise` of the clause re-raised what it caught: in the hook, outside any except
+        # clause, it names it (the kernel runs the hook inside its own; linters flag it bare)
+        hook = [cast(cst.BaseStatement, s.visit(_NamedRaise(exc))) for s in failure.hook]
+        source = self._def(f"{prefix} {name}({params}) -> None:", unpack, hook)
         return name, [self.stmt(source)]
 
     def _def(self, header: str, unpack: list[str], body: list[cst.BaseStatement]) -> str:
         lines = [*unpack, *(self.code(s) for s in body)] or ["pass\n"]
         text = "".join(_dedent_statement(line) for line in lines)
         return f"{header}\n{textwrap.indent(text, '    ')}"
+
+
+class _NamedRaise(cst.CSTTransformer):
+    """``raise`` -> ``raise <name>``, except inside a nested except clause (where it re-raises
+    that clause's exception) or a nested function or class."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name, self.inside = name, 0
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
+        self.inside += 1
+        return True
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler,
+                            updated_node: cst.ExceptHandler) -> cst.ExceptHandler:
+        self.inside -= 1
+        return updated_node
+
+    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> bool:
+        self.inside += 1
+        return True
+
+    def leave_ExceptStarHandler(self, original_node: cst.ExceptStarHandler,
+                                updated_node: cst.ExceptStarHandler) -> cst.ExceptStarHandler:
+        self.inside -= 1
+        return updated_node
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def leave_Raise(self, original_node: cst.Raise, updated_node: cst.Raise) -> cst.Raise:
+        if updated_node.exc is not None or self.inside:
+            return updated_node
+        return updated_node.with_changes(exc=cst.Name(self.name),
+                                         whitespace_after_raise=cst.SimpleWhitespace(" "))
 
 
 class _Comments(cst.CSTVisitor):
