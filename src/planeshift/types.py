@@ -30,7 +30,7 @@ PLANES = (  # ADR-0120 D1 planes a registration is classified into, in the ADR's
 # here (a new rule's) follows them, by name.
 FLAG_ORDER = (
     "dynamic_receiver", "unresolved_receiver", "receiver_unknown", "handler_not_given",
-    "dynamic_point", "unknown_point", "returns_awaitable", "discard_unawaited",
+    "dynamic_point", "unknown_point", "pass_through", "returns_awaitable", "discard_unawaited",
     "forwarder_without_callers", "dormant_point", "shell_command_string",
 )
 _FLAG_RANK = {flag: rank for rank, flag in enumerate(FLAG_ORDER)}

@@ -10,9 +10,9 @@ from textwrap import dedent
 
 from analyzer.helpers import DEMO_FILES, write_tree
 
-from planeshift.codemods.pass_through import pass_through
+from planeshift.analyzer.extract.pass_through import pass_through
 
-from .helpers import run
+from .helpers import DEMO_PACK, run
 
 APP = '''\
 from demo.bus import EventBus
@@ -76,3 +76,23 @@ def test_a_module_sentinel_is_seen_from_inside_a_function() -> None:
     assert _why(source, "MISSING") == "MISSING is not callable (MISSING = object())"
     shadowed = "MISSING = object()\n\ndef f(MISSING):\n    m.cb = MISSING\n"
     assert _why(shadowed, "MISSING") == ""
+
+
+def test_the_scan_flags_them_so_lint_and_the_discard_gate_leave_them_alone(tmp_path: Path) -> None:
+    """The restore, the copy and the sentinel stay in the inventory, flagged ``pass_through``
+    with the reason; PS101 skips a flagged registration (the handler's own site carries it)."""
+    from planeshift import api
+    from planeshift.config import Config
+
+    write_tree(tmp_path, {**DEMO_FILES, "app.py": APP})
+    scan = api.scan(Config(root=tmp_path, packs=(DEMO_PACK,), builtin_packs=(), use_cache=False,
+                           jobs=1))
+    flagged = {r.line: r for r in scan.registrations
+               if r.file == "app.py" and "pass_through" in r.flags}
+    assert sorted(flagged) == [16, 17, 18]
+    assert any(e.startswith("registers nothing new: puts back the handler saved from `gate`")
+               for e in flagged[16].evidence)
+    assert not [r for r in scan.registrations if r.file == "app.py" and r.line == 14
+                and "pass_through" in r.flags]  # `bus.gate = allow` registers
+    assert not [f for f in scan.findings if f.rule == "PS101" and f.file == "app.py"
+                and f.line in flagged]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 from typing import ClassVar
 
+from ..analyzer.extract.pass_through import pass_through
 from ..types import Registration
 from .base import MOVED, Codemod, Example, Item, Plan, Source, register
 from .facts import MigrateFacts
-from .pass_through import pass_through
 from .readers import stage, unnamed, unread
 from .sites import Site, by_site, differences, entries, handler_from_table, site_of
 from .support.locate import handler_node

@@ -84,6 +84,7 @@ class Site:
     end_line: int = 0  # where the site's node ends (a call's closing parenthesis)
     end_col: int = 0
     loops: tuple[tuple[Ref, Ref], ...] = ()  # enclosing `for` loops: (target, iterable), outer first
+    passing: str = ""  # assign: why it registers nothing new (a saved handler put back...)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from .declarations import lazy_entries, resolve_relative
 from .facts import Binding, Site
+from .pass_through import put_back
 from .refs import Ref, annotation_from_ast, from_ast
 from .sites import Positions, Vocabulary, assign_site, augassign_site
 from .visitor import FastVisitor, name_ids
@@ -50,6 +51,8 @@ class BindingVisits(FastVisitor):
     lazy: list[tuple[str, str, str]]
     frames: list[Frame]
     loops: list[tuple[Ref, Ref]]
+    module_node: ast.Module
+    scope_nodes: list[ast.AST]
 
     @property
     def scope(self) -> Scope:
@@ -105,7 +108,9 @@ class BindingVisits(FastVisitor):
             self._bind_target(target, value)
             self.visit(target)
             if self.vocab is not None:
-                self._add(assign_site(node, target, node.value, self.scope.qualname, self.vocab, self.src))
+                self._add(self._passing(assign_site(
+                    node, target, node.value, self.scope.qualname, self.vocab, self.src),
+                    target, node.value))
         if self.frames and self.frames[-1].loop_names and len(node.targets) == 1:
             self._derive_loop_name(node.targets[0], node.value)
         if self.scope.kind == "module":
@@ -135,7 +140,18 @@ class BindingVisits(FastVisitor):
         if self.scope.kind == "module" and node.value is not None:
             self._module_assign(ast.Assign(targets=[node.target], value=node.value))
         if self.vocab is not None and node.value is not None:
-            self._add(assign_site(node, node.target, node.value, self.scope.qualname, self.vocab, self.src))
+            self._add(self._passing(assign_site(
+                node, node.target, node.value, self.scope.qualname, self.vocab, self.src),
+                node.target, node.value))
+
+    def _passing(self, site: Site | None, target: ast.expr, value: ast.expr) -> Site | None:
+        """*site* with why it registers nothing new, when its value is a name holding the
+        handler saved from the same slot, or nothing callable (``extract.pass_through``)."""
+        if site is None or not isinstance(value, ast.Name) or not isinstance(target, ast.Attribute):
+            return site
+        scope = self.scope_nodes[-1] if self.scope_nodes else None
+        why = put_back(target.attr, value, False, scope, self.module_node)
+        return replace(site, passing=why) if why else site
 
     def _add(self, site: Site | None) -> None:
         if site is not None:

@@ -37,6 +37,8 @@ class SymbolCollector(BindingVisits):
         self.nodes: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # for dispatch_facts
         self.loop_seeds: set[str] = set()  # functions that call what they iterate
         self.stack: list[Scope] = [Scope("", "module")]
+        self.module_node: ast.Module = ast.Module(body=[], type_ignores=[])  # the file's tree
+        self.scope_nodes: list[ast.AST] = []  # the enclosing defs and classes, innermost last
         self.functions: list[Function] = []
         self.classes: list[Class] = []
         self.exports: list[str] = []
@@ -63,8 +65,10 @@ class SymbolCollector(BindingVisits):
         for base in node.bases:
             self.visit(base)
         self.stack.append(Scope(qualname, "class"))
+        self.scope_nodes.append(node)
         for stmt in node.body:
             self.visit(stmt)
+        self.scope_nodes.pop()
         scope = self.stack.pop()
         members = tuple(
             (stmt.targets[0].id, stmt.value.value)
@@ -118,10 +122,12 @@ class SymbolCollector(BindingVisits):
         for p in params:
             self.bind(p.name, ("param", p.kind, p.annotation, p.default))
         self.frames.append(Frame())
+        self.scope_nodes.append(node)
         loops, self.loops = self.loops, []  # a body runs when called, not in the loop around
         for stmt in node.body:
             self.visit(stmt)
         self.loops = loops
+        self.scope_nodes.pop()
         frame = self.frames.pop()
         if frame.calls_loop_var:
             self.loop_seeds.add(qualname)
@@ -212,6 +218,7 @@ def collect_symbols(
     """Run the symbol pass over a parsed module (*text* is its source, for exact positions);
     with *vocab*, also record candidate sites."""
     collector = SymbolCollector(module, is_package, vocab, Positions(text))
+    collector.module_node = tree
     for stmt in tree.body:
         collector.visit(stmt)
     # dispatch paths start at functions calling what they iterate and at the packs' words

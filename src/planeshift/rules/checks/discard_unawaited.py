@@ -103,6 +103,8 @@ class DiscardUnawaited(Rule):
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         for reg in project.registrations:
+            if "pass_through" in reg.flags:  # a handler put back or copied: its own site has it
+                continue
             if not discards(reg, project.mechanism(reg.mechanism).policy_map):
                 continue
             message = self.message.format(handler=reg.handler.expr, mechanism=reg.mechanism)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from ....packs.model import ArgSpec, Mechanism, RegistrationForm
 from ....types import Handler
 from ...extract.facts import Arg, FileFacts, Ref, Site, Span
+from ...extract.pass_through import copies
 from ...extract.refs import render
 from ..candidate import Candidate
 from ..evaluate.engine import Evaluator
@@ -71,6 +72,19 @@ class Match:
         )
 
 
+def _passing(site: Site, api: str, handler: Handler, arg: Arg | None) -> str:
+    """Why the site registers nothing new (``extract.pass_through``): it hands on the handler
+    the slot already holds, puts back one saved from it, or a value that is not callable. A
+    handler the link resolved to a function is a registration however it is spelled."""
+    slot = api.rsplit(".", 1)[-1]
+    resolved = handler.qualname is not None or handler.kind != "unknown"
+    if arg is not None and not resolved and copies(arg.ref, slot):
+        return f"copies the handler `{slot}` already holds ({arg.text}), not a new registration"
+    if site.passing and not (resolved and site.passing.startswith("puts back")):
+        return site.passing
+    return ""
+
+
 class Builder:
     """Matches from their parts: the handler an argument is, the decorated function, the
     arguments a spec designates."""
@@ -91,6 +105,10 @@ class Builder:
                             "so the handler is taken to be it")
         if note:
             flags = [*flags, "dynamic_point"]
+        passing = _passing(site, api, handler, handler_arg)
+        if passing:
+            flags = [*flags, "pass_through"]
+            evidence.append(f"registers nothing new: {passing}")
         point_args = tuple(args_for(site, spec.point)) if spec.point else ()
         return Match(
             file=facts.path, module=facts.module, site=site, mechanism=mech, spec=spec, api=api,

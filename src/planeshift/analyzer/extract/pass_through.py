@@ -1,14 +1,17 @@
 """Assignments the scan reads as registrations that register nothing new: a handler copied from
 the slot it already sits in (``new.f = self.f``, ``Model(f=self.f)``), a saved handler put back
 (``prev = m.f`` ... ``finally: m.f = prev``), and a value that is not callable (``m.f = object()``
-through a name). Wrapping them in a typed registration would change what they do (a restore in a
-``finally`` that raises ``PolicyError`` masks the exception in flight), so the registration
-codemod leaves them alone, with the reason.
+through a name). The scan flags them ``pass_through`` (no PS101 for them: the handler's own
+registration carries it), and the registration codemod leaves them alone, with the reason:
+wrapping them in a typed registration would change what they do (a restore in a ``finally``
+that raises ``PolicyError`` masks the exception in flight).
 """
 
 from __future__ import annotations
 
 import ast
+
+from .facts import Ref
 
 _LITERALS = (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr)
 
@@ -24,12 +27,19 @@ def pass_through(slot: str, handler: str, resolved: bool, scope: str, tree: ast.
         return ""
     if not resolved and _reads(value, slot):
         return f"copies the handler `{slot}` already holds ({handler}), not a new registration"
+    scoped = _scope(tree, scope)
+    return put_back(slot, value, resolved, scoped, tree)
+
+
+def put_back(slot: str, value: ast.expr, resolved: bool, scope: ast.AST | None,
+             module: ast.AST) -> str:
+    """Why *value* (a name, assigned to *slot* in *scope*, a function node or None for the
+    module) is a saved handler put back or a value that is not callable, or ""."""
     if not isinstance(value, ast.Name):
         return ""
-    scoped = _scope(tree, scope)
-    bindings = _bindings(value.id, scoped) if scoped is not None else []
+    bindings = _bindings(value.id, scope) if scope is not None else []
     if bindings == []:  # not bound in the function: the module's name
-        bindings = _bindings(value.id, tree)
+        bindings = _bindings(value.id, module)
     if not bindings:
         return ""
     if not resolved and all(_reads(b, slot) for b in bindings):
@@ -38,6 +48,14 @@ def pass_through(slot: str, handler: str, resolved: bool, scope: str, tree: ast.
     if all(_not_callable(b) for b in bindings):
         return f"{value.id} is not callable ({value.id} = {ast.unparse(bindings[0])})"
     return ""
+
+
+def copies(ref: Ref, slot: str) -> bool:
+    """The scan's ref of a handler reads *slot* itself (``x.slot``, ``getattr(x, "slot")``)."""
+    if ref[0] == "attr":
+        return ref[2] == slot
+    return (ref[0] == "call" and ref[1] == ("name", "getattr") and len(ref[2]) >= 2
+            and ref[2][1] == ("str", slot))
 
 
 def _reads(node: ast.expr, slot: str) -> bool:
