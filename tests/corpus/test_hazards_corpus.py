@@ -57,14 +57,11 @@ DISCARD_UNAWAITED = [
     ("engines/engine.py", 1401, "flow_callbacks", "on_progress", "warning", "@engines-team"),
     ("engines/planning.py", 197, "flow_callbacks", "_inherit_worker_providers", "info",
      "@engines-team"),
-    # run.py:793: restores the previous streaming_process_func (unknown: whatever was set)
-    ("operations/run/run.py", 793, "imodel_stream_processor", "prev_stream_func", "warning",
-     "@operations-team"),
+    # run.py:793 (a restore of the saved streaming_process_func in a finally) and imodel.py:820
+    # (copy() handing its own on) register nothing new: flagged pass_through, no PS101 (the
+    # handler's own registration carries it)
     ("service/imodel.py", 293, "service_hook_registry", "**self.hook_registry", "warning",
      "@service-team"),
-    # imodel.py:820: copy() hands its own streaming_process_func to the new model (the keyword)
-    ("service/imodel.py", 820, "imodel_stream_processor", "self.streaming_process_func",
-     "warning", "@service-team"),
     # branch.py:149-151: sync defs (:447, :416, :429) on the MessageManager callback lists
     ("session/branch.py", 149, "message_manager", "self._schedule_emit", "info", "@session-team"),
     ("session/branch.py", 150, "message_manager", "self._track_message_in_view", "info",
