@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 import libcst as cst
+from libcst._types import CSTNodeT
 
 from .idiom import Code
 from .local_imports import drop_unused_local_imports
@@ -242,23 +243,16 @@ class _NamedRaise(cst.CSTTransformer):
         super().__init__()
         self.name, self.inside = name, 0
 
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
-        self.inside += 1
-        return True
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)):
+            self.inside += 1
+        return super().on_visit(node)
 
-    def leave_ExceptHandler(self, original_node: cst.ExceptHandler,
-                            updated_node: cst.ExceptHandler) -> cst.ExceptHandler:
-        self.inside -= 1
-        return updated_node
-
-    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> bool:
-        self.inside += 1
-        return True
-
-    def leave_ExceptStarHandler(self, original_node: cst.ExceptStarHandler,
-                                updated_node: cst.ExceptStarHandler) -> cst.ExceptStarHandler:
-        self.inside -= 1
-        return updated_node
+    def on_leave(self, original_node: CSTNodeT, updated_node: CSTNodeT
+                 ) -> CSTNodeT | cst.RemovalSentinel | cst.FlattenSentinel[CSTNodeT]:
+        if isinstance(original_node, (cst.ExceptHandler, cst.ExceptStarHandler)):
+            self.inside -= 1
+        return super().on_leave(original_node, updated_node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
