@@ -87,7 +87,7 @@ COLLECT_EXAMPLES: list[Example] = [
                         listeners,
                         lambda listener, call: call(listener, event),
                         logger=logger,
-                        group=lambda errors: raise_failures(errors),
+                        group=raise_failures,
                     )
                     return event
             '''),

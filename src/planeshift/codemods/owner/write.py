@@ -125,11 +125,11 @@ class MethodWriter:
         if hook[0]:
             kwargs.append(f"failed={hook[0]}")
         if fan.post is not None:
-            kwargs += [f"group={fan.post.group}", f"translated={fan.post.translated}"]
+            kwargs += [f"group={_callee(fan.post.group)}", f"translated={fan.post.translated}"]
         if fan.stop is not None:
             kwargs.append(f"stop={fan.stop.source}")
         if fan.collected is not None:
-            kwargs.append(f"group={fan.collected.group}")
+            kwargs.append(f"group={_callee(fan.collected.group)}")
         args = [expr, self.code(fan.entries).strip(), step, *kwargs]
         head = ""
         if fan.post is not None:
@@ -233,6 +233,13 @@ class MethodWriter:
         lines = [*unpack, *(self.code(s) for s in body)] or ["pass\n"]
         text = "".join(_dedent_statement(line) for line in lines)
         return f"{header}\n{textwrap.indent(text, '    ')}"
+
+
+def _callee(source: str) -> str:
+    """``lambda errors: raise_group(errors)`` -> ``raise_group``: a lambda that only hands its
+    one argument to a function is that function; anything else as it is."""
+    found = re.fullmatch(r"lambda (\w+): ([A-Za-z_][\w.]*)\(\1\)", source.strip())
+    return found.group(2) if found else source
 
 
 class _NamedRaise(cst.CSTTransformer):
