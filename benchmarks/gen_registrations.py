@@ -71,10 +71,10 @@ class HookPoint(str, Enum):
 
 class HookBus:
     def on(self, point, handler):
-        return _HOOK_BUS_DECLARATIONS.read(handler)
+        handler = _HOOK_BUS_DECLARATIONS.accept(handler)
 
 
-_HOOK_BUS_DECLARATIONS = Declarations("HookBus")
+_HOOK_BUS_DECLARATIONS = Declarations(planes=("interceptor", "subscriber"))
 '''
 
 
