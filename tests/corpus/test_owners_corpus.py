@@ -126,7 +126,7 @@ def test_the_dispatchers_the_kernels_reproduce_are_rewritten_under_their_own_pol
         assert (entries[entry]["profile"], entries[entry]["matched"]) == (profile, "exact")
         assert entries[entry]["policy"]["sync_entry"] == "reject_declared_async_before_owner_effect"
     manager = (migrated.root / "lionagi/protocols/messages/manager.py").read_text()
-    assert manager.count("group=lambda errors: _raise_callback_errors(errors)") == 2
+    assert manager.count("group=_raise_callback_errors,") == 2
     assert "fan_out_sync(" in manager and "await fan_out(" in manager
     assert "hook_snapshot = self._snapshot_hooks_or_reject_async()" in manager  # its preflight
     (pile,) = migrated.pile  # set_system / clear_messages: sync, no preflight, left as they are
