@@ -24,7 +24,7 @@ from typing import cast
 
 import libcst as cst
 
-from .lines import python_lines
+from .lines import python_lines, width
 from .locate import ast_statements, cst_statements
 from .names_layout import adapter_of, wrap_long_names
 from .positions import Rendering, positions_of
@@ -49,10 +49,10 @@ def fit_tree(tree: cst.Module, before: str, style: TargetStyle,
     # lines as Python numbers them (the ast's and LibCST's): str.splitlines also breaks at U+2028,
     # NEL, a form feed inside a literal, and every statement below it was looked for a line off
     lines = python_lines(code)
-    old = Counter(line for line in python_lines(before) if _width(line) > style.line_length)
+    old = Counter(line for line in python_lines(before) if width(line) > style.line_length)
     long: list[int] = []
     for number, line in enumerate(lines, 1):
-        if _width(line) > style.line_length:
+        if width(line) > style.line_length:
             if old[line] > 0:
                 old[line] -= 1
             else:
@@ -107,7 +107,7 @@ def _split(unit: cst.SimpleStatementLine, column: int, style: TargetStyle
             rendered, rendering = unit, _render(unit)
         lines = python_lines(rendering.code)
         long = {n for n, line in enumerate(lines, 1)
-                if column + _width(line) > style.line_length}
+                if column + width(line) > style.line_length}
         starts = rendering.starts
         target = next((node for node in rendering.nodes if (
             _flat(node) and starts[node] in long) or (
@@ -184,7 +184,7 @@ class _Shift(cst.CSTTransformer):
 
 def _fits(code: str, number: int, column: int, style: TargetStyle) -> bool:
     lines = python_lines(code)
-    return number <= len(lines) and column + _width(lines[number - 1]) <= style.line_length
+    return number <= len(lines) and column + width(lines[number - 1]) <= style.line_length
 
 
 def _noted(unit: cst.SimpleStatementLine, adapters: frozenset[str]) -> bool:
@@ -347,7 +347,3 @@ def _close_on_own_line(node: cst.CSTNode, outer: str) -> cst.CSTNode:
     key = "rbracket" if hasattr(node, "rbracket") else "rbrace"
     bracket = getattr(node, key)
     return node.with_changes(**{key: bracket.with_changes(whitespace_before=_break(outer))})
-
-
-def _width(line: str) -> int:
-    return len(line.expandtabs(8)) if "\t" in line else len(line)

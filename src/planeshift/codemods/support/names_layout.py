@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...pylines import python_lines
+from .lines import python_lines, width
 from .positions import positions_of
 from .style import TargetStyle
 
@@ -39,13 +39,13 @@ def wrap_long_names(unit: cst.SimpleStatementLine, code: str, column: int, style
     over the line length cut into parenthesized parts, and its new code; *adapters* are the
     calls a rewrite wraps a handler in."""
     lines = python_lines(code)
-    if all(column + len(line) <= style.line_length for line in lines):
+    if all(column + width(line) <= style.line_length for line in lines):
         return unit, code
     positions, _ = positions_of(cst.Module(body=[unit]))
     changes: dict[cst.Arg, cst.Arg] = {}
     for arg in _declared(unit, adapters, False):
         line = lines[positions[arg].start.line - 1]
-        if column + len(line) > style.line_length:
+        if column + width(line) > style.line_length:
             depth = len(line) - len(line.lstrip(" \t"))
             parts = _parts(arg.value, column + depth + len(style.indent), style.line_length)
             if parts:
