@@ -124,10 +124,11 @@ def _split(unit: cst.SimpleStatementLine, column: int, style: TargetStyle
             continue
         moved = target if rendering.entered[target] == rendering.ends[target] else cast(
             cst.CSTNode, target.visit(_Shift(style.indent)))  # line breaks inside one level in
-        hugged = _swap(unit, above, target, _explode(moved, inner, outer, hug=True))
         if isinstance(target, cst.ImportFrom):  # isort wraps one name a line
             unit = _swap(unit, above, target, _explode(moved, inner, outer))
-        elif len(_elements(target)) == 1:
+            continue
+        hugged = _swap(unit, above, target, _explode(moved, inner, outer, hug=True))
+        if len(_elements(target)) == 1:
             unit = hugged
         else:
             rendered, rendering = hugged, _render(hugged)

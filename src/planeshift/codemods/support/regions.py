@@ -72,8 +72,8 @@ class Regions:
                 not _imports(s) for s in old[:head]):
             raise ValueError("a top-level statement was added outside the import block")
         code, starts = _rendered(tree)
-        if len(starts) != len(tree.body):
-            raise ValueError("a statement object is in the module twice")
+        if len(starts) != len(tree.body):  # a top-level statement's node also stands inside one
+            raise ValueError("the statements' starts in the rendering do not correspond")
         pieces: list[str] = []
         index, last = 0, 0
         for region, count in enumerate(self.counts):
