@@ -247,3 +247,39 @@ def test_real_dispatcher_is_found_beside_look_alikes_in_the_same_file(tmp_path: 
         (line_of(app, "bus.on("), "demo_bus", "on", "BEFORE", "interceptor"),
         (line_of(app, "bus.subscribe("), "demo_bus", "subscribe", None, "subscriber"),
     ], show(result)
+
+
+POSTGIS_SHAPES = """
+class DatabaseWrapper:
+    def __init__(self):
+        self._type_infos = {}
+
+    def register_geometry_adapters(self, pg_connection, clear_caches=False):
+        if clear_caches:
+            self._type_infos.clear()
+        for typename in ("geometry", "geography"):
+            self._register_type(pg_connection, typename)
+
+    def _register_type(self, pg_connection, typename):
+        registry = self._type_infos[typename]
+        info = registry[pg_connection]
+        info.register(pg_connection)
+
+    def install(self, registry, name, adapter):
+        registry.register(name, adapter)
+"""
+
+
+def test_a_package_never_imported_is_not_guessed_at(tmp_path: Path) -> None:
+    # Django's PostGIS backend: `register` on a dynamic receiver and a helper handed an untyped
+    # registry are lionagi's `register` forms only where lionagi is in play
+    result = scan_tree(tmp_path, {"gis/base.py": POSTGIS_SHAPES}, packs=(), builtin=True,
+                       demo=False)
+    assert_nothing_in(result, "gis/base.py")
+
+
+def test_a_file_importing_the_package_keeps_its_guesses(tmp_path: Path) -> None:
+    source = "from lionagi.service.hooks import HookRegistry  # noqa: F401\n" + POSTGIS_SHAPES
+    result = scan_tree(tmp_path, {"gis/base.py": source}, packs=(), builtin=True, demo=False)
+    flags = {flag for reg in regs(result, file="gis/base.py") for flag in reg.flags}
+    assert {"dynamic_receiver", "unresolved_receiver"} <= flags, show(result)

@@ -5,7 +5,9 @@ mechanism's dispatcher, an alias of it, or a subclass. A receiver that resolves 
 is a look-alike and is dropped. One that is dynamic (a loop variable, ``getattr``) is kept as
 ``needs_review`` with the reason. One that cannot be typed at all is kept with its normal plane
 when its point argument is one of the mechanism's own points, as ``needs_review`` when it is
-handed a callable, and dropped otherwise (``sqlite3.connect``-style look-alikes).
+handed a callable, and dropped otherwise (``sqlite3.connect``-style look-alikes). Those two
+kinds of guess are made only in a file where the mechanism's package is in play (the file is
+part of it or imports it): a Django project is not searched for lionagi's buses.
 
 The matcher composes its parts: the form index, dispatcher identity, points, the match builder
 and emissions; each registration shape (``analyzer/shapes``) does its own matching with them.
@@ -30,6 +32,23 @@ from .points import Points
 from .tables import Tables
 
 
+GUESSES = frozenset({"dynamic_receiver", "unresolved_receiver", "receiver_unknown"})
+
+
+def in_package(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def imported(facts: FileFacts) -> Iterator[str]:
+    """Every module or name a file imports, at any level (module, class or function body)."""
+    scopes = [facts.bindings, *(c.bindings for c in facts.classes),
+              *(f.bindings for f in facts.functions)]
+    for bindings in scopes:
+        for _, ref in bindings:
+            if ref and ref[0] == "import":
+                yield ref[1]
+
+
 class Matcher:
     def __init__(self, packs: tuple[Pack, ...], evaluator: Evaluator) -> None:
         self.ev = evaluator
@@ -41,6 +60,8 @@ class Matcher:
         self._emissions = Emissions(evaluator, self.identity, self.points, self.forms)
         self._keyed = [s for s in all_shapes() if not s.callee]
         self._bodies: Memo[frozenset[str]] = Memo(evaluator.index.deps)
+        self._package = {m.id: p.package for p in packs for m in p.mechanisms}
+        self._in_play: dict[tuple[str, str], bool] = {}
 
     def add(self, mech: Mechanism, form: RegistrationForm, list_alias: str | None = None) -> None:
         """Index a registration form (pack-given, or derived by the linker)."""
@@ -62,9 +83,23 @@ class Matcher:
             scope = f"{facts.module}.{site.scope}"
             if bodies and any(scope == b or scope.startswith(b + ".") for b in bodies):
                 continue
-            yield from self._site(facts, site)
+            for match in self._site(facts, site):
+                if self._in_play_for(facts, match):
+                    yield match
         for hook in facts.config_hooks:
             yield from self._config(facts, hook)
+
+    def _in_play_for(self, facts: FileFacts, match: Match) -> bool:
+        """A match on a receiver whose type is not known counts only where the mechanism's
+        package is in play: the file is part of the package or imports it somewhere."""
+        package = self._package.get(match.mechanism.id, "")
+        if not package or not GUESSES.intersection(match.flags):
+            return True
+        key = (facts.path, package)
+        if key not in self._in_play:
+            self._in_play[key] = in_package(facts.module, package) or any(
+                in_package(target, package) for target in imported(facts))
+        return self._in_play[key]
 
     def api_bodies(self) -> frozenset[str]:
         """Qualnames of pack-declared registration functions, decorators and dispatcher methods:
