@@ -53,6 +53,9 @@ class Handler:
     may_be_none: bool = False  # the expression itself may be None (`h if c else None`, a call of
     #                            a function returning None on a path): not callable on every run
     by_name: bool = False  # `x.meth` on an untyped `x`: the only function of that name in view
+    # what its body does (analyzer/link/match/effects.py): None when its body is not in view;
+    # shown in a registration's evidence by the classify rule that reads it
+    effects: tuple[str, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

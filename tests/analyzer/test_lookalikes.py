@@ -168,7 +168,6 @@ def test_external_library_subscribe_is_not_a_registration(tmp_path: Path) -> Non
     import asyncio
 
     import reactivex
-    from blinker import signal
 
 
     def show(value):
@@ -176,7 +175,6 @@ def test_external_library_subscribe_is_not_a_registration(tmp_path: Path) -> Non
 
 
     reactivex.of(1, 2, 3).subscribe(show)
-    signal("saved").connect(show)
     loop = asyncio.get_event_loop()
     loop.call_soon(show, 1)
     future = loop.create_future()

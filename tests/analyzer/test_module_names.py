@@ -75,3 +75,17 @@ def test_a_script_is_migrated_and_a_second_run_changes_nothing(tmp_path: Path) -
     assert 'Subscription(name="scripts/run-hooks.audit"' in text
     again = migrate(config, MigrateOptions(write=False))
     assert again.changes == () and not again.failed
+
+
+def test_a_folder_without_init_inside_a_package_is_its_namespace_subpackage(
+        tmp_path: Path) -> None:
+    """``acme/`` is a package and ``acme/plugins/`` has no __init__.py (Pelican's own
+    ``pelican/plugins/``): ``acme.plugins.hooks`` is what ``from acme.plugins import hooks``
+    imports, so the handler resolves."""
+    write_tree(tmp_path, {**DEMO_FILES, "acme/__init__.py": "", "acme/app.py": (
+        "from demo.bus import EventBus\nfrom acme.plugins import hooks\n\n"
+        "bus = EventBus()\nbus.subscribe(hooks.audit)\n"),
+        "acme/plugins/hooks.py": "def audit(**payload):\n    print(payload)\n"})
+    result = _scan(tmp_path)
+    (reg,) = [r for r in result.registrations if r.file == "acme/app.py"]
+    assert reg.handler.qualname == "acme.plugins.hooks.audit", show(result)

@@ -381,3 +381,28 @@ def test_bad_characterize_hints_name_the_key(tmp_path: Path, hints: str, key: st
         "    dispatcher: mini.Bus", f"    dispatcher: mini.Bus\n    characterize: {hints}"))
     assert err.key == key
     assert detail in err.detail
+
+
+def test_a_receiver_point_and_a_handler_effect_read(tmp_path: Path) -> None:
+    text = VALID.replace("        point: {arg: 0, keyword: point}", "        point: {receiver: true}")
+    text = text.replace("when: {point: [PRE]}", "when: {handler_effect: [mutates_argument]}")
+    text = text.replace("    dispatcher: mini.Bus", "    dispatcher: mini.Bus\n"
+                                                   "    instances: [mini.signals.*]")
+    mech = load_pack(write(tmp_path, text)).mechanisms[0]
+    assert mech.registrations[0].point == ArgSpec(receiver=True)
+    assert mech.classify[0].when == (("handler_effect", ("mutates_argument",)),)
+    assert mech.instances == ("mini.signals.*",)
+
+
+def test_a_receiver_spec_only_for_a_point(tmp_path: Path) -> None:
+    err = load_error(tmp_path, VALID.replace("        handler: {arg: 1, keyword: handler}",
+                                             "        handler: {receiver: true}"))
+    assert err.key == "mechanisms[0].register[0].handler"
+    assert "only for a point" in err.detail
+
+
+def test_an_unknown_handler_effect_is_refused(tmp_path: Path) -> None:
+    err = load_error(tmp_path, VALID.replace("when: {point: [PRE]}",
+                                             "when: {handler_effect: [sends_mail]}"))
+    assert err.key == "mechanisms[0].classify[0].when.handler_effect"
+    assert "durable_write" in err.detail

@@ -279,7 +279,10 @@ def discover(
             continue
         parent_rel, _, name = rel_dir.rpartition("/")
         parent = packages.get(parent_rel)
-        is_package = (is_init and name.isidentifier()) or rel_dir in namespace
+        # a folder without __init__.py inside a package is a namespace subpackage of it (PEP
+        # 420: `pelican/plugins/signals.py` is `pelican.plugins.signals`)
+        is_package = name.isidentifier() and (is_init or parent is not None) or (
+            rel_dir in namespace)
         packages[rel_dir] = (f"{parent}.{name}" if parent else name) if is_package else None
 
     for path, rel, rel_dir in modules:

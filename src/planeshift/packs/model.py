@@ -43,7 +43,12 @@ PROFILE_NAMES = (*KERNEL_PROFILES, "service_hook_registry")
 
 WHEN_KEYS = (
     "point", "api", "via", "handler", "scope", "handler_async", "handler_returns_awaitable",
+    "handler_effect",
 )
+# what a handler's body does, for `when: {handler_effect: [...]}` (read by
+# analyzer/link/match/effects.py): sets an attribute or item of what it is handed; writes rows;
+# sends mail, calls HTTP, queues a task or publishes; returns something other than None
+HANDLER_EFFECTS = ("mutates_argument", "durable_write", "delivery", "returns_value")
 
 
 class PackError(InputError):
@@ -58,6 +63,7 @@ class ArgSpec:
     keyword: str | None = None
     rest: bool = False  # all positional arguments not taken by another spec
     min_args: int = 0  # a negative index only counts when at least this many positionals exist
+    receiver: bool = False  # (a point) the dispatcher instance itself: `post_save.connect(f)`
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +202,9 @@ class Mechanism:
     factories: tuple[str, ...] = ()  # functions returning a dispatcher (for external dispatchers)
     points: tuple[str, ...] = ()  # qualified names of the point enum (and its aliases)
     point_types: tuple[str, ...] = ()  # type-keyed points: classes whose subclasses are points
+    # dispatcher instances defined where the code may not be in view (``fnmatch`` patterns of
+    # qualified names: ``django.db.models.signals.*``)
+    instances: tuple[str, ...] = ()
     dormant_points: tuple[str, ...] = ()
     registrations: tuple[RegistrationForm, ...] = ()
     emissions: tuple[EmissionForm, ...] = ()

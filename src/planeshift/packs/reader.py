@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Protocol
 from ..types import PLANES
 from .migrate_reader import read_mechanism_migrate, read_pack_migrate
 from .model import (
+    HANDLER_EFFECTS,
     POLICY_AXES,
     PROFILE_NAMES,
     WHEN_KEYS,
@@ -108,8 +109,8 @@ class PackReader(ValueReader):
 
     def mechanism(self, data: Any, key: str, pack: str) -> Mechanism:
         allowed = (
-            "id", "title", "description", "dispatcher", "aliases", "factories", "points",
-            "point_types",
+            "id", "title", "description", "dispatcher", "aliases", "factories", "instances",
+            "points", "point_types",
             "dormant_points", "config", "denials", "terminal", "characterize",
             "register", "emit", "policy", "profile", "classify", "migrate",
         )
@@ -140,6 +141,7 @@ class PackReader(ValueReader):
             dispatchers=dispatchers,
             aliases=self.strings(data.get("aliases"), f"{key}.aliases"),
             factories=self.strings(data.get("factories"), f"{key}.factories"),
+            instances=self.strings(data.get("instances"), f"{key}.instances"),
             points=self.strings(data.get("points"), f"{key}.points"),
             point_types=self.strings(data.get("point_types"), f"{key}.point_types"),
             dormant_points=self.strings(data.get("dormant_points"), f"{key}.dormant_points"),
@@ -223,7 +225,12 @@ class PackReader(ValueReader):
             return ArgSpec(index=value)
         if isinstance(value, str):
             return ArgSpec(keyword=self.string(value, key))
-        data = self.mapping(value, key, ("arg", "keyword", "rest", "min_args"))
+        data = self.mapping(value, key, ("arg", "keyword", "rest", "min_args", "receiver"))
+        if data.get("receiver") is not None:
+            if data["receiver"] is not True or len(data) > 1 or not key.endswith(".point"):
+                raise self.fail(key, "`receiver: true` stands alone, and only for a point: the "
+                                     "dispatcher instance is the point (`post_save.connect(f)`)")
+            return ArgSpec(receiver=True)
         index = data.get("arg")
         if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
             raise self.fail(f"{key}.arg", "expected an integer position")
@@ -321,7 +328,14 @@ class PackReader(ValueReader):
                 if name not in cond:
                     continue
                 value = cond[name]
-                if name.startswith("handler_"):
+                if name == "handler_effect":
+                    effects = self.strings(value, f"{key}.when.{name}")
+                    wrong = [e for e in effects if e not in HANDLER_EFFECTS]
+                    if wrong or not effects:
+                        raise self.fail(f"{key}.when.{name}",
+                                        f"expected some of {', '.join(HANDLER_EFFECTS)}")
+                    when.append((name, effects))
+                elif name.startswith("handler_"):
                     if not isinstance(value, bool):
                         raise self.fail(f"{key}.when.{name}", "expected true or false")
                     when.append((name, value))

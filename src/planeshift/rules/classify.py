@@ -26,6 +26,7 @@ def facts_of(c: Candidate) -> dict[str, Any]:
         "scope": c.scope,
         "handler_async": c.handler.declared_async,
         "handler_returns_awaitable": c.handler.returns_awaitable,
+        "handler_effect": c.handler.effects,
         "_point_dynamic": c.point_note is not None,
     }
 
@@ -43,6 +44,8 @@ def holds(rule: ClassifyRule, facts: dict[str, Any]) -> bool | None:
             ok = all(any(fnmatchcase(name, p) for p in expected) for name in actual)
         elif key == "scope":
             ok = any(fnmatchcase(actual, pattern) for pattern in expected)
+        elif key == "handler_effect" and actual is not None:  # (the body in view does one)
+            ok = any(effect in expected for effect in actual)
         elif actual is None:
             if key == "point" and not facts["_point_dynamic"]:
                 return False  # this registration form has no point at all

@@ -41,6 +41,10 @@ class Function:
     store_lines: tuple[tuple[str, int], ...] = ()  # self.<attr>: line of its first store
     is_generator: bool = False
     loop: LoopFacts | None = None
+    # named parameters (not self / cls, not *args / **kwargs: those are the call's own) whose
+    # attributes or items the body assigns (`instance.slug = ...`, `request.state["x"] = ...`):
+    # a handler that changes what it is handed
+    arg_stores: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,11 @@ class Frame:
     # dispatch-loop analysis, so the costly pass runs only where it matters
     loop_names: set[str] = field(default_factory=set)
     calls_loop_var: bool = False
+    # what the function is handed: its parameters other than self / cls, and the local names
+    # bound to a part of one (`inst = kwargs["instance"]`, `for row in rows`)
+    handed: set[str] = field(default_factory=set)
+    packed: frozenset[str] = frozenset()  # *args / **kwargs: the call's own tuple and dict
+    arg_stores: dict[str, None] = field(default_factory=dict)  # of those, the ones stored into
 
 
 @dataclass
@@ -74,6 +79,30 @@ class BindingVisits(FastVisitor):
             case ast.Attribute(value=ast.Name(id="self"), attr=attr) if self.frames:
                 self.frames[-1].self_stores.append((attr, wrapped))
                 self.frames[-1].store_lines.setdefault(attr, target.lineno)
+            case ast.Attribute() | ast.Subscript() if self.frames:
+                self._arg_store(target)
+
+    def _arg_store(self, target: ast.Attribute | ast.Subscript) -> None:
+        """``param.x = ...``, ``param.x.y = ...``, ``param[k] = ...``: a handed object changed."""
+        root = target.value
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        frame = self.frames[-1]
+        if isinstance(root, ast.Name) and root.id in frame.handed and not (
+                root is target.value and root.id in frame.packed):
+            frame.arg_stores[root.id] = None
+
+    def _derive_handed(self, target: ast.AST, value: ast.AST) -> None:
+        """``x = param[...]`` / ``x = param.attr`` / ``x = param.get(...)`` / ``for x in param``:
+        ``x`` is (part of) what the function is handed."""
+        frame = self.frames[-1]
+        if not frame.handed or not isinstance(target, ast.Name):
+            return
+        root = value
+        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+            root = root.func if isinstance(root, ast.Call) else root.value
+        if isinstance(root, ast.Name) and root.id in frame.handed:
+            frame.handed.add(target.id)
 
     # -- statements that bind -------------------------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
@@ -106,6 +135,8 @@ class BindingVisits(FastVisitor):
             self.aliases.update(t.id for t in node.targets if isinstance(t, ast.Name))
         for target in node.targets:
             self._bind_target(target, value)
+            if self.frames:
+                self._derive_handed(target, node.value)
             self.visit(target)
             if self.vocab is not None:
                 self._add(self._passing(assign_site(
@@ -119,6 +150,8 @@ class BindingVisits(FastVisitor):
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self.visit(node.value)
         self.visit(node.target)
+        if self.frames and isinstance(node.target, (ast.Attribute, ast.Subscript)):
+            self._arg_store(node.target)
         if self.vocab is not None:
             self._add(augassign_site(node, self.scope.qualname, self.vocab, self.src))
 
@@ -172,6 +205,8 @@ class BindingVisits(FastVisitor):
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self.visit(node.iter)
         self._bind_target(node.target, ("iter", from_ast(node.iter)))
+        if self.frames:
+            self._derive_handed(node.target, node.iter)
         names = self.frames[-1].loop_names if self.frames else None
         added: set[str] = set()
         if names is not None:

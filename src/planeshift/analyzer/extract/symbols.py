@@ -121,7 +121,9 @@ class SymbolCollector(BindingVisits):
         self.stack.append(Scope(qualname, "function"))
         for p in params:
             self.bind(p.name, ("param", p.kind, p.annotation, p.default))
-        self.frames.append(Frame())
+        self.frames.append(Frame(
+            handed={p.name for p in params if p.kind not in ("self", "cls")},
+            packed=frozenset(p.name for p in params if p.kind in ("vararg", "kwarg"))))
         self.scope_nodes.append(node)
         loops, self.loops = self.loops, []  # a body runs when called, not in the loop around
         for stmt in node.body:
@@ -148,6 +150,7 @@ class SymbolCollector(BindingVisits):
                 self_stores=tuple(frame.self_stores),
                 store_lines=tuple(frame.store_lines.items()),
                 is_generator=frame.yields,
+                arg_stores=tuple(frame.arg_stores),
             )
         )
 

@@ -1,4 +1,6 @@
-"""``@hook(point)``: a module-level decorator that registers the function it decorates."""
+"""``@hook(point)``: a module-level decorator that registers the function it decorates (also
+``@receiver(post_save)``, handed the dispatcher it registers on: one registration for each of a
+list, ``@receiver([post_save, post_delete])``)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ if TYPE_CHECKING:
 @register
 class DecoratorShape(CalleeShape):
     kind = "decorator"
-    options = ("point", "fixed_point")
+    options = ("point", "fixed_point", "receiver", "callable")
     decorates = True
     MATCHES = [
         Example("""
@@ -31,7 +33,23 @@ class DecoratorShape(CalleeShape):
     def at_call(self, m: Matching, facts: FileFacts, site: Site, mech: Mechanism,
                 form: RegistrationForm, evidence: list[str]) -> Iterator[Match]:
         handler = m.build.decorated(facts, site)
-        point = m.points.point_of(facts, site, mech, form)
-        yield m.build.match(facts, site, mech, form, form.api_suffix, point.name, point.note,
-                            handler, "high", [*evidence, f"decorates {site.decorated}"],
-                            point.flags)
+        evidence = [*evidence, f"decorates {site.decorated}"]
+        if form.receiver is None:
+            point = m.points.point_of(facts, site, mech, form)
+            yield m.build.match(facts, site, mech, form, form.api_suffix, point.name, point.note,
+                                handler, "high", evidence, point.flags)
+            return
+        arg = m.build.arg(site, form.receiver)
+        for ref, text in m.build.handler_items(arg, many=True) if arg is not None else ():
+            found = m.identity.dispatcher(m.ev.eval(ref, facts.module, site.scope), mech)
+            if found.status == "other":
+                continue
+            flags, confidence = [], "high"
+            if found.status != "match":
+                flags = ["dynamic_receiver" if found.status == "dynamic" else "unresolved_receiver"]
+                confidence = "low" if found.status == "dynamic" else "medium"
+            point = (m.points.receiver_point(facts, ref) if form.point and form.point.receiver
+                     else m.points.point_of(facts, site, mech, form))
+            yield m.build.match(facts, site, mech, form, form.api_suffix, point.name, point.note,
+                                handler, confidence, [*evidence, f"{text} is {found.why}"],
+                                [*flags, *point.flags], receiver=ref)

@@ -39,7 +39,7 @@ class FunctionShape(CalleeShape):
         receiver = m.build.arg(site, form.receiver) if form.receiver is not None else None
         if receiver is not None:
             values = m.ev.eval(receiver.ref, facts.module, site.scope)
-            found = m.identity.status(values, m.identity.dispatcher_ids(mech))
+            found = m.identity.dispatcher(values, mech)
             if found.status == "other":
                 return
             if found.status != "match":

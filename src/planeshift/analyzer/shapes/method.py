@@ -77,7 +77,7 @@ class MethodShape(Shape):
             values = m.ev.eval(receiver, facts.module, site.scope)
         unknown: Unknown = []
         for mech, form in m.forms.forms(self.kind, method):
-            receiver_is = m.identity.status(values, m.identity.dispatcher_ids(mech))
+            receiver_is = m.identity.dispatcher(values, mech)
             status, why = receiver_is.status, receiver_is.why
             if status == "match":
                 yield from self._each_entry(m, facts, site, mech, form, receiver,

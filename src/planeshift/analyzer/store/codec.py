@@ -42,7 +42,7 @@ from ..extract.observations import (
 from ..extract.summary import FileSummary
 from ..link.candidate import Call, Candidate
 
-FORMAT = 26
+FORMAT = 27
 
 
 # -- codec --------------------------------------------------------------------------------------
@@ -149,7 +149,8 @@ def decode(cls: type, row: list[Any]) -> Any:
 # A function's body facts (parameters, local names, returned expressions, `self` stores) are
 # three quarters of a file's facts and a link reads few of them: they stay marshal bytes inside
 # the row until an attribute is first read.
-_HEAD = ("qualname", "name", "line", "is_async", "kind", "is_generator", "store_lines", "loop")
+_HEAD = ("qualname", "name", "line", "is_async", "kind", "is_generator", "store_lines",
+         "arg_stores", "loop")
 _BODY = ("params", "returns", "return_values", "decorators", "bindings", "self_stores")
 assert sorted(_HEAD + _BODY) == sorted(_FIELDS[Function])
 
@@ -180,7 +181,7 @@ def _encode_function(func: Function, canonical: bool = False) -> list[Any]:
     body: Any = fields if canonical else marshal.dumps(fields)
     loop = None if func.loop is None else encode(func.loop)
     return [func.qualname, func.name, func.line, func.is_async, func.kind, func.is_generator,
-            func.store_lines, loop, body]
+            func.store_lines, func.arg_stores, loop, body]
 
 
 def _decode_function(row: list[Any]) -> LazyFunction:
@@ -190,9 +191,9 @@ def _decode_function(row: list[Any]) -> LazyFunction:
     put = object.__setattr__
     for name, value in zip(_HEAD, row):
         put(func, name, value)
-    if row[7] is not None:
-        put(func, "loop", decode(LoopFacts, row[7]))
-    put(func, "_body", row[8])
+    if row[8] is not None:
+        put(func, "loop", decode(LoopFacts, row[8]))
+    put(func, "_body", row[9])
     return func
 
 

@@ -141,4 +141,7 @@ class Names:
             return frozenset({("ext", f"{value[1]}.{name}")})
         if kind in ("dyn", "unknown"):
             return frozenset({value})
+        if kind == "extcall" and f"{value[1]}.{name}" in self.ev.factories:
+            # a pack's factory method of an external class (blinker's `Namespace().signal`)
+            return frozenset({("ext", f"{value[1]}.{name}")})
         return unknown(f"attribute {name!r} of {kind}")

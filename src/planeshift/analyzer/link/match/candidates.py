@@ -147,7 +147,8 @@ class Builder:
             return Handler(name, qn, site.decorated_async, None, "class")
         kind = "method" if func.kind != "function" else "function"
         returns = True if func.is_async else self.handlers.function_returns_awaitable(qn)
-        return Handler(name, qn, func.is_async and not func.is_generator, returns, kind)
+        return Handler(name, qn, func.is_async and not func.is_generator, returns, kind,
+                       effects=self.handlers.effects.of(qn))
 
     def looks_callable(self, arg: Arg, facts: FileFacts, site: Site) -> bool:
         values = self.ev.eval(arg.ref, facts.module, site.scope)

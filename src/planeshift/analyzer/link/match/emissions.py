@@ -44,7 +44,7 @@ class Emissions:
             if func[0] == "attr" and func[2] in self.forms.emit_by_method:
                 recv = self.ev.eval(func[1], facts.module, site.scope)
                 for mech, em in self.forms.emit_by_method[func[2]]:
-                    status = self.identity.status(recv, self.identity.dispatcher_ids(mech)).status
+                    status = self.identity.dispatcher(recv, mech).status
                     if status == "match" or (status == "unknown" and self._emits_own_point(
                         facts, site, mech, em)):
                         found.append((mech, em))
@@ -56,7 +56,9 @@ class Emissions:
             for mech, em in found:
                 args = args_for(site, em.point)
                 point, dynamic = None, False
-                if args:
+                if em.point is not None and em.point.receiver and func[0] == "attr":
+                    point = self.points.receiver_point(facts, func[1]).name
+                elif args:
                     values = self.ev.eval(args[0].ref, facts.module, site.scope)
                     point = self.points.normalize_point(values, mech, args[0].text).name
                     dynamic = point is None

@@ -18,6 +18,7 @@ from ....types import Handler
 from ...extract.facts import Ref
 from ..evaluate.engine import Evaluator
 from ..evaluate.values import Value, Values, untyped
+from .effects import Effects
 
 AWAITABLE_FACTORIES = {
     "asyncio.create_task", "asyncio.ensure_future", "asyncio.gather", "asyncio.sleep",
@@ -38,6 +39,7 @@ class HandlerResolver:
         # function name -> the modules defining a function of that name, one entry per file
         # (set by the linker from every file's summary, the context's included)
         self.definers: dict[str, tuple[str, ...]] = {}
+        self.effects = Effects(evaluator)
 
     def resolve(self, ref: Ref, text: str, module: str, scope: str) -> Handler:
         ref = self.adapted(ref, module, scope) or ref
@@ -48,6 +50,9 @@ class HandlerResolver:
             if named is not None:
                 kind, qualname, is_async, returns = self._function("method", named)
                 handler = Handler(text, qualname, is_async, returns, kind, by_name=True)
+        if handler.qualname is not None and handler.kind in ("function", "method", "partial",
+                                                              "instance"):
+            handler = replace(handler, effects=self.effects.of(handler.qualname))
         return replace(handler, may_be_none=True) if self.gives_none(ref, module, scope) \
             else handler
 

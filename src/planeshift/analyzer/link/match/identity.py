@@ -4,6 +4,7 @@ receiver's inferred values are (a subclass of) a mechanism's dispatcher."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 from ....packs.model import Mechanism
 from ..evaluate.engine import Evaluator
@@ -39,6 +40,19 @@ class Identity:
 
     def dispatcher_ids(self, mech: Mechanism) -> frozenset[str]:
         return self.ids(mech.dispatchers + mech.aliases)
+
+    def dispatcher(self, values: Values, mech: Mechanism) -> Receiver:
+        """Whether a receiver's values are the mechanism's dispatcher: an instance of it (or of a
+        subclass), or one of the instances the pack names where their code is not in view."""
+        found = self.status(values, self.dispatcher_ids(mech))
+        if found.status == "match" or not mech.instances:
+            return found
+        named = sorted({v[1] for v in values if v[0] == "ext"
+                        and any(fnmatchcase(v[1], pattern) for pattern in mech.instances)})
+        if named:
+            kind = mech.dispatchers[0].rsplit(".", 1)[-1] if mech.dispatchers else mech.id
+            return Receiver("match", f"{named[0]}, a {kind} the pack names")
+        return found
 
     def status(self, values: Values, ids: frozenset[str]) -> Receiver:
         """Whether a receiver's values are one of *ids* (or a subclass), and why."""

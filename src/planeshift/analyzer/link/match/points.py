@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ....packs.model import ArgSpec, Mechanism
-from ...extract.facts import Arg, Site
+from ...extract.facts import Arg, FileFacts, Ref, Site
+from ...extract.refs import render
 from ..evaluate.engine import Evaluator
 from ..evaluate.values import Values
 from .identity import Identity
@@ -62,6 +63,13 @@ class Points:
             return ResolvedPoint(spec.fixed_point)
         if spec.point is None:
             return ResolvedPoint(None)
+        if spec.point.receiver:
+            receiver = args_for(site, spec.receiver) if spec.receiver is not None else None
+            if receiver:
+                return self.receiver_point(facts, receiver[0].ref)
+            if site.func[0] == "attr" and receiver is None:
+                return self.receiver_point(facts, site.func[1])
+            return ResolvedPoint(None, "the dispatcher, which is the point, is not at this call")
         taken: set[int] = set()
         handler = spec.handler
         if spec.point.rest and handler is not None and handler.index is not None and not (
@@ -89,6 +97,21 @@ class Points:
             in_enum = (None if point.member is None or in_enum is None
                        else (in_enum or point.member))
         return ResolvedPoint("+".join(names), None, in_enum)
+
+    def receiver_point(self, facts: FileFacts, ref: Ref) -> ResolvedPoint:
+        """The point a dispatcher instance is (``post_save.connect(f)``, ``@receiver(post_save)``,
+        ``signal("initialized").connect(f)``): the name it is defined or imported under, or the
+        name a named signal is created with."""
+        if ref[0] == "call" and ref[2] and ref[2][0][0] == "str":
+            return ResolvedPoint(ref[2][0][1])
+        if ref[0] == "attr":
+            return ResolvedPoint(ref[2])
+        if ref[0] == "name":
+            for name, bound in facts.bindings:
+                if name == ref[1] and bound[0] == "import" and not bound[2]:
+                    return ResolvedPoint(bound[1].rsplit(".", 1)[-1])
+            return ResolvedPoint(ref[1])
+        return ResolvedPoint(None, f"the dispatcher `{render(ref)}` is not a named instance")
 
     def normalize_point(self, values: Values, mech: Mechanism, text: str = "") -> ResolvedPoint:
         """The point *values* name. A string is the member whose name or value it equals; a

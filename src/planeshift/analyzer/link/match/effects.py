@@ -1,0 +1,141 @@
+"""What a handler does, read from its body and from the bodies it calls in its own module (its
+class's methods through ``self``, the module's functions), three calls deep.
+
+ADR-0120's planes turn on it where the point does not decide: a Django ``pre_save`` receiver that
+sets a field on the instance shapes the write (an interceptor), one that writes rows takes part
+in the sender's transaction (a commit participant), one that sends mail or queues a task delivers
+(a delivery sink), one that only clears a cache is told (a subscriber). The words below are the
+common vocabulary of Python's web stacks (Django's ORM and mail, SQLAlchemy sessions, Celery,
+RQ, requests, httpx, smtplib); a call is judged by its spelling, never by running it.
+"""
+
+from __future__ import annotations
+
+from ....packs.model import HANDLER_EFFECTS
+from ...extract.facts import CallRow, Ref, call_rows
+from ..evaluate.engine import Evaluator
+from ..memo import Memo
+
+MUTATES, DURABLE, DELIVERY, RETURNS = EFFECTS = HANDLER_EFFECTS
+
+_DURABLE_ANY = frozenset({"save", "bulk_create", "bulk_update", "get_or_create",
+                          "update_or_create"})
+# spelled on a manager, a query, a session or a cursor (`X.objects.create`, `qs.filter(...)
+# .update(...)`, `db.session.add(row)`) only: a cache's `delete`, a dict's `update` or a
+# stream's `flush` is not a write
+_DURABLE_ON_QUERY = frozenset({"create", "update", "delete", "insert", "add", "add_all",
+                               "flush", "merge", "commit", "execute", "executemany"})
+_QUERY_WORDS = frozenset({"objects", "all", "filter", "exclude", "using", "select_for_update",
+                          "query", "session", "cursor"})
+# a container's own mutators, called on what the handler is handed
+# (`pelican.settings["MD_EXTENSIONS"].append(ext)`)
+_MUTATORS = frozenset({"append", "extend", "insert", "setdefault", "update", "add", "remove",
+                       "discard", "pop", "clear", "__setitem__"})
+_DELIVERY_FUNCS = frozenset({"send_mail", "send_mass_mail", "mail_admins", "mail_managers",
+                             "urlopen", "send_email", "send_message", "send_task"})
+_DELIVERY_METHODS = frozenset({"delay", "apply_async", "send_task", "enqueue", "publish",
+                               "send_mail", "send_messages", "sendmail", "send_message",
+                               "basic_publish", "produce"})
+_HTTP_CLIENTS = frozenset({"requests", "httpx", "urllib3", "aiohttp"})
+_HTTP_VERBS = frozenset({"get", "post", "put", "patch", "delete", "request", "head"})
+DEPTH = 3
+
+
+class Effects:
+    """The effects of functions in view, by qualified name (None: not in view)."""
+
+    def __init__(self, evaluator: Evaluator) -> None:
+        self.ev = evaluator
+        self._memo: Memo[tuple[str, ...] | None] = Memo(evaluator.index.deps)
+        self._rows: dict[str, dict[str, list[CallRow]]] = {}  # module -> scope -> its calls
+
+    def of(self, qualname: str) -> tuple[str, ...] | None:
+        def compute() -> tuple[str, ...] | None:
+            found = self._collect(qualname, DEPTH, set())
+            return None if found is None else tuple(e for e in EFFECTS if e in found)
+
+        return self._memo.get(qualname, compute)
+
+    def _calls(self, module: str, scope: str) -> list[CallRow]:
+        facts = self.ev.index.modules.get(module)  # (read each time: the unit's dependency)
+        if module not in self._rows:
+            by_scope: dict[str, list[CallRow]] = {}
+            for row in call_rows(facts) if facts is not None else ():
+                by_scope.setdefault(row[1], []).append(row)
+            self._rows[module] = by_scope
+        return self._rows[module].get(scope, [])
+
+    def _collect(self, qualname: str, depth: int, seen: set[str]) -> set[str] | None:
+        func = self.ev.index.functions.get(qualname)
+        module = self.ev.index.function_module.get(qualname)
+        if func is None or module is None:
+            return None
+        seen.add(qualname)
+        out: set[str] = {MUTATES} if func.arg_stores else set()
+        if depth == DEPTH and any(r != ("const", "None") for r in func.return_values):
+            out.add(RETURNS)  # (what a helper returns goes to the handler, not the emitter)
+        params = {p.name for p in func.params if p.kind not in ("self", "cls", "vararg", "kwarg")}
+        scope = qualname[len(module) + 1:]
+        owner = scope.rpartition(".")[0]
+        for row in self._calls(module, scope):
+            callee, handed = row[0], set(row[6])
+            effect = _effect_of(callee)
+            if effect is not None:
+                out.add(effect)
+            elif callee == ("name", "setattr") and params & handed:
+                out.add(MUTATES)
+            elif callee[0] == "attr" and callee[2] in _MUTATORS and _root(callee[1]) in params:
+                out.add(MUTATES)
+            target = self._own(callee, module, owner)
+            if target is not None and target not in seen and depth > 1:
+                inner = self._collect(target, depth - 1, seen) or set()
+                out |= inner - {MUTATES}
+                if MUTATES in inner and params & handed:  # a helper changes what it was handed
+                    out.add(MUTATES)
+        return out
+
+    def _own(self, callee: Ref, module: str, owner: str) -> str | None:
+        """A function of the handler's own module it calls: ``self.m(...)`` or ``f(...)``."""
+        if callee[0] == "attr" and callee[1] == ("name", "self") and owner:
+            qn = f"{module}.{owner}.{callee[2]}"
+        elif callee[0] == "name":
+            qn = f"{module}.{callee[1]}"
+        else:
+            return None
+        return qn if self.ev.index.functions.get(qn) is not None else None
+
+
+def _effect_of(callee: Ref) -> str | None:
+    if callee[0] == "name":
+        return DELIVERY if callee[1] in _DELIVERY_FUNCS else None
+    if callee[0] != "attr":
+        return None
+    base, name = callee[1], callee[2]
+    if name in _DURABLE_ANY:
+        return DURABLE
+    if name in _DURABLE_ON_QUERY and _word(base) in _QUERY_WORDS:
+        return DURABLE
+    if name in _DELIVERY_METHODS:
+        return DELIVERY
+    if name in _HTTP_VERBS and base[0] == "name" and base[1] in _HTTP_CLIENTS:
+        return DELIVERY
+    if name == "send" and _word(base) in ("mail", "email", "message", "msg"):
+        return DELIVERY
+    return None
+
+
+def _root(ref: Ref) -> str:
+    """The name an attribute or item chain starts from: ``app`` of ``app.settings["X"]``."""
+    while ref[0] in ("attr", "sub"):
+        ref = ref[1]
+    return ref[1] if ref[0] == "name" else ""
+
+
+def _word(ref: Ref) -> str:
+    """The last name an expression spells: ``objects`` of ``Book.objects``, ``filter`` of
+    ``qs.filter(...)``, ``mail`` of ``mail``."""
+    if ref[0] == "call":
+        ref = ref[1]
+    if ref[0] == "attr":
+        return ref[2]
+    return ref[1] if ref[0] == "name" else ""

@@ -1,0 +1,214 @@
+"""Django signals and blinker, with the built-in packs and no library source in view (as an app
+scanned without its venv): the signal instance is the point, registration is by call or by
+decorator, and the plane comes from what the receiver's body does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from planeshift.api import scan
+from planeshift.config import Config
+from planeshift.types import ScanResult
+
+from .helpers import regs, show, write_tree
+
+
+def scan_app(tmp_path: Path, files: dict[str, str]) -> ScanResult:
+    write_tree(tmp_path, files)
+    return scan(Config(root=tmp_path, packs=(), builtin_packs=("django", "blinker"),
+                       use_cache=False, jobs=1, use_context=False))
+
+
+def planes(result: ScanResult, rel: str) -> dict[tuple[str | None, str], str]:
+    """(point, handler) -> plane of each registration in *rel*."""
+    return {(r.point, r.handler.expr): r.plane for r in regs(result, file=rel)}
+
+
+DJANGO_RECEIVERS = """
+from django.core.cache import cache
+from django.core.mail import send_mail
+from django.db.models.signals import post_delete, post_save, pre_save
+from django.dispatch import receiver
+from django.utils.text import slugify
+
+from .models import Book, BookHistory
+
+
+@receiver(pre_save, sender=Book)
+def fill_slug(sender, instance, **kwargs):
+    if not instance.slug:
+        instance.slug = slugify(instance.title)
+
+
+@receiver(post_save, sender=Book)
+def write_history(sender, instance, created, **kwargs):
+    record(instance, "+" if created else "~")
+
+
+def record(instance, kind):
+    BookHistory.objects.create(book=instance, kind=kind)
+
+
+@receiver(post_save, sender=Book)
+def tell_the_author(sender, instance, created, **kwargs):
+    if created:
+        send_mail("Published", instance.title, "noreply@example.com", [instance.author_email])
+
+
+@receiver([post_save, post_delete], sender=Book)
+def forget_cached_list(sender, **kwargs):
+    cache.delete("book-list")
+"""
+
+MODELS = """
+from django.db import models
+
+
+class Book(models.Model):
+    title = models.CharField(max_length=100)
+    slug = models.SlugField()
+
+
+class BookHistory(models.Model):
+    kind = models.CharField(max_length=1)
+"""
+
+
+def test_django_receivers_are_found_by_decorator_with_the_signal_as_point(tmp_path: Path) -> None:
+    result = scan_app(tmp_path, {"shop/__init__.py": "", "shop/models.py": MODELS,
+                                 "shop/receivers.py": DJANGO_RECEIVERS})
+    found = regs(result, file="shop/receivers.py")
+    assert {r.mechanism for r in found} == {"django_signals"}, show(result)
+    assert sorted((r.line, r.point) for r in found) == [
+        (10, "pre_save"), (16, "post_save"), (25, "post_save"), (31, "post_delete"),
+        (31, "post_save")], show(result)
+
+
+def test_a_django_receiver_s_plane_comes_from_what_its_body_does(tmp_path: Path) -> None:
+    result = scan_app(tmp_path, {"shop/__init__.py": "", "shop/models.py": MODELS,
+                                 "shop/receivers.py": DJANGO_RECEIVERS})
+    assert planes(result, "shop/receivers.py") == {
+        ("pre_save", "fill_slug"): "interceptor",  # sets a field before the write
+        ("post_save", "write_history"): "commit_participant",  # writes rows, through a helper
+        ("post_save", "tell_the_author"): "delivery_sink",  # sends mail
+        ("post_save", "forget_cached_list"): "subscriber",  # a cache's delete is not a write
+        ("post_delete", "forget_cached_list"): "subscriber",
+    }, show(result)
+    slug = next(r for r in regs(result, file="shop/receivers.py") if r.point == "pre_save")
+    assert "handler_effect mutates_argument" in slug.evidence[0]
+
+
+def test_connect_and_send_on_a_project_signal_and_on_django_s_own(tmp_path: Path) -> None:
+    signals = """
+    import django.dispatch
+
+    order_paid = django.dispatch.Signal()
+    """
+    app = """
+    from django.contrib.auth.signals import user_logged_in
+    from django.db.models import signals
+
+    from shop.signals import order_paid
+
+
+    def log_login(sender, request, user, **kwargs):
+        print(user)
+
+
+    def mark_shipped(sender, order, **kwargs):
+        order.status = "shipped"
+
+
+    user_logged_in.connect(log_login, dispatch_uid="log_login")
+    signals.post_migrate.connect(log_login)
+    order_paid.connect(mark_shipped)
+
+
+    def pay(order):
+        order_paid.send(sender=None, order=order)
+    """
+    result = scan_app(tmp_path, {"shop/__init__.py": "", "shop/signals.py": signals,
+                                 "shop/app.py": app})
+    assert planes(result, "shop/app.py") == {
+        ("user_logged_in", "log_login"): "subscriber",
+        ("post_migrate", "log_login"): "subscriber",
+        # a change after the point (not a `pre_*` signal) shapes nothing that is still to come
+        ("order_paid", "mark_shipped"): "subscriber",
+    }, show(result)
+    assert [(e.point, e.api) for e in result.emissions] == [("order_paid", "send")]
+
+
+def test_a_receiver_whose_body_is_not_in_view_needs_review(tmp_path: Path) -> None:
+    app = """
+    from django.db.models.signals import pre_save
+    from thirdparty.handlers import stamp
+
+    pre_save.connect(stamp)
+    """
+    result = scan_app(tmp_path, {"app.py": app})
+    (reg,) = regs(result, file="app.py")
+    assert reg.plane == "needs_review", show(result)
+    assert reg.evidence[0].startswith("rule django_signals.shapes-the-operation -> interceptor "
+                                      "cannot be decided: handler_effect unknown"), reg.evidence
+
+
+BLINKER_APP = """
+from blinker import Namespace, signal
+from flask import template_rendered
+
+ns = Namespace()
+saved = ns.signal("saved")
+started = signal("started")
+
+
+def add_footer(sender, context, **extra):
+    context["footer"] = "(c) example"
+
+
+@started.connect
+def announce(sender):
+    print("started", sender)
+
+
+@saved.connect_via("api")
+def push(sender, **extra):
+    requests.post("https://example.com/hook", json=extra)
+
+
+signal("stopped").connect(announce)
+template_rendered.connect(add_footer)
+
+
+def run(app):
+    started.send(app)
+"""
+
+
+def test_blinker_signals_named_anonymous_and_flask_s(tmp_path: Path) -> None:
+    result = scan_app(tmp_path, {"app.py": "import requests\n" + BLINKER_APP})
+    assert planes(result, "app.py") == {
+        ("started", "announce"): "subscriber",
+        ("saved", "push"): "delivery_sink",
+        ("stopped", "announce"): "subscriber",
+        ("template_rendered", "add_footer"): "interceptor",
+    }, show(result)
+    assert {r.mechanism for r in regs(result, file="app.py")} == {"blinker_signals"}
+    assert [(e.point, e.api) for e in result.emissions] == [("started", "send")]
+
+
+def test_a_connect_on_something_else_is_not_a_signal(tmp_path: Path) -> None:
+    app = """
+    import sqlite3
+
+    from django.db import connection
+
+
+    def show(value):
+        print(value)
+
+
+    conn = sqlite3.connect(":memory:")
+    connection.connect()
+    """
+    result = scan_app(tmp_path, {"app.py": app})
+    assert regs(result, file="app.py") == [], show(result)
