@@ -102,7 +102,7 @@ def test_scan_is_clean(lionagi_scan: ScanResult) -> None:
 
 
 def test_every_mechanism_is_listed_with_its_dispatcher(lionagi_scan: ScanResult) -> None:
-    ids = {m.id for m in lionagi_scan.mechanisms}
+    ids = {m.id for m in lionagi_scan.mechanisms if m.pack == "lionagi"}
     assert ids == set(EXPECTED_PLANES) | NO_REGISTRATIONS
     assert len(ids) >= 15  # ADR-0120: "at least fifteen callback or dispatch contracts"
     for mech in lionagi_scan.mechanisms:

@@ -406,3 +406,17 @@ def test_an_unknown_handler_effect_is_refused(tmp_path: Path) -> None:
                                              "when: {handler_effect: [sends_mail]}"))
     assert err.key == "mechanisms[0].classify[0].when.handler_effect"
     assert "durable_write" in err.detail
+
+
+def test_a_pack_whose_context_is_false_is_looked_for_only_where_context_points(
+        tmp_path: Path) -> None:
+    from planeshift.analyzer.context import find_roots
+
+    site = tmp_path / "site"
+    (site / "mini").mkdir(parents=True)
+    (site / "mini" / "__init__.py").write_text("")
+    text = VALID.replace("pack: mini\n", "pack: mini\npackage: mini\ncontext: false\n")
+    pack = load_pack(write(tmp_path, text))
+    assert find_roots([pack], tmp_path, [], set(), search_path=[str(site)]) == ([], [])
+    roots, missing = find_roots([pack], tmp_path, [site], set(), search_path=[])
+    assert [r.package for r in roots] == ["mini"] and missing == []

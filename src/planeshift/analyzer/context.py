@@ -42,13 +42,17 @@ def find_roots(packs: Sequence[Pack], root: Path, given: Sequence[Path], tree_mo
     when *look* is off)."""
     roots: list[ContextRoot] = []
     missing: list[str] = []
+    searched = {p.package for p in packs if p.package and p.context}
     for package in dict.fromkeys(p.package for p in packs if p.package):
         if package in tree_modules or any(m.startswith(f"{package}.") for m in tree_modules):
             continue  # the package is the scanned tree (or part of it)
         found = _locate(package, root, given, sys.path if search_path is None else search_path
-                        ) if look else None
-        if found is None:
+                        ) if look and package in searched else (
+            _given(package, given) if look else None)
+        if found is None and package in searched:
             missing.append(package)
+        elif found is None:
+            continue  # looked for only where --context points, and not there: nothing to say
         else:
             roots.append(found)
     return roots, missing
@@ -64,12 +68,19 @@ def context_files(roots: Iterable[ContextRoot]) -> list[SourceFile]:
     return out
 
 
-def _locate(package: str, root: Path, given: Sequence[Path],
-            search_path: Sequence[str]) -> ContextRoot | None:
+def _given(package: str, given: Sequence[Path]) -> ContextRoot | None:
     for folder in given:
         found = _package_in(folder, package)
         if found is not None:
             return ContextRoot(package, found, _version(found), "--context / config")
+    return None
+
+
+def _locate(package: str, root: Path, given: Sequence[Path],
+            search_path: Sequence[str]) -> ContextRoot | None:
+    found = _given(package, given)
+    if found is not None:
+        return found
     for entry in search_path:
         if entry and (found := _package_in(Path(entry), package)) is not None:
             return ContextRoot(package, found, _version(found), "sys.path")

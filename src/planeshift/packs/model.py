@@ -234,5 +234,8 @@ class Pack:
     description: str = ""
     not_registrations: tuple[str, ...] = field(default=())  # qualified names never to report
     package: str = ""  # the import package whose mechanisms the pack describes (its context)
+    # its source is looked for in the app's environment (false: read only when given with
+    # --context: a large library whose own instances the pack names)
+    context: bool = True
     migrate: PackMigrate = field(default_factory=PackMigrate)
 

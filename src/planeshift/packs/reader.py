@@ -76,8 +76,11 @@ class PackReader(ValueReader):
         self.migrate = read_pack_migrate(self, None)
 
     def pack(self, data: Any) -> Pack:
-        data = self.mapping(data, "<top>", ("pack", "package", "description", "mechanisms",
-                                            "not_registrations", "migrate"))
+        data = self.mapping(data, "<top>", ("pack", "package", "context", "description",
+                                            "mechanisms", "not_registrations", "migrate"))
+        context = data.get("context", True)
+        if not isinstance(context, bool):
+            raise self.fail("context", "expected true or false")
         name = self.string(data.get("pack"), "pack")
         self.migrate = read_pack_migrate(self, data.get("migrate"))
         raw = data.get("mechanisms")
@@ -95,6 +98,7 @@ class PackReader(ValueReader):
             description=str(data.get("description") or "").strip(),
             not_registrations=self.strings(data.get("not_registrations"), "not_registrations"),
             package=self.package(data.get("package")),
+            context=context,
             migrate=self.migrate,
         )
 
