@@ -146,6 +146,33 @@ OUTCOMES = Outcomes()
 async def finish(transition_id: str, status: str) -> None:
     """The owner's transition path: the one public source of a run's outcome."""
     await OUTCOMES.emit(Outcome(event_id=transition_id, status=status))
+
+
+class HookimplMarker:
+    """Marks a plugin's hook implementation, pluggy-style: ``impl = HookimplMarker("demo")``."""
+
+    def __init__(self, project: str) -> None:
+        self.project = project
+
+    def __call__(self, function=None, *, tryfirst: bool = False, wrapper: bool = False):
+        def mark(func):
+            func.demo_impl = {"tryfirst": tryfirst, "wrapper": wrapper}
+            return func
+        return mark if function is None else mark(function)
+
+
+class HookspecMarker(HookimplMarker):
+    """Marks a hook's specification (a module using it declares hooks)."""
+
+
+class PluginManager:
+    """Plugins register whole: their marked (or ``demo_``-named) functions are the hooks."""
+
+    def __init__(self) -> None:
+        self.plugins: list[object] = []
+
+    def register(self, plugin: object) -> None:
+        self.plugins.append(plugin)
 '''
 
 DEMO_FILES: dict[str, str] = {"demo/__init__.py": "", "demo/bus.py": DEMO_BUS}

@@ -212,3 +212,110 @@ def test_a_connect_on_something_else_is_not_a_signal(tmp_path: Path) -> None:
     """
     result = scan_app(tmp_path, {"app.py": app})
     assert regs(result, file="app.py") == [], show(result)
+
+
+def scan_plugins(tmp_path: Path, files: dict[str, str]) -> ScanResult:
+    write_tree(tmp_path, files)
+    return scan(Config(root=tmp_path, packs=(), builtin_packs=("pluggy",), use_cache=False,
+                       jobs=1, use_context=False))
+
+
+PYTEST_PLUGIN = """
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: item.name)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    return (yield)
+
+
+def pytest_runtest_logreport(report):
+    print(report.nodeid)
+
+
+def pytest_report_header(config):
+    return "plugin: on"
+
+
+class Recorder:
+    @staticmethod
+    def pytest_configure(config):
+        print("configured")
+
+
+pytest_plugins = ["other"]
+"""
+
+
+def test_pytest_hooks_by_marker_and_by_name_with_their_options(tmp_path: Path) -> None:
+    result = scan_plugins(tmp_path, {"myplugin/__init__.py": "",
+                                     "myplugin/plugin.py": PYTEST_PLUGIN})
+    found = {(r.line, r.point): (r.plane, r.flags, r.confidence)
+             for r in regs(result, file="myplugin/plugin.py")}
+    assert found == {
+        (5, "pytest_collection_modifyitems"): ("interceptor", ("tryfirst",), "high"),
+        (10, "pytest_runtest_call"): ("interceptor", ("wrapper",), "high"),
+        (14, "pytest_runtest_logreport"): ("subscriber", (), "medium"),
+        (18, "pytest_report_header"): ("interceptor", (), "medium"),  # its lines are printed
+        (24, "pytest_configure"): ("subscriber", (), "medium"),
+    }, show(result)
+
+
+def test_a_project_s_own_markers_and_its_spec_module(tmp_path: Path) -> None:
+    specs = """
+    from pluggy import HookimplMarker, HookspecMarker
+
+    hookspec = HookspecMarker("shop")
+    hookimpl = HookimplMarker("shop")
+
+
+    @hookspec(firstresult=True)
+    def price_for(item):
+        "A plugin's price for the item, the first one given."
+
+
+    @hookspec
+    def order_placed(order):
+        "Told of each order."
+    """
+    plugin = """
+    import shop
+    from shop.hooks import hookimpl as impl
+
+
+    @impl
+    def price_for(item):
+        return item.base * 2
+
+
+    @shop.hookimpl
+    def order_placed(order):
+        requests.post("https://example.com/orders", json=order)
+
+
+    def helper():
+        pass
+    """
+    result = scan_plugins(tmp_path, {"shop/__init__.py": "from .hooks import hookimpl\n",
+                                     "shop/hooks.py": specs, "shop/plugins/prices.py": plugin})
+    assert regs(result, file="shop/hooks.py") == [], show(result)  # specs declare, not implement
+    assert {(r.point, r.plane) for r in regs(result, file="shop/plugins/prices.py")} == {
+        ("price_for", "interceptor"), ("order_placed", "delivery_sink")}, show(result)
+
+
+def test_a_function_named_like_a_hook_elsewhere_is_not_one(tmp_path: Path) -> None:
+    app = """
+    def hookimpl_report():
+        return 1
+
+
+    def run():
+        return hookimpl_report()
+    """
+    result = scan_plugins(tmp_path, {"app.py": app})
+    assert regs(result, file="app.py") == [], show(result)

@@ -43,7 +43,7 @@ PROFILE_NAMES = (*KERNEL_PROFILES, "service_hook_registry")
 
 WHEN_KEYS = (
     "point", "api", "via", "handler", "scope", "handler_async", "handler_returns_awaitable",
-    "handler_effect",
+    "handler_effect", "flag",
 )
 # what a handler's body does, for `when: {handler_effect: [...]}` (read by
 # analyzer/link/match/effects.py): sets an attribute or item of what it is handed; writes rows;
@@ -84,6 +84,8 @@ class RegistrationForm:
     # identity, so moving the forwarder's lines leaves it the same form
     forwards: str = field(default="", compare=False)
     default_point: str | None = None  # derived forwarders: the point when the caller omits it
+    prefix: str = ""  # hookimpl: functions named so are implementations without a marker too
+    spec: tuple[str, ...] = ()  # hookimpl: the spec markers (a module using one declares hooks)
 
     @property
     def api_suffix(self) -> str:

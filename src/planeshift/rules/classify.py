@@ -27,6 +27,7 @@ def facts_of(c: Candidate) -> dict[str, Any]:
         "handler_async": c.handler.declared_async,
         "handler_returns_awaitable": c.handler.returns_awaitable,
         "handler_effect": c.handler.effects,
+        "flag": c.flags,
         "_point_dynamic": c.point_note is not None,
     }
 
@@ -44,6 +45,8 @@ def holds(rule: ClassifyRule, facts: dict[str, Any]) -> bool | None:
             ok = all(any(fnmatchcase(name, p) for p in expected) for name in actual)
         elif key == "scope":
             ok = any(fnmatchcase(actual, pattern) for pattern in expected)
+        elif key == "flag":  # (any of them: `hookwrapper`, `tryfirst`, ...)
+            ok = any(flag in expected for flag in actual)
         elif key == "handler_effect" and actual is not None:  # (the body in view does one)
             ok = any(effect in expected for effect in actual)
         elif actual is None:

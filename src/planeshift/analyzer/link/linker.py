@@ -202,7 +202,7 @@ class Linker:
         if needs_reextract(facts, *snap.words):
             facts = self.reextract([path], self.vocab)[0]
         before = snap.units[path].forms if path in snap.units else set()
-        evaluated = self.evaluate(facts) if facts.sites or facts.config_hooks else NOTHING
+        evaluated = self.evaluate(facts) if self.matcher.wants(facts) else NOTHING
         if {f for f in evaluated[1] if f is not None} != before:
             raise FullLink(f"a forwarder in {path} appeared, changed or went")
         if evaluated is NOTHING and not spells_a_call(facts, {helper_word(h)
@@ -241,7 +241,7 @@ class Linker:
             self._widen(files, set(), new_lists)
             new_lists = frozenset()
             evaluated = {p: self.evaluate(f) for p, f in sorted(files.items())
-                         if f.sites or f.config_hooks}
+                         if self.matcher.wants(f)}
             fresh: list[tuple[Mechanism, RegistrationForm]] = []
             for matches, forms, _ in evaluated.values():
                 for match, form in zip(matches, forms):

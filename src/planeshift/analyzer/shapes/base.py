@@ -68,6 +68,7 @@ class Shape:
     options: ClassVar[tuple[str, ...]] = ()  # the pack keys a form of this kind takes
     needs_dispatcher: ClassVar[bool] = False  # the form is reached through a dispatcher instance
     callee: ClassVar[bool] = False  # matched by what a call resolves to, in pack order
+    definitions: ClassVar[bool] = False  # matched on each file's definitions, not on its sites
     order: ClassVar[int] = 50  # keyed shapes are tried at a site in this order
     MATCHES: ClassVar[list[Example]] = []
     LOOKALIKES: ClassVar[list[Example]] = []
@@ -87,6 +88,11 @@ class Shape:
 
     def match(self, m: Matching, facts: FileFacts, site: Site) -> Iterator[Match]:
         """The matches of this shape's forms at *site* (keyed shapes)."""
+        raise NotImplementedError
+
+    def match_definitions(self, m: Matching, facts: FileFacts, mech: Mechanism,
+                          form: RegistrationForm) -> Iterator[Match]:
+        """The matches of *form* among the file's definitions (definition shapes)."""
         raise NotImplementedError
 
 

@@ -30,7 +30,7 @@ _QUERY_WORDS = frozenset({"objects", "all", "filter", "exclude", "using", "selec
 # a container's own mutators, called on what the handler is handed
 # (`pelican.settings["MD_EXTENSIONS"].append(ext)`)
 _MUTATORS = frozenset({"append", "extend", "insert", "setdefault", "update", "add", "remove",
-                       "discard", "pop", "clear", "__setitem__"})
+                       "sort", "reverse", "discard", "pop", "clear", "__setitem__"})
 _DELIVERY_FUNCS = frozenset({"send_mail", "send_mass_mail", "mail_admins", "mail_managers",
                              "urlopen", "send_email", "send_message", "send_task"})
 _DELIVERY_METHODS = frozenset({"delay", "apply_async", "send_task", "enqueue", "publish",

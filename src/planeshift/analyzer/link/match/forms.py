@@ -15,6 +15,7 @@ class FormShape(Protocol):
     """What the index needs of a registration shape (``shapes/``, which the matcher hands in)."""
 
     callee: ClassVar[bool]
+    definitions: ClassVar[bool]
 
     def key(self, form: RegistrationForm) -> str: ...
 
@@ -29,6 +30,7 @@ class FormIndex:
         self.excluded = frozenset(name for p in packs for name in p.not_registrations)
         self.keyed: dict[str, dict[str, list[Entry]]] = defaultdict(lambda: defaultdict(list))
         self.callee: list[Entry] = []
+        self.definitions: list[Entry] = []  # matched on each file's functions (hookimpl)
         self.emit_by_method: dict[str, list[tuple[Mechanism, EmissionForm]]] = defaultdict(list)
         self.emit_by_callee: list[tuple[Mechanism, EmissionForm]] = []
         for mech in self.mechanisms:
@@ -43,7 +45,9 @@ class FormIndex:
     def add(self, mech: Mechanism, form: RegistrationForm, key: str | None = None) -> None:
         """Index a form (pack-given or derived by the linker), under *key* for an alias name."""
         shape = self.shapes[form.kind]
-        if shape.callee:
+        if shape.definitions:
+            self.definitions.append((mech, form))
+        elif shape.callee:
             self.callee.append((mech, form))
         else:
             self.keyed[form.kind][key or shape.key(form)].append((mech, form))

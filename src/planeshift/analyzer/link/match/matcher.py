@@ -58,10 +58,11 @@ class Matcher:
         self.build = Builder(evaluator, self.points)
         self.tables = Tables(evaluator)
         self._emissions = Emissions(evaluator, self.identity, self.points, self.forms)
-        self._keyed = [s for s in all_shapes() if not s.callee]
+        self._keyed = [s for s in all_shapes() if not s.callee and not s.definitions]
         self._bodies: Memo[frozenset[str]] = Memo(evaluator.index.deps)
         self._package = {m.id: p.package for p in packs for m in p.mechanisms}
         self._in_play: dict[tuple[str, str], bool] = {}
+        self._definers: tuple[tuple[str, ...], frozenset[str], frozenset[str]] | None = None
 
     def add(self, mech: Mechanism, form: RegistrationForm, list_alias: str | None = None) -> None:
         """Index a registration form (pack-given, or derived by the linker)."""
@@ -86,8 +87,34 @@ class Matcher:
             for match in self._site(facts, site):
                 if self._in_play_for(facts, match):
                     yield match
+        for mech, form in self.forms.definitions:
+            yield from shape_of(form.kind).match_definitions(self, facts, mech, form)
         for hook in facts.config_hooks:
             yield from self._config(facts, hook)
+
+    def wants(self, facts: FileFacts) -> bool:
+        """Whether the file may register anything: it has sites or hook settings, or (for the
+        definition forms, pluggy's hook implementations) a function named with a form's prefix,
+        or it spells a marker: imports a name ending as one does (`from tox.plugin import impl`),
+        imports a marker's package, or reads it as an attribute (`@pytest.hookimpl`)."""
+        if facts.sites or facts.config_hooks:
+            return True
+        if not self.forms.definitions:
+            return False
+        if self._definers is None:
+            forms = [form for _, form in self.forms.definitions]
+            names = [name for f in forms for name in (f.name, *f.callables)]
+            self._definers = (tuple(f.prefix for f in forms if f.prefix),
+                              frozenset(n.split(".", 1)[0] for n in names if n[0] != "*"),
+                              frozenset(n.rsplit(".", 1)[-1] for n in names))
+        prefixes, packages, words = self._definers
+        if prefixes and any(f.name.startswith(prefixes) for f in facts.functions):
+            return True
+        if words & facts.loaded_attrs:
+            return True
+        return any(ref[0] == "import" and (ref[1].split(".", 1)[0] in packages
+                                           or ref[1].rsplit(".", 1)[-1] in words)
+                   for _, ref in facts.bindings)
 
     def _in_play_for(self, facts: FileFacts, match: Match) -> bool:
         """A match on a receiver whose type is not known counts only where the mechanism's

@@ -1,0 +1,139 @@
+"""``@hookimpl`` / ``@impl(tryfirst=True)`` on a function or method: a pluggy hook implementation,
+registered with its plugin (a module or object handed to ``pm.register``, a conftest, an entry
+point), not at a call. Also, with ``prefix``, a function named so without a marker (pytest reads
+every ``pytest_*`` function of a plugin as an implementation); a module that marks any function
+with a spec marker declares hooks, and its functions are not implementations. The point is the
+hook's name; the marker's options (``tryfirst``, ``trylast``, ``wrapper``, ``hookwrapper``,
+``optionalhook``) are flags the classify rules may read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING, Any
+
+from ...packs.model import Mechanism, RegistrationForm
+from ..extract.facts import FileFacts, Ref, Site
+from ..extract.refs import render
+from .base import Example, Matching, Shape, register
+
+if TYPE_CHECKING:
+    from ...packs.values import ValueReader
+    from ..link.match.candidates import Match
+
+OPTIONS = ("tryfirst", "trylast", "wrapper", "hookwrapper", "optionalhook")
+
+
+@register
+class HookimplShape(Shape):
+    kind = "hookimpl"
+    options = ("callable", "prefix", "spec")
+    definitions = True
+    MATCHES = [
+        Example("""
+            from demo.bus import HookimplMarker
+
+            impl = HookimplMarker("demo")
+
+            @impl(tryfirst=True)
+            def demo_startup(config):
+                config.ready = True
+
+            def demo_shutdown(config):
+                pass
+            """, ((6, "hookimpl", "demo_startup", "demo_startup"),
+                  (9, "hookimpl", "demo_shutdown", "demo_shutdown"))),
+    ]
+    LOOKALIKES = [
+        Example("""
+            from demo.bus import HookspecMarker
+
+            spec = HookspecMarker("demo")
+
+            @spec(firstresult=True)
+            def demo_startup(config):
+                pass
+
+            def demo_shutdown(config):
+                pass
+            """),
+    ]
+
+    def read(self, reader: ValueReader, data: dict[str, Any], key: str,
+             dispatchers: tuple[str, ...]) -> dict[str, Any]:
+        prefix = data.get("prefix")
+        if prefix is not None and not (isinstance(prefix, str) and prefix.isidentifier()):
+            raise reader.fail(f"{key}.prefix", "expected the start of a function name")
+        return {"prefix": prefix or "", "spec": reader.strings(data.get("spec"), f"{key}.spec")}
+
+    def words(self, form: RegistrationForm):
+        return []  # matched on the definitions every file's facts hold, not on sites
+
+    def match_definitions(self, m: Matching, facts: FileFacts, mech: Mechanism,
+                          form: RegistrationForm) -> Iterator[Match]:
+        markers = _Markers(m, facts, form)
+        if any(markers.spec(d) for f in facts.functions for d in f.decorators):
+            return  # a hookspec module: its functions declare the hooks
+        for func in facts.functions:
+            if func.kind not in ("function", "method", "staticmethod", "classmethod"):
+                continue
+            marked = next((d for d in func.decorators if markers.impl(d)), None)
+            if marked is None and not (form.prefix and func.name.startswith(form.prefix)
+                                       and func.name != f"{form.prefix}plugins"):
+                continue
+            flags = _options(marked) if marked is not None else []
+            evidence = ([f"marked @{_spelled(marked)}, a {form.name.rsplit('.', 1)[-1]}"]
+                        if marked is not None else
+                        [f"named {form.prefix}*: an implementation without a marker"])
+            scope = func.qualname.rpartition(".")[0]
+            site = Site(kind="decorator", line=func.line, col=0, scope=scope,
+                        func=("name", func.name), text=func.name, decorated=func.qualname,
+                        decorated_async=func.is_async, has_call=False, end_line=func.line,
+                        end_col=0)
+            handler = m.build.decorated(facts, site)
+            yield m.build.match(facts, site, mech, form, "hookimpl", func.name, None, handler,
+                                "high" if marked is not None else "medium", evidence, flags)
+
+
+class _Markers:
+    """Which decorators are the form's implementation or spec markers: an instance of the
+    marker class (``impl = HookimplMarker("x")``), a call of it, or a marker the pack names
+    (``pytest.hookimpl``) where its code is not in view."""
+
+    def __init__(self, m: Matching, facts: FileFacts, form: RegistrationForm) -> None:
+        self.m, self.facts = m, facts
+        self.impl_ids = m.identity.ids((form.name,))
+        self.impl_names = form.callables
+        self.spec_ids = m.identity.ids(form.spec)
+        self.spec_names = form.spec
+        self._seen: dict[tuple[Ref, bool], bool] = {}
+
+    def impl(self, decorator: Ref) -> bool:
+        return self._is(decorator, self.impl_ids, self.impl_names, True)
+
+    def spec(self, decorator: Ref) -> bool:
+        return self._is(decorator, self.spec_ids, self.spec_names, False)
+
+    def _is(self, decorator: Ref, ids: frozenset[str], names: tuple[str, ...],
+            impl: bool) -> bool:
+        key = (decorator, impl)
+        if key not in self._seen:
+            target = decorator[1] if decorator[0] == "call" else decorator
+            values = self.m.ev.eval(target, self.facts.module, "")
+            self._seen[key] = any(
+                (v[0] == "inst" and any(c in ids for c in self.m.ev.mro(v[1])))
+                or (v[0] == "extcall" and v[1] in ids)
+                or (v[0] in ("ext", "extcall") and any(fnmatchcase(v[1], n) for n in names))
+                for v in values)
+        return self._seen[key]
+
+
+def _options(decorator: Ref) -> list[str]:
+    """The marker's options set true: ``@impl(tryfirst=True, wrapper=True)``."""
+    if decorator[0] != "call":
+        return []
+    return [name for name, value in decorator[3] if name in OPTIONS and value == ("const", "True")]
+
+
+def _spelled(decorator: Ref) -> str:
+    return render(decorator[1] if decorator[0] == "call" else decorator)
