@@ -173,6 +173,31 @@ class PluginManager:
 
     def register(self, plugin: object) -> None:
         self.plugins.append(plugin)
+
+
+class Signal:
+    """A signal instance is its own point, Django-style: receivers held by weak reference."""
+
+    def __init__(self) -> None:
+        self.receivers: list[object] = []
+
+    def connect(self, receiver, sender=None, weak: bool = True) -> None:
+        self.receivers.append(receiver)
+
+    def send(self, sender, **named):
+        return [(r, r(signal=self, sender=sender, **named)) for r in self.receivers]
+
+    def send_robust(self, sender, **named):
+        out = []
+        for r in self.receivers:
+            try:
+                out.append((r, r(signal=self, sender=sender, **named)))
+            except Exception as err:
+                out.append((r, err))
+        return out
+
+
+order_paid = Signal()
 '''
 
 DEMO_FILES: dict[str, str] = {"demo/__init__.py": "", "demo/bus.py": DEMO_BUS}

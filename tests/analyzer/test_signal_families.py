@@ -319,3 +319,60 @@ def test_a_function_named_like_a_hook_elsewhere_is_not_one(tmp_path: Path) -> No
     """
     result = scan_plugins(tmp_path, {"app.py": app})
     assert regs(result, file="app.py") == [], show(result)
+
+
+def findings(result: ScanResult, rule: str) -> list[tuple[str, int, str]]:
+    return [(f.file, f.line, f.severity) for f in result.findings if f.rule == rule]
+
+
+def test_the_signal_hazards_weak_receivers_and_unread_robust_sends(tmp_path: Path) -> None:
+    app = """
+    from functools import partial
+
+    from django.db.models.signals import post_save
+    from django.dispatch import Signal
+
+    order_paid = Signal()
+
+
+    class Mailer:
+        def on_paid(self, sender, **kw):
+            pass
+
+
+    def install(cache):
+        def forget(sender, **kw):
+            cache.clear()
+
+        post_save.connect(forget)
+        post_save.connect(lambda sender, **kw: cache.clear())
+        post_save.connect(partial(print, "saved"), weak=False)
+        order_paid.connect(Mailer().on_paid)
+
+
+    def pay(order):
+        order_paid.send_robust(sender=None, order=order)
+        return order_paid.send_robust(sender=None, order=order)
+    """
+    result = scan_app(tmp_path, {"app.py": app})
+    assert findings(result, "PS112") == [("app.py", 18, "warning"), ("app.py", 19, "warning"),
+                                         ("app.py", 21, "warning")], show(result)
+    assert findings(result, "PS113") == [("app.py", 25, "warning")], show(result)
+
+
+def test_an_async_hook_implementation_is_never_awaited(tmp_path: Path) -> None:
+    plugin = """
+    import pytest
+
+
+    @pytest.hookimpl
+    async def pytest_sessionstart(session):
+        await session.prepare()
+
+
+    def pytest_sessionfinish(session):
+        print("done")
+    """
+    result = scan_plugins(tmp_path, {"plugin.py": plugin})
+    # the sync one is not enumerated: pluggy's pack is outside ADR-0120's DISCARD gate
+    assert findings(result, "PS101") == [("plugin.py", 5, "error")], show(result)

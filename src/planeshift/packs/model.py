@@ -207,6 +207,10 @@ class Mechanism:
     # dispatcher instances defined where the code may not be in view (``fnmatch`` patterns of
     # qualified names: ``django.db.models.signals.*``)
     instances: tuple[str, ...] = ()
+    # ADR-0120 D2's DISCARD_UNAWAITED gate enumerates every registration on a dispatcher that
+    # discards, those returning nothing too (PS101 info); false keeps only the real hazards
+    discard_gate: bool = True
+    weak_receivers: bool = False  # receivers held by weak reference unless connected weak=False
     dormant_points: tuple[str, ...] = ()
     registrations: tuple[RegistrationForm, ...] = ()
     emissions: tuple[EmissionForm, ...] = ()

@@ -78,9 +78,7 @@ class PackReader(ValueReader):
     def pack(self, data: Any) -> Pack:
         data = self.mapping(data, "<top>", ("pack", "package", "context", "description",
                                             "mechanisms", "not_registrations", "migrate"))
-        context = data.get("context", True)
-        if not isinstance(context, bool):
-            raise self.fail("context", "expected true or false")
+        context = self.flag(data.get("context", True), "context")
         name = self.string(data.get("pack"), "pack")
         self.migrate = read_pack_migrate(self, data.get("migrate"))
         raw = data.get("mechanisms")
@@ -114,7 +112,7 @@ class PackReader(ValueReader):
     def mechanism(self, data: Any, key: str, pack: str) -> Mechanism:
         allowed = (
             "id", "title", "description", "dispatcher", "aliases", "factories", "instances",
-            "points", "point_types",
+            "discard_gate", "weak_receivers", "points", "point_types",
             "dormant_points", "config", "denials", "terminal", "characterize",
             "register", "emit", "policy", "profile", "classify", "migrate",
         )
@@ -146,6 +144,9 @@ class PackReader(ValueReader):
             aliases=self.strings(data.get("aliases"), f"{key}.aliases"),
             factories=self.strings(data.get("factories"), f"{key}.factories"),
             instances=self.strings(data.get("instances"), f"{key}.instances"),
+            discard_gate=self.flag(data.get("discard_gate", True), f"{key}.discard_gate"),
+            weak_receivers=self.flag(data.get("weak_receivers", False),
+                                     f"{key}.weak_receivers"),
             points=self.strings(data.get("points"), f"{key}.points"),
             point_types=self.strings(data.get("point_types"), f"{key}.point_types"),
             dormant_points=self.strings(data.get("dormant_points"), f"{key}.dormant_points"),
@@ -173,6 +174,11 @@ class PackReader(ValueReader):
             migrate=(read_mechanism_migrate(self, data["migrate"], f"{key}.migrate", self.migrate)
                      if "migrate" in data else None),
         )
+
+    def flag(self, value: Any, key: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(key, "expected true or false")
+        return value
 
     def terminal(self, data: Any, key: str) -> TerminalFacts | None:
         if data is None:

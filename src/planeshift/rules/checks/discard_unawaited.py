@@ -105,10 +105,13 @@ class DiscardUnawaited(Rule):
         for reg in project.registrations:
             if "pass_through" in reg.flags:  # a handler put back or copied: its own site has it
                 continue
-            if not discards(reg, project.mechanism(reg.mechanism).policy_map):
+            mech = project.mechanism(reg.mechanism)
+            if not discards(reg, mech.policy_map):
                 continue
-            message = self.message.format(handler=reg.handler.expr, mechanism=reg.mechanism)
             severity = severity_of(reg)
+            if severity == "info" and not mech.model.discard_gate:
+                continue  # a pack outside the ADR's gate: only what is really lost
+            message = self.message.format(handler=reg.handler.expr, mechanism=reg.mechanism)
             if severity == "error":
                 message += "; it returns an awaitable that is never run"
             elif severity == "info":
