@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from .analyzer.context import PREFIX, ContextRoot, context_files, find_roots, is_context
 from .analyzer.discover import SourceFile, discover
+from .analyzer.extract.facts import FileFacts
 from .analyzer.extract.pool import Extraction
 from .analyzer.link.linker import Linked
 from .analyzer.link.run import link
@@ -107,6 +108,17 @@ def characterize(config: Config, progress: Progress | None = None) -> Characteri
     packs = load_packs(config)
     files = discover(config.root, config.exclude, config.gitignore, settings_patterns(packs))
     return replace(characterization(result, packs, files), scan=result)
+
+
+def tree_facts(config: Config) -> list[FileFacts]:
+    """Every file's facts, extracted (or read from the cache) as a scan would, without linking:
+    what ``planeshift packs init`` reads dispatcher classes from."""
+    packs = load_packs(config)
+    vocab = vocabulary(packs)
+    store = Store(config, packs, vocab)
+    files = discover(config.root, config.exclude, config.gitignore, settings_patterns(packs))
+    sources, _ = store.read(files)
+    return Extraction(sources, config, store.facts).all(vocab).facts
 
 
 def owned(result: ScanResult, config: Config) -> ScanResult:

@@ -28,6 +28,8 @@ def leaf_commands(group: click.Group = cli, prefix: tuple[str, ...] = ()
     out: dict[str, click.Command] = {}
     for name, command in subcommands(group).items():
         if isinstance(command, click.Group):
+            if command.invoke_without_command:  # `planeshift packs` runs too: a page of its own
+                out[" ".join((*prefix, name))] = command
             out.update(leaf_commands(command, (*prefix, name)))
         else:
             out[" ".join((*prefix, name))] = command

@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (  # bottom first; the longest
     ("analyzer", ("planeshift.analyzer", "planeshift.project")),
     ("rules", ("planeshift.rules",)),
     ("consumers", ("planeshift.api", "planeshift.lint", "planeshift.characterize",
-                   "planeshift.reports")),
+                   "planeshift.reports", "planeshift.pack_draft")),
     ("codemods", ("planeshift.codemods",)),
     ("cli", ("planeshift.cli", "planeshift.__main__")),
 )

@@ -7,13 +7,18 @@ import click
 from ..packs.load import builtin_pack_names, builtin_pack_path, load_pack
 from ..packs.model import PackError
 from .options import describe, fail
+from .packs_init import init_command
 
 
-@click.command("packs", short_help="List the built-in rule packs and their mechanisms.")
+@click.group("packs", invoke_without_command=True,
+             short_help="List the built-in rule packs; draft one (packs init).")
 @click.option("--show", metavar="NAME", help="Print the path of built-in pack NAME's YAML file.")
 @click.pass_context
 def packs_command(ctx: click.Context, show: str | None) -> None:
-    """List the built-in rule packs and the dispatch mechanisms each describes."""
+    """List the built-in rule packs and the dispatch mechanisms each describes; `packs init`
+    drafts a pack for a dispatcher class of your own."""
+    if ctx.invoked_subcommand is not None:
+        return
     names = builtin_pack_names()
     if show is not None:
         if show not in names:
@@ -77,3 +82,6 @@ def explain_command(ctx: click.Context, code: str | None) -> None:
         fail(ctx, "explain",
              f"no rule, codemod or axis {code!r} (have: {known}; axes: planeshift explain axes)")
     click.echo(codemod_page(codemod), nl=False)
+
+
+packs_command.add_command(init_command)
