@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .base import Hazard, Invalid, Rule, register
-from .syntax import all_nodes
+from .syntax import all_nodes, statements
 
 if TYPE_CHECKING:
     from ...project import ProjectFacts
@@ -18,10 +18,12 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class ConnectFacts:
     """The lines of a file's ``.connect(...)`` calls: those passing ``weak=False``, and those
-    handing over a bound method of an object made in the call (``Cache().clear``)."""
+    handing over a bound method of an object made in the call (``Cache().clear``); and the
+    functions that also disconnect (they keep their receivers for as long as they mean to)."""
 
     strong: tuple[int, ...]
     temporary: tuple[int, ...]
+    disconnecting: tuple[str, ...] = ()
 
 
 @register
@@ -33,7 +35,8 @@ class WeakReceiver(Rule):
     told otherwise (`weak_receivers: true` in its pack: Django's and blinker's `Signal.connect`,
     `weak=True` by default), connected without `weak=False`, whose receiver is a lambda, a
     `functools.partial`, a bound method of an object made in the call itself, or a function
-    defined inside the function that connects it.
+    defined inside the function that connects it (unless that function disconnects too, or is a
+    test: then the receiver lives as long as it is meant to).
 
     ## Why is this bad?
     The signal keeps only a weak reference: when the connecting code returns, nothing refers to
@@ -83,6 +86,30 @@ class WeakReceiver(Rule):
             order_paid.connect(audit)
             order_paid.connect(lambda sender, **kw: cache.clear(), weak=False)
         """,
+        """
+        from demo.bus import order_paid
+
+
+        def test_paid():
+            seen = []
+
+            def record(sender, **kw):
+                seen.append(kw)
+
+            order_paid.connect(record)
+            order_paid.send(None)
+
+
+        def while_running(cache, run):
+            def forget(sender, **kw):
+                cache.clear()
+
+            order_paid.connect(forget)
+            try:
+                run()
+            finally:
+                order_paid.disconnect(forget)
+        """,
     ]
     INVALID = [
         Invalid(
@@ -113,6 +140,8 @@ class WeakReceiver(Rule):
     def file_facts(self, tree: ast.Module, text: str = "") -> ConnectFacts | None:
         strong: list[int] = []
         temporary: list[int] = []
+        disconnecting = sorted({stmt.function for stmt in statements(tree) if stmt.function
+                                and "disconnect" in text and _disconnects(stmt.node)})
         for node in all_nodes(tree):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and node.func.attr == "connect"):
@@ -124,14 +153,18 @@ class WeakReceiver(Rule):
                 (k.value for k in node.keywords if k.arg == "receiver"), None)
             if isinstance(given, ast.Attribute) and isinstance(given.value, ast.Call):
                 temporary.append(node.lineno)
-        return ConnectFacts(tuple(strong), tuple(temporary)) if strong or temporary else None
+        if not (strong or temporary or disconnecting):
+            return None
+        return ConnectFacts(tuple(strong), tuple(temporary), tuple(disconnecting))
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
         strong: set[tuple[str, int]] = set()
         temporary: set[tuple[str, int]] = set()
+        managed: set[tuple[str, str]] = set()
         for path, facts in self.facts(project):
             strong.update((path, line) for line in facts.strong)
             temporary.update((path, line) for line in facts.temporary)
+            managed.update((path, scope) for scope in facts.disconnecting)
         modules = {f.path: f.module for f in project.files}
         for reg in project.registrations:
             if reg.via != "method" or not project.mechanism(reg.mechanism).model.weak_receivers:
@@ -139,13 +172,22 @@ class WeakReceiver(Rule):
             if (reg.file, reg.line) in strong:
                 continue
             if (reg.handler.kind in ("lambda", "partial") or (reg.file, reg.line) in temporary
-                    or _local(reg, modules.get(reg.file, ""))):
+                    or ((reg.file, reg.scope) not in managed
+                        and _local(reg, modules.get(reg.file, "")))):
                 yield self.on(reg, self.message.format(handler=reg.handler.expr,
                                                        mechanism=reg.mechanism))
 
 
 def _local(reg: Registration, module: str) -> bool:
-    """The receiver is a function defined in the function that connects it."""
+    """The receiver is a function defined in the function that connects it, which is not a
+    test (a test's receivers live as long as the test runs, which is as long as it needs)."""
     qualname = reg.handler.qualname or ""
-    return bool(reg.scope) and reg.handler.kind == "function" and qualname.startswith(
-        f"{module}.{reg.scope}.")
+    function = reg.scope.rsplit(".", 1)[-1]
+    return (bool(reg.scope) and reg.handler.kind == "function"
+            and not function.startswith(("test", "setUp"))
+            and qualname.startswith(f"{module}.{reg.scope}."))
+
+
+def _disconnects(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+               and n.func.attr == "disconnect" for n in all_nodes(node))
