@@ -376,3 +376,35 @@ def test_an_async_hook_implementation_is_never_awaited(tmp_path: Path) -> None:
     result = scan_plugins(tmp_path, {"plugin.py": plugin})
     # the sync one is not enumerated: pluggy's pack is outside ADR-0120's DISCARD gate
     assert findings(result, "PS101") == [("plugin.py", 5, "error")], show(result)
+
+
+def test_a_receiver_that_raises_to_stop_the_save_is_an_interceptor(tmp_path: Path) -> None:
+    app = """
+    from django.core.exceptions import PermissionDenied
+    from django.db.models.signals import pre_delete, pre_save
+
+
+    def refuse_archived(sender, instance, **kwargs):
+        check(instance)
+
+
+    def check(instance):
+        if instance.archived:
+            raise PermissionDenied("archived")
+
+
+    def log_delete(sender, instance, **kwargs):
+        try:
+            instance.audit()
+        except ValueError:
+            raise RuntimeError("audit failed")
+
+
+    pre_save.connect(refuse_archived)
+    pre_delete.connect(log_delete)
+    """
+    result = scan_app(tmp_path, {"app.py": app})
+    assert planes(result, "app.py") == {
+        ("pre_save", "refuse_archived"): "interceptor",  # raises (through a helper) to stop it
+        ("pre_delete", "log_delete"): "subscriber",  # a raise in an except clause translates
+    }, show(result)

@@ -47,8 +47,9 @@ WHEN_KEYS = (
 )
 # what a handler's body does, for `when: {handler_effect: [...]}` (read by
 # analyzer/link/match/effects.py): sets an attribute or item of what it is handed; writes rows;
-# sends mail, calls HTTP, queues a task or publishes; returns something other than None
-HANDLER_EFFECTS = ("mutates_argument", "durable_write", "delivery", "returns_value")
+# sends mail, calls HTTP, queues a task or publishes; returns something other than None; raises
+# an exception of its own (to abort the operation)
+HANDLER_EFFECTS = ("mutates_argument", "durable_write", "delivery", "returns_value", "raises")
 
 
 class PackError(InputError):

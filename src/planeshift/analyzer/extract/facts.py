@@ -45,6 +45,7 @@ class Function:
     # attributes or items the body assigns (`instance.slug = ...`, `request.state["x"] = ...`):
     # a handler that changes what it is handed
     arg_stores: tuple[str, ...] = ()
+    raises: bool = False  # raises an exception of its own, outside any except clause
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,8 @@ class Frame:
     # bound to a part of one (`inst = kwargs["instance"]`, `for row in rows`)
     handed: set[str] = field(default_factory=set)
     packed: frozenset[str] = frozenset()  # *args / **kwargs: the call's own tuple and dict
+    raises: bool = False  # raises an exception of its own (`raise X`, not in an except clause)
+    handling: int = 0  # how many except clauses the visit is inside
     arg_stores: dict[str, None] = field(default_factory=dict)  # of those, the ones stored into
 
 
@@ -246,8 +248,17 @@ class BindingVisits(FastVisitor):
             self.visit(node.type)
         if node.name:
             self.bind(node.name, ("other", "except"))
+        if self.frames:
+            self.frames[-1].handling += 1
         for stmt in node.body:
             self.visit(stmt)
+        if self.frames:
+            self.frames[-1].handling -= 1
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        if self.frames and node.exc is not None and not self.frames[-1].handling:
+            self.frames[-1].raises = True  # (a raise in an except clause translates or re-raises)
+        self.generic_visit(node)
 
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:

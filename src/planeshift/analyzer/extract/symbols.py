@@ -151,6 +151,7 @@ class SymbolCollector(BindingVisits):
                 store_lines=tuple(frame.store_lines.items()),
                 is_generator=frame.yields,
                 arg_stores=tuple(frame.arg_stores),
+                raises=frame.raises,
             )
         )
 

@@ -16,7 +16,7 @@ from ...extract.facts import CallRow, Ref, call_rows
 from ..evaluate.engine import Evaluator
 from ..memo import Memo
 
-MUTATES, DURABLE, DELIVERY, RETURNS = EFFECTS = HANDLER_EFFECTS
+MUTATES, DURABLE, DELIVERY, RETURNS, RAISES = EFFECTS = HANDLER_EFFECTS
 
 _DURABLE_ANY = frozenset({"save", "bulk_create", "bulk_update", "get_or_create",
                           "update_or_create"})
@@ -72,6 +72,8 @@ class Effects:
             return None
         seen.add(qualname)
         out: set[str] = {MUTATES} if func.arg_stores else set()
+        if func.raises:  # (a helper's raise goes through the handler too)
+            out.add(RAISES)
         if depth == DEPTH and any(r != ("const", "None") for r in func.return_values):
             out.add(RETURNS)  # (what a helper returns goes to the handler, not the emitter)
         params = {p.name for p in func.params if p.kind not in ("self", "cls", "vararg", "kwarg")}
