@@ -408,3 +408,14 @@ def test_a_receiver_that_raises_to_stop_the_save_is_an_interceptor(tmp_path: Pat
         ("pre_save", "refuse_archived"): "interceptor",  # raises (through a helper) to stop it
         ("pre_delete", "log_delete"): "subscriber",  # a raise in an except clause translates
     }, show(result)
+
+
+def test_weak_false_at_module_level_keeps_the_receiver(tmp_path: Path) -> None:
+    app = """
+    from django.db.models.signals import post_save
+
+    post_save.connect(lambda sender, **kw: None, weak=False)
+    post_save.connect(lambda sender, **kw: None)
+    """
+    result = scan_app(tmp_path, {"app.py": app})
+    assert findings(result, "PS112") == [("app.py", 4, "warning")], show(result)

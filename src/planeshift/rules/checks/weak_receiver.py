@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .base import Hazard, Invalid, Rule, register
-from .syntax import all_nodes, statements
+from .syntax import header_nodes, lines_of, statements_on
 
 if TYPE_CHECKING:
     from ...project import ProjectFacts
@@ -71,7 +72,7 @@ class WeakReceiver(Rule):
     severity = "warning"
     message = ("{handler} is connected by weak reference and nothing else keeps it alive: it is "
                "collected and {mechanism} stops calling it; connect it with weak=False")
-    FACT_WORDS = ("connect",)
+    FACT_WORDS = (".connect(",)
     FACTS = ConnectFacts
     VALID = [
         """
@@ -140,19 +141,21 @@ class WeakReceiver(Rule):
     def file_facts(self, tree: ast.Module, text: str = "") -> ConnectFacts | None:
         strong: list[int] = []
         temporary: list[int] = []
-        disconnecting = sorted({stmt.function for stmt in statements(tree) if stmt.function
-                                and "disconnect" in text and _disconnects(stmt.node)})
-        for node in all_nodes(tree):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == "connect"):
-                continue
-            if any(k.arg == "weak" and isinstance(k.value, ast.Constant) and k.value.value is False
-                   for k in node.keywords):
-                strong.append(node.lineno)
-            given = node.args[0] if node.args else next(
-                (k.value for k in node.keywords if k.arg == "receiver"), None)
-            if isinstance(given, ast.Attribute) and isinstance(given.value, ast.Call):
-                temporary.append(node.lineno)
+        connects = lines_of(_CONNECT, text)
+        for stmt in statements_on(tree, connects):
+            for node, _ in header_nodes(stmt.node):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr == "connect"):
+                    continue
+                if any(k.arg == "weak" and isinstance(k.value, ast.Constant)
+                       and k.value.value is False for k in node.keywords):
+                    strong.append(node.lineno)
+                given = node.args[0] if node.args else next(
+                    (k.value for k in node.keywords if k.arg == "receiver"), None)
+                if isinstance(given, ast.Attribute) and isinstance(given.value, ast.Call):
+                    temporary.append(node.lineno)
+        disconnecting = sorted({stmt.function for stmt in statements_on(
+            tree, lines_of(_DISCONNECT, text)) if stmt.function})
         if not (strong or temporary or disconnecting):
             return None
         return ConnectFacts(tuple(strong), tuple(temporary), tuple(disconnecting))
@@ -188,6 +191,5 @@ def _local(reg: Registration, module: str) -> bool:
             and qualname.startswith(f"{module}.{reg.scope}."))
 
 
-def _disconnects(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-               and n.func.attr == "disconnect" for n in all_nodes(node))
+_CONNECT = re.compile(r"\.connect\s*\(")
+_DISCONNECT = re.compile(r"\.disconnect\s*\(")
