@@ -195,9 +195,6 @@ class Signal:
             except Exception as err:
                 out.append((r, err))
         return out
-
-
-order_paid = Signal()
 '''
 
 DEMO_FILES: dict[str, str] = {"demo/__init__.py": "", "demo/bus.py": DEMO_BUS}

@@ -419,3 +419,38 @@ def test_weak_false_at_module_level_keeps_the_receiver(tmp_path: Path) -> None:
     """
     result = scan_app(tmp_path, {"app.py": app})
     assert findings(result, "PS112") == [("app.py", 4, "warning")], show(result)
+
+
+def test_a_signal_connected_but_never_sent_and_one_sent_but_never_connected(
+        tmp_path: Path) -> None:
+    signals = """
+    from django.dispatch import Signal
+
+    order_paid = Signal()
+    order_refunded = Signal()
+    order_shipped = Signal()
+    """
+    app = """
+    from django.dispatch import receiver
+
+    from shop.signals import order_paid, order_refunded, order_shipped
+
+
+    @receiver(order_paid)
+    def ship(sender, order, **kwargs):
+        print(order)
+
+
+    @receiver(order_shipped)
+    def tell(sender, order, **kwargs):
+        print(order)
+
+
+    def refund(order):
+        order_refunded.send(sender=None, order=order)
+        order_shipped.send(sender=None, order=order)
+    """
+    result = scan_app(tmp_path, {"shop/__init__.py": "", "shop/signals.py": signals,
+                                 "shop/app.py": app})
+    assert findings(result, "PS114") == [("shop/signals.py", 3, "warning"),
+                                         ("shop/signals.py", 4, "info")], show(result)

@@ -73,13 +73,13 @@ def new_rule(tmp_path: Path) -> Iterator[type]:
     path = "src/planeshift/rules/checks/handler_may_be_none.py"
     folder = tmp_path / "checks"
     folder.mkdir()
-    with plugged(checks, RULES, "PS114", "handler_may_be_none",
+    with plugged(checks, RULES, "PS115", "handler_may_be_none",
                  block(section("A new hazard rule"), path), folder):
         checks._import_rules.cache_clear()  # the discovery runs again, over the grown folder
         try:
             found = {r.code: r for r in checks.all_rules()}
-            assert "PS114" in found, "the rule's module was not discovered"
-            yield found["PS114"]
+            assert "PS115" in found, "the rule's module was not discovered"
+            yield found["PS115"]
         finally:
             checks._import_rules.cache_clear()
 
@@ -110,10 +110,10 @@ def test_each_worked_example_touches_at_most_three_files() -> None:
 def test_the_new_rule_runs_its_examples_and_documents_itself(new_rule, tmp_path: Path) -> None:
     for source in new_rule.VALID:
         result = scan_tree(tmp_path / "valid", {"example.py": textwrap.dedent(source)})
-        assert [f for f in result.findings if f.rule == "PS114"] == []
+        assert [f for f in result.findings if f.rule == "PS115"] == []
     for example in new_rule.INVALID:
         result = scan_tree(tmp_path / "invalid", {"example.py": textwrap.dedent(example.code)})
-        assert [f.line for f in result.findings if f.rule == "PS114"] == [example.line]
+        assert [f.line for f in result.findings if f.rule == "PS115"] == [example.line]
     assert new_rule.VALID and new_rule.INVALID and missing_headings(new_rule) == []
 
 
@@ -158,8 +158,8 @@ def test_the_demo_pack_without_the_form_gives_the_shape_nothing(new_shape,
 
 
 def test_the_plugged_units_are_gone_afterwards() -> None:
-    assert "PS114" not in RULES and "setattr" not in SHAPES
-    assert "PS114" not in {r.code for r in checks.all_rules()}
+    assert "PS115" not in RULES and "setattr" not in SHAPES
+    assert "PS115" not in {r.code for r in checks.all_rules()}
 
 
 def _bytes(path: Path) -> bytes:

@@ -67,7 +67,9 @@ class UnreadRobustSend(Rule):
         """
         import logging
 
-        from demo.bus import order_paid
+        from demo.bus import Signal
+
+        order_paid = Signal()
 
 
         def pay(order):
@@ -79,13 +81,15 @@ class UnreadRobustSend(Rule):
     INVALID = [
         Invalid(
             """
-            from demo.bus import order_paid
+            from demo.bus import Signal
+
+            order_paid = Signal()
 
 
             def pay(order):
                 order_paid.send_robust(None, order=order)
             """,
-            line=5,
+            line=7,
         ),
     ]
 

@@ -76,7 +76,9 @@ class WeakReceiver(Rule):
     FACTS = ConnectFacts
     VALID = [
         """
-        from demo.bus import order_paid
+        from demo.bus import Signal
+
+        order_paid = Signal()
 
 
         def audit(sender, **kw):
@@ -88,7 +90,9 @@ class WeakReceiver(Rule):
             order_paid.connect(lambda sender, **kw: cache.clear(), weak=False)
         """,
         """
-        from demo.bus import order_paid
+        from demo.bus import Signal
+
+        order_paid = Signal()
 
 
         def test_paid():
@@ -115,17 +119,21 @@ class WeakReceiver(Rule):
     INVALID = [
         Invalid(
             """
-            from demo.bus import order_paid
+            from demo.bus import Signal
+
+            order_paid = Signal()
 
 
             def install(cache):
                 order_paid.connect(lambda sender, **kw: cache.clear())
             """,
-            line=5,
+            line=7,
         ),
         Invalid(
             """
-            from demo.bus import order_paid
+            from demo.bus import Signal
+
+            order_paid = Signal()
 
 
             def install(cache):
@@ -134,7 +142,7 @@ class WeakReceiver(Rule):
 
                 order_paid.connect(forget)
             """,
-            line=8,
+            line=10,
         ),
     ]
 
