@@ -454,3 +454,30 @@ def test_a_signal_connected_but_never_sent_and_one_sent_but_never_connected(
                                  "shop/app.py": app})
     assert findings(result, "PS114") == [("shop/signals.py", 3, "warning"),
                                          ("shop/signals.py", 4, "info")], show(result)
+
+
+def test_the_keywords_that_narrow_a_receiver_are_in_its_evidence(tmp_path: Path) -> None:
+    app = """
+    from django.db.models.signals import post_save
+    from django.dispatch import receiver
+
+    from shop.models import Book
+
+
+    def stamp(sender, instance, **kwargs):
+        print(instance)
+
+
+    post_save.connect(stamp, sender=Book, dispatch_uid="stamp")
+
+
+    @receiver(post_save, sender=Book, weak=False)
+    def tell(sender, instance, **kwargs):
+        print(instance)
+    """
+    result = scan_app(tmp_path, {"shop/__init__.py": "", "shop/models.py": MODELS,
+                                 "shop/app.py": app})
+    evidence = {r.handler.expr: [e for e in r.evidence if e.startswith("only with")]
+                for r in regs(result, file="shop/app.py")}
+    assert evidence == {"stamp": ["only with sender=Book", 'only with dispatch_uid="stamp"'],
+                        "tell": ["only with sender=Book", "only with weak=False"]}, show(result)

@@ -34,7 +34,7 @@ from .values import ValueReader
 
 # every option any registration form takes (each shape says which of them it accepts)
 FORM_OPTIONS = ("callable", "point", "handler", "receiver", "fixed_point", "many", "owner", "item",
-                "keyed", "prefix", "spec")
+                "keyed", "prefix", "spec", "conditions")
 
 
 class FormKind(Protocol):
@@ -277,6 +277,7 @@ class PackReader(ValueReader):
             "many": bool(data.get("many", False)),
             "keyed": bool(data.get("keyed", False)),
             "owner": self.strings(data.get("owner"), f"{key}.owner"),
+            "conditions": self.strings(data.get("conditions"), f"{key}.conditions"),
         }
         fields.update(shape.read(self, data, key, dispatchers))
         return RegistrationForm(**fields)

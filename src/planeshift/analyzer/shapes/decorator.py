@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 @register
 class DecoratorShape(CalleeShape):
     kind = "decorator"
-    options = ("point", "fixed_point", "receiver", "callable")
+    options = ("point", "fixed_point", "receiver", "callable", "conditions")
     decorates = True
     MATCHES = [
         Example("""

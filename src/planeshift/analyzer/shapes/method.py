@@ -24,7 +24,7 @@ Unknown = list[tuple[Mechanism, RegistrationForm, str]]
 @register
 class MethodShape(Shape):
     kind = "method"
-    options = ("point", "handler", "fixed_point")
+    options = ("point", "handler", "fixed_point", "conditions")
     needs_dispatcher = True
     order = 10
     MATCHES = [

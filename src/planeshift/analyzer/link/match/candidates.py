@@ -105,6 +105,9 @@ class Builder:
                             "so the handler is taken to be it")
         if note:
             flags = [*flags, "dynamic_point"]
+        for arg in site.args:
+            if arg.name is not None and arg.name in spec.conditions:
+                evidence.append(f"only with {arg.name}={arg.text}")
         passing = _passing(site, api, handler, handler_arg)
         if passing:
             flags = [*flags, "pass_through"]
