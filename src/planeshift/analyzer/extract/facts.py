@@ -46,6 +46,7 @@ class Function:
     # a handler that changes what it is handed
     arg_stores: tuple[str, ...] = ()
     raises: bool = False  # raises an exception of its own, outside any except clause
+    hands_on: tuple[str, ...] = ()  # names of the callees it hands (part of) what it is handed
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,29 @@ from .sites import Positions, Vocabulary, assign_site, augassign_site
 from .visitor import FastVisitor, name_ids
 
 
+def _from_handed(value: ast.AST, handed: set[str], follow_calls: bool = True) -> bool:
+    """Whether *value* is (part of) a handed name: ``param``, ``param.x[k]``, ``param.get(k)``,
+    or, following calls, an iteration of one (``chain(gen.articles, gen.drafts)``)."""
+    if isinstance(value, ast.Starred):
+        value = value.value
+    root = value
+    while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+        if isinstance(root, ast.Call):
+            if follow_calls and isinstance(root.func, ast.Name) and any(
+                    _from_handed(a, handed) for a in root.args):
+                return True
+            root = root.func
+        else:
+            root = root.value
+    return isinstance(root, ast.Name) and root.id in handed
+
+
+# a container's own methods that change it in place
+MUTATORS = frozenset({"append", "extend", "insert", "setdefault", "update", "add", "remove",
+                      "sort", "reverse", "discard", "pop", "clear", "__setitem__",
+                      "refresh_from_db"})
+
+
 @dataclass
 class Frame:
     """What the pass gathers while inside one function body."""
@@ -33,6 +56,7 @@ class Frame:
     handed: set[str] = field(default_factory=set)
     packed: frozenset[str] = frozenset()  # *args / **kwargs: the call's own tuple and dict
     raises: bool = False  # raises an exception of its own (`raise X`, not in an except clause)
+    hands_on: dict[str, None] = field(default_factory=dict)  # callees given what it is handed
     handling: int = 0  # how many except clauses the visit is inside
     arg_stores: dict[str, None] = field(default_factory=dict)  # of those, the ones stored into
 
@@ -98,13 +122,35 @@ class BindingVisits(FastVisitor):
         """``x = param[...]`` / ``x = param.attr`` / ``x = param.get(...)`` / ``for x in param``:
         ``x`` is (part of) what the function is handed."""
         frame = self.frames[-1]
-        if not frame.handed or not isinstance(target, ast.Name):
+        if not frame.handed or not isinstance(target, (ast.Name, ast.Tuple, ast.List)):
             return
-        root = value
-        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
-            root = root.func if isinstance(root, ast.Call) else root.value
-        if isinstance(root, ast.Name) and root.id in frame.handed:
-            frame.handed.add(target.id)
+        if _from_handed(value, frame.handed):
+            frame.handed.update(name_ids(target))  # `for migration, backward in plan` too
+
+    def _handing_on(self, node: ast.Call) -> None:
+        """``helper(article)`` with ``article`` (part of) what the function is handed: the
+        helper's own changes to its argument are the function's too (``Function.hands_on``)."""
+        frame = self.frames[-1]
+        if frame.handed and any(_from_handed(a.value if isinstance(a, ast.keyword) else a,
+                                             frame.handed, follow_calls=False)
+                                for a in [*node.args, *node.keywords]):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(
+                node.func, "id", None)
+            if name:
+                frame.hands_on[name] = None
+
+    def _mutator_call(self, func: ast.expr) -> None:
+        """``param.items.append(x)``, ``inst.tags.add(t)``: a container the function is handed,
+        changed in place by its own method."""
+        if not (self.frames and isinstance(func, ast.Attribute) and func.attr in MUTATORS):
+            return
+        root = func.value
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        frame = self.frames[-1]
+        if isinstance(root, ast.Name) and root.id in frame.handed and not (
+                root is func.value and root.id in frame.packed):
+            frame.arg_stores[root.id] = None
 
     # -- statements that bind -------------------------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:

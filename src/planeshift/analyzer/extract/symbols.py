@@ -152,6 +152,7 @@ class SymbolCollector(BindingVisits):
                 is_generator=frame.yields,
                 arg_stores=tuple(frame.arg_stores),
                 raises=frame.raises,
+                hands_on=tuple(frame.hands_on),
             )
         )
 
@@ -183,8 +184,11 @@ class SymbolCollector(BindingVisits):
             and node.func.id in self.frames[-1].loop_names
         ):
             self.frames[-1].calls_loop_var = True
+        if self.frames:
+            self._handing_on(node)
         if isinstance(node.func, ast.Attribute):
             self.called_attrs.add(node.func.attr)
+            self._mutator_call(node.func)
             self.visit(node.func.value)
         elif isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
             name = node.args[1]

@@ -42,7 +42,7 @@ from ..extract.observations import (
 from ..extract.summary import FileSummary
 from ..link.candidate import Call, Candidate
 
-FORMAT = 28
+FORMAT = 29
 
 
 # -- codec --------------------------------------------------------------------------------------
@@ -150,7 +150,7 @@ def decode(cls: type, row: list[Any]) -> Any:
 # three quarters of a file's facts and a link reads few of them: they stay marshal bytes inside
 # the row until an attribute is first read.
 _HEAD = ("qualname", "name", "line", "is_async", "kind", "is_generator", "store_lines",
-         "arg_stores", "raises", "loop")
+         "arg_stores", "raises", "hands_on", "loop")
 _BODY = ("params", "returns", "return_values", "decorators", "bindings", "self_stores")
 assert sorted(_HEAD + _BODY) == sorted(_FIELDS[Function])
 
@@ -181,7 +181,7 @@ def _encode_function(func: Function, canonical: bool = False) -> list[Any]:
     body: Any = fields if canonical else marshal.dumps(fields)
     loop = None if func.loop is None else encode(func.loop)
     return [func.qualname, func.name, func.line, func.is_async, func.kind, func.is_generator,
-            func.store_lines, func.arg_stores, func.raises, loop, body]
+            func.store_lines, func.arg_stores, func.raises, func.hands_on, loop, body]
 
 
 def _decode_function(row: list[Any]) -> LazyFunction:
@@ -191,9 +191,9 @@ def _decode_function(row: list[Any]) -> LazyFunction:
     put = object.__setattr__
     for name, value in zip(_HEAD, row):
         put(func, name, value)
-    if row[9] is not None:
-        put(func, "loop", decode(LoopFacts, row[9]))
-    put(func, "_body", row[10])
+    if row[10] is not None:
+        put(func, "loop", decode(LoopFacts, row[10]))
+    put(func, "_body", row[11])
     return func
 
 

@@ -20,17 +20,15 @@ MUTATES, DURABLE, DELIVERY, RETURNS, RAISES = EFFECTS = HANDLER_EFFECTS
 
 _DURABLE_ANY = frozenset({"save", "bulk_create", "bulk_update", "get_or_create",
                           "update_or_create"})
-# spelled on a manager, a query, a session or a cursor (`X.objects.create`, `qs.filter(...)
-# .update(...)`, `db.session.add(row)`) only: a cache's `delete`, a dict's `update` or a
-# stream's `flush` is not a write
+# spelled on a manager, a query or a session (`X.objects.create`, `qs.filter(...).update(...)`,
+# `db.session.add(row)`) only: a cache's `delete`, a dict's `update` or a stream's `flush` is not
+# a write, nor is a cursor's `execute` (as often a read)
 _DURABLE_ON_QUERY = frozenset({"create", "update", "delete", "insert", "add", "add_all",
-                               "flush", "merge", "commit", "execute", "executemany"})
+                               "flush", "merge", "commit"})
 _QUERY_WORDS = frozenset({"objects", "all", "filter", "exclude", "using", "select_for_update",
-                          "query", "session", "cursor"})
-# a container's own mutators, called on what the handler is handed
-# (`pelican.settings["MD_EXTENSIONS"].append(ext)`)
-_MUTATORS = frozenset({"append", "extend", "insert", "setdefault", "update", "add", "remove",
-                       "sort", "reverse", "discard", "pop", "clear", "__setitem__"})
+                          "query", "session"})
+# (a container's own mutators called on what the handler is handed are read at extraction:
+# `Function.arg_stores`, `pelican.settings["MD_EXTENSIONS"].append(ext)`)
 _DELIVERY_FUNCS = frozenset({"send_mail", "send_mass_mail", "mail_admins", "mail_managers",
                              "urlopen", "send_email", "send_message", "send_task"})
 _DELIVERY_METHODS = frozenset({"delay", "apply_async", "send_task", "enqueue", "publish",
@@ -86,14 +84,12 @@ class Effects:
                 out.add(effect)
             elif callee == ("name", "setattr") and params & handed:
                 out.add(MUTATES)
-            elif callee[0] == "attr" and callee[2] in _MUTATORS and _root(callee[1]) in params:
-                out.add(MUTATES)
             target = self._own(callee, module, owner)
             if target is not None and target not in seen and depth > 1:
                 inner = self._collect(target, depth - 1, seen) or set()
                 out |= inner - {MUTATES}
-                if MUTATES in inner and params & handed:  # a helper changes what it was handed
-                    out.add(MUTATES)
+                if MUTATES in inner and (params & handed or _word(callee) in func.hands_on):
+                    out.add(MUTATES)  # a helper changes what it was handed
         return out
 
     def _own(self, callee: Ref, module: str, owner: str) -> str | None:
@@ -124,13 +120,6 @@ def _effect_of(callee: Ref) -> str | None:
     if name == "send" and _word(base) in ("mail", "email", "message", "msg"):
         return DELIVERY
     return None
-
-
-def _root(ref: Ref) -> str:
-    """The name an attribute or item chain starts from: ``app`` of ``app.settings["X"]``."""
-    while ref[0] in ("attr", "sub"):
-        ref = ref[1]
-    return ref[1] if ref[0] == "name" else ""
 
 
 def _word(ref: Ref) -> str:
