@@ -35,6 +35,8 @@ _DELIVERY_METHODS = frozenset({"delay", "apply_async", "send_task", "enqueue", "
                                "send_mail", "send_messages", "sendmail", "send_message",
                                "basic_publish", "produce"})
 _HTTP_CLIENTS = frozenset({"requests", "httpx", "urllib3", "aiohttp"})
+# what a `send` goes out of the process through: mail, a socket, an IPC channel (execnet's)
+_OUTBOUND = frozenset({"mail", "email", "message", "msg", "channel", "socket", "sock"})
 _HTTP_VERBS = frozenset({"get", "post", "put", "patch", "delete", "request", "head"})
 DEPTH = 3
 
@@ -117,7 +119,7 @@ def _effect_of(callee: Ref) -> str | None:
         return DELIVERY
     if name in _HTTP_VERBS and base[0] == "name" and base[1] in _HTTP_CLIENTS:
         return DELIVERY
-    if name == "send" and _word(base) in ("mail", "email", "message", "msg"):
+    if name in ("send", "sendall") and _word(base) in _OUTBOUND:
         return DELIVERY
     return None
 
