@@ -481,3 +481,48 @@ def test_the_keywords_that_narrow_a_receiver_are_in_its_evidence(tmp_path: Path)
                 for r in regs(result, file="shop/app.py")}
     assert evidence == {"stamp": ["only with sender=Book", 'only with dispatch_uid="stamp"'],
                         "tell": ["only with sender=Book", "only with weak=False"]}, show(result)
+
+
+def test_send_robust_returns_its_errors_as_read_from_the_loop(tmp_path: Path) -> None:
+    """Django's own `send_robust` in view: each error kept beside its receiver in the returned
+    list is the return_report error surface (it was read as silent)."""
+    dispatcher = """
+    class Signal:
+        def __init__(self):
+            self.receivers = []
+
+        def connect(self, receiver, sender=None, weak=True, dispatch_uid=None):
+            self.receivers.append(receiver)
+
+        def send_robust(self, sender, **named):
+            responses = []
+            for receiver in self.receivers:
+                try:
+                    response = receiver(signal=self, sender=sender, **named)
+                except Exception as err:
+                    self._log_robust_failure(receiver, err)
+                    responses.append((receiver, err))
+                else:
+                    responses.append((receiver, response))
+            return responses
+
+        def _log_robust_failure(self, receiver, err):
+            pass
+    """
+    app = """
+    from django.dispatch.dispatcher import Signal
+
+    paid = Signal()
+
+
+    def log(sender, **kw):
+        print(kw)
+
+
+    paid.connect(log)
+    """
+    result = scan_app(tmp_path, {"django/__init__.py": "", "django/dispatch/__init__.py": "",
+                                 "django/dispatch/dispatcher.py": dispatcher, "app.py": app})
+    (mech,) = [m for m in result.mechanisms if m.id == "django_signals"]
+    paths = {p.entry: {a.axis: a.value for a in p.axes} for p in mech.dispatch_paths}
+    assert paths["Signal.send_robust"]["error_surface"] == "return_report", paths

@@ -93,7 +93,8 @@ def caught(handler: ast.ExceptHandler) -> str:
 
 def clause_actions(handler: ast.ExceptHandler) -> tuple[Action, ...]:
     """What an except clause does, in order: raise, raise_if, raise_new (of a class), log,
-    collect (into a list), return, break, continue, assign, pass."""
+    collect (into a list), report (into a list of results, beside its handler), return, break,
+    continue, assign, pass."""
     actions: list[Action] = []
     top = set(map(id, handler.body))
     exc = handler.name
@@ -117,6 +118,11 @@ def clause_actions(handler: ast.ExceptHandler) -> tuple[Action, ...]:
                 isinstance(a, ast.Name) and a.id == exc for a in node.args
             ):
                 actions.append(Action("collect", short(node.func.value, 30)))
+            elif name in STORES and isinstance(node.func, ast.Attribute) and exc and any(
+                isinstance(a, (ast.Tuple, ast.List)) and any(
+                    isinstance(e, ast.Name) and e.id == exc for e in a.elts) for a in node.args
+            ):  # `responses.append((receiver, err))`: the error kept beside the results
+                actions.append(Action("report", short(node.func.value, 30)))
         elif isinstance(node, (ast.Assign, ast.AugAssign)):
             actions.append(Action("assign"))
         elif isinstance(node, ast.Pass):

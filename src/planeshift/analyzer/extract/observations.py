@@ -80,7 +80,7 @@ class Action:
     """One thing an except clause does."""
 
     kind: str  # "raise" | "raise_if" (a raise not at the clause's top) | "raise_new" | "log" |
-    #            "collect" | "return" | "break" | "continue" | "assign" | "pass"
+    #            "collect" | "report" | "return" | "break" | "continue" | "assign" | "pass"
     target: str = ""  # raise_new: the class raised; collect: the list the error is appended to
 
 

@@ -78,7 +78,7 @@ class FailureAxes(PathView):
         if kind.kind == "isolate":
             guards = [g for c in self.calls for g in [self._ordinary(c)[1]] if g is not None]
             acts = {a.kind for g in guards for a in g.guard.actions}
-            value = ("log_only" if "log" in acts else
+            value = ("return_report" if "report" in acts else "log_only" if "log" in acts else
                      "return_report" if "return" in acts else "silent")
             return Reading(value, tuple(evidence))
         if kind.kind == "collect":
