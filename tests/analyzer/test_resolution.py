@@ -923,3 +923,26 @@ def test_a_handler_behind_a_kernels_adapter_is_the_handler_it_hands_on(tmp_path:
         assert handler.expr.startswith(marker)  # the text at the site is what it is
     other = by_line[line_of(app, "wrap(Subscription")]  # no kernels adapter: not seen through
     assert other.qualname != "app.log"
+
+
+def test_from_a_package_import_a_name_its_init_binds_beside_a_submodule(tmp_path: Path) -> None:
+    """Pelican: ``pelican/__init__.py`` binds ``signals`` (from pelican.plugins) and
+    ``pelican/signals.py`` is a stub that raises: ``from pelican import signals`` is the
+    package's attribute, which its ``__init__`` set."""
+    from planeshift.api import scan
+    from planeshift.config import Config
+
+    from .helpers import write_tree
+
+    write_tree(tmp_path, {
+        "pelican/__init__.py": "from pelican.plugins import signals\n",
+        "pelican/signals.py": "raise ImportError('use pelican.plugins.signals')\n",
+        "pelican/plugins/signals.py": "from blinker import signal\n\nready = signal('ready')\n",
+        "myplugin/__init__.py": (
+            "from pelican import signals\n\n\ndef go(sender):\n    print(sender)\n\n\n"
+            "signals.ready.connect(go)\n"),
+    })
+    (tmp_path / "pelican" / "plugins" / "__init__.py").unlink()  # a namespace subpackage
+    result = scan(Config(root=tmp_path, packs=(), builtin_packs=("blinker",), use_cache=False,
+                         jobs=1, use_context=False))
+    assert [(r.file, r.point) for r in result.registrations] == [("myplugin/__init__.py", "ready")]

@@ -51,6 +51,10 @@ class Names:
         if kind == "param":
             return self.param(ref, name, module, scope, depth)
         if kind == "import":
+            if not ref[2]:
+                bound = self._package_binds(ref[1])
+                if bound is not None:
+                    return self.module_attr(bound[0], bound[1], depth)
             return self.qualified(ref[1], depth, is_module=ref[2])
         if kind == "lazy":
             target = self.ev.index.resolve_module_target(module, ref[1])
@@ -115,6 +119,20 @@ class Names:
                 out |= self.attribute(value, attr, depth + 1)
             values = frozenset(out)
         return values
+
+    def _package_binds(self, target: str) -> tuple[str, str] | None:
+        """``from pkg import name`` where ``pkg/__init__`` binds ``name`` itself and a submodule
+        ``pkg/name.py`` exists too: the import is the package's attribute, which its ``__init__``
+        set (Pelican's ``from pelican import signals`` is ``pelican.plugins.signals``, not the
+        ``pelican/signals.py`` stub). (package, name), or None when the submodule is the answer."""
+        package, _, name = target.rpartition(".")
+        index = self.ev.index
+        if not package or target not in index.modules or package not in index.modules:
+            return None
+        bound = index.binding((package, ""), name)
+        if not bound or any(ref == ("import", target, False) for ref in bound):
+            return None  # (`from . import name` in the package itself: the submodule)
+        return package, name
 
     def module_attr(self, module: str, name: str, depth: int) -> Values:
         submodule = f"{module}.{name}"
