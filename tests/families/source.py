@@ -61,6 +61,16 @@ PELICAN_PLUGINS = (
             "f2397fc1cee0731e65057d755c5aa8811d075b20c11b2bdc07a88ea7b7dc40e1"),
     Archive("pelican-webassets", "2.1.0", "pelican_webassets-2.1.0-py3-none-any.whl",
             "9df6659ecb565af88df55df4aac27cafc948299ef3d4fc743f7385db2e274475"),
+    Archive("pelican-photos", "1.6.2", "pelican_photos-1.6.2-py3-none-any.whl",
+            "b8044e2ee1e395048b41a8956354574e6255d62b83ff559a91953a335f91a627"),
+    Archive("pelican-image-process", "3.4.0", "pelican_image_process-3.4.0-py3-none-any.whl",
+            "b214a70a614fd40a96977f2ef386b6c912f24d03b6f737cd2f11ef9ca32724bf"),
+    Archive("pelican-tag-cloud", "1.0.1", "pelican_tag_cloud-1.0.1-py3-none-any.whl",
+            "0dee042f01821b6142f43907d27e3041b19677483f94cc9bf3162c209dbdd834"),
+    Archive("pelican-simple-footnotes", "1.0.3", "pelican_simple_footnotes-1.0.3-py3-none-any.whl",
+            "eefd69e577cb22709b661ec302b2e39ec9dce7bf002a6c260c735c030ba44e20"),
+    Archive("pelican-readtime", "0.2.1", "pelican_readtime-0.2.1-py2.py3-none-any.whl",
+            "22497c9dc83554f188d13af6a362d023b2c6e811af703553d99dfc404c52feec"),
 )
 
 
@@ -116,7 +126,7 @@ def xdist() -> Path:
 
 def pelican_plugins() -> Path:
     """One tree holding every plugin's ``pelican/plugins/<name>/`` (a namespace package)."""
-    tree = CACHE / "pelican-plugins"
+    tree = CACHE / f"pelican-plugins-{len(PELICAN_PLUGINS)}"
     if not (tree / ".done").is_file():
         shutil.rmtree(tree, ignore_errors=True)
         for archive in PELICAN_PLUGINS:

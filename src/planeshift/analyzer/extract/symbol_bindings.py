@@ -18,14 +18,20 @@ from .visitor import FastVisitor, name_ids
 
 def _from_handed(value: ast.AST, handed: set[str], follow_calls: bool = True) -> bool:
     """Whether *value* is (part of) a handed name: ``param``, ``param.x[k]``, ``param.get(k)``,
-    or, following calls, an iteration of one (``chain(gen.articles, gen.drafts)``)."""
+    or, following calls and displays, an iteration or a collection of one
+    (``chain(gen.articles, gen.drafts)``, ``[gen.articles, gen.drafts]``,
+    ``[getattr(gen, a) for a in names]``)."""
     if isinstance(value, ast.Starred):
         value = value.value
+    if follow_calls and isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return any(_from_handed(e, handed) for e in value.elts)
+    if follow_calls and isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return any(_from_handed(g.iter, handed) for g in value.generators) or any(
+            name in handed for name in name_ids(value.elt))
     root = value
     while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
         if isinstance(root, ast.Call):
-            if follow_calls and isinstance(root.func, ast.Name) and any(
-                    _from_handed(a, handed) for a in root.args):
+            if follow_calls and any(_from_handed(a, handed) for a in root.args):
                 return True
             root = root.func
         else:
@@ -206,6 +212,8 @@ class BindingVisits(FastVisitor):
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
             self.visit(node.value)
+            if self.frames:
+                self._derive_handed(node.target, node.value)
         annotation = annotation_from_ast(node.annotation)
         value = from_ast(node.value) if node.value is not None else None
         if isinstance(node.target, ast.Name):

@@ -1,5 +1,6 @@
-"""What a handler does, read from its body and from the bodies it calls in its own module (its
-class's methods through ``self``, the module's functions), three calls deep.
+"""What a handler does, read from its body and from the bodies in view it calls (its class's
+methods through ``self``, functions by name, methods of the instances it names), three calls
+deep.
 
 ADR-0120's planes turn on it where the point does not decide: a Django ``pre_save`` receiver that
 sets a field on the instance shapes the write (an interceptor), one that writes rows takes part
@@ -86,7 +87,7 @@ class Effects:
                 out.add(effect)
             elif callee == ("name", "setattr") and params & handed:
                 out.add(MUTATES)
-            target = self._own(callee, module, owner)
+            target = self._own(callee, module, owner, scope)
             if target is not None and target not in seen and depth > 1:
                 inner = self._collect(target, depth - 1, seen) or set()
                 out |= inner - {MUTATES}
@@ -94,15 +95,20 @@ class Effects:
                     out.add(MUTATES)  # a helper changes what it was handed
         return out
 
-    def _own(self, callee: Ref, module: str, owner: str) -> str | None:
-        """A function of the handler's own module it calls: ``self.m(...)`` or ``f(...)``."""
+    def _own(self, callee: Ref, module: str, owner: str, scope: str) -> str | None:
+        """A function in view it calls: ``self.m(...)``, ``helper(...)`` (its module's or an
+        imported one), ``PARSER.read(...)`` on an instance of a class in view."""
         if callee[0] == "attr" and callee[1] == ("name", "self") and owner:
             qn = f"{module}.{owner}.{callee[2]}"
-        elif callee[0] == "name":
-            qn = f"{module}.{callee[1]}"
-        else:
+            return qn if self.ev.index.functions.get(qn) is not None else None
+        if callee[0] not in ("name", "attr"):
             return None
-        return qn if self.ev.index.functions.get(qn) is not None else None
+        for value in self.ev.eval(callee, module, scope):
+            if value[0] == "func":
+                return value[1]
+            if value[0] == "bound":
+                return self.ev.method(value[1], value[2])
+        return None
 
 
 def _effect_of(callee: Ref) -> str | None:
