@@ -38,6 +38,8 @@ DJANGO = Archive("Django", "5.2", "Django-5.2.tar.gz",
                  "1a47f7a7a3d43ce64570d350e008d2949abe8c7e21737b351b6a1611277c6d89")
 SIMPLE_HISTORY = Archive("django-simple-history", "3.13.0", "django_simple_history-3.13.0.tar.gz",
                          "ca3c1e4ccd5f16f45fbbef6015ee2a246465fd9bd924100df8e9dfb368c4f26c")
+PELICAN = Archive("pelican", "4.12.0", "pelican-4.12.0.tar.gz",
+                  "3983b5d2dc84c7bdf967154359077a2b78c0bbd2f7dcc55292133a7779609458")
 XDIST = Archive("pytest-xdist", "3.8.0", "pytest_xdist-3.8.0.tar.gz",
                 "7e578125ec9bc6050861aa93f2d59f1d8d085595d6551c2c90b6f4fad8d3a9f1")
 PELICAN_PLUGINS = (
@@ -118,6 +120,10 @@ def django_contrib() -> Path:
 def simple_history() -> Path:
     return unpacked(SIMPLE_HISTORY) / f"django_simple_history-{SIMPLE_HISTORY.version}" / \
         "simple_history"
+
+
+def pelican() -> Path:
+    return unpacked(PELICAN) / f"pelican-{PELICAN.version}" / "pelican"
 
 
 def xdist() -> Path:

@@ -23,6 +23,7 @@ FAMILY_PACKS = ("django", "blinker", "pluggy")
 PROJECTS: dict[str, Callable[[], Path]] = {
     "django_contrib": source.django_contrib,
     "simple_history": source.simple_history,
+    "pelican": source.pelican,
     "pelican_plugins": source.pelican_plugins,
     "xdist": source.xdist,
 }
