@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .analyzer.context import PREFIX, ContextRoot, context_files, find_roots, is_context
 from .analyzer.discover import SourceFile, discover
 from .analyzer.extract.facts import FileFacts
-from .analyzer.extract.pool import Extraction
+from .analyzer.extract.pool import Extracted, Extraction
 from .analyzer.link.linker import Linked
 from .analyzer.link.run import link
 from .analyzer.shapes import vocabulary
@@ -90,6 +91,7 @@ def scan(config: Config, progress: Progress | None = None,
             context=context,
             library=library_activated(outcome.linked),
         )
+        store.warnings.extend(unmatched_decorators(config, packs, registrations, extracted))
         if not any(s.problem for s in sources):  # a file changed mid-scan: keep nothing of it
             store.keep(result, outcome.linked, extracted, outcome.layer)
     stats = _stats(started, outcome.layer, extracted.cache_hits, extracted.jobs,
@@ -176,6 +178,29 @@ def context_uses(config: Config, packs: tuple[Pack, ...], roots: list[ContextRoo
     why = "not found" if config.use_context else "not read (--no-context)"
     out += [ContextUse(p, None, None, why, 0, tuple(served[p])) for p in missing]
     return tuple(out)
+
+
+def unmatched_decorators(config: Config, packs: tuple[Pack, ...],
+                         registrations: Sequence[Registration],
+                         extracted: Extracted) -> list[str]:
+    """A warning for each decorator form of the user's own packs that matched nothing while the
+    tree spells a decorator of its name: the form's qualified name is likely wrong (a decorator
+    is matched by what it resolves to, so a misspelt module matches nothing, silently)."""
+    given = {str(Path(p).resolve()) for p in config.packs}
+    forms = [(pack, mech, form) for pack in packs if str(Path(pack.path).resolve()) in given
+             for mech in pack.mechanisms for form in mech.registrations
+             if form.kind == "decorator"]
+    used = {(r.mechanism, r.api) for r in registrations if r.via == "decorator"}
+    idle = [(pack, mech, form) for pack, mech, form in forms
+            if (mech.id, form.api_suffix) not in used]
+    if not idle:
+        return []
+    spelled = {site.text.rsplit(".", 1)[-1] for facts in extracted.facts for site in facts.sites
+               if site.kind == "decorator"}
+    return [f"pack {pack.name}: the decorator form {form.name} of {mech.id} matched nothing, "
+            f"though the tree has @{form.api_suffix} decorators: check its qualified name (a "
+            "decorator matches by what it resolves to)"
+            for pack, mech, form in idle if form.api_suffix in spelled]
 
 
 def load_packs(config: Config) -> tuple[Pack, ...]:

@@ -420,3 +420,25 @@ def test_a_pack_whose_context_is_false_is_looked_for_only_where_context_points(
     assert find_roots([pack], tmp_path, [], set(), search_path=[str(site)]) == ([], [])
     roots, missing = find_roots([pack], tmp_path, [site], set(), search_path=[])
     assert [r.package for r in roots] == ["mini"] and missing == []
+
+
+def test_a_decorator_form_that_matches_nothing_is_a_warning(tmp_path: Path) -> None:
+    from planeshift.api import scan
+    from planeshift.config import Config
+
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "__init__.py").write_text("")
+    (tmp_path / "shop" / "events.py").write_text(
+        "def on_topic(topic):\n    def wrap(fn):\n        return fn\n    return wrap\n")
+    (tmp_path / "shop" / "app.py").write_text(
+        "from shop.events import on_topic\n\n\n@on_topic('paid')\ndef audit(**kw):\n"
+        "    pass\n")
+    text = VALID.replace("      - keyword: yes\n        many: true\n",
+                         "      - decorator: shop.event.on_topic\n        point: 0\n")
+    pack = write(tmp_path, text, "mini.yaml")
+    result = scan(Config(root=tmp_path, packs=(pack,), builtin_packs=(), use_cache=False,
+                         jobs=1, use_context=False))
+    assert [w for w in result.stats["warnings"] if "matched nothing" in w] == [
+        "pack mini: the decorator form shop.event.on_topic of mini_bus matched nothing, though "
+        "the tree has @on_topic decorators: check its qualified name (a decorator matches by "
+        "what it resolves to)"]
