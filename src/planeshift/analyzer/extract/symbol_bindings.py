@@ -115,7 +115,9 @@ class BindingVisits(FastVisitor):
                 self._arg_store(target)
 
     def _arg_store(self, target: ast.Attribute | ast.Subscript) -> None:
-        """``param.x = ...``, ``param.x.y = ...``, ``param[k] = ...``: a handed object changed."""
+        """``param.x = ...``, ``param.x.y = ...``, ``param[k] = ...``: a handed object changed
+        (what *target* is an attribute or item of; ``kwargs[k] = ...`` changes the call's own
+        dict, not what it holds)."""
         root = target.value
         while isinstance(root, (ast.Attribute, ast.Subscript)):
             root = root.value
@@ -147,16 +149,9 @@ class BindingVisits(FastVisitor):
 
     def _mutator_call(self, func: ast.expr) -> None:
         """``param.items.append(x)``, ``inst.tags.add(t)``: a container the function is handed,
-        changed in place by its own method."""
-        if not (self.frames and isinstance(func, ast.Attribute) and func.attr in MUTATORS):
-            return
-        root = func.value
-        while isinstance(root, (ast.Attribute, ast.Subscript)):
-            root = root.value
-        frame = self.frames[-1]
-        if isinstance(root, ast.Name) and root.id in frame.handed and not (
-                root is func.value and root.id in frame.packed):
-            frame.arg_stores[root.id] = None
+        changed in place by its own method (a store into it, as ``_arg_store`` reads one)."""
+        if self.frames and isinstance(func, ast.Attribute) and func.attr in MUTATORS:
+            self._arg_store(func)
 
     # -- statements that bind -------------------------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
