@@ -138,14 +138,19 @@ class BindingVisits(FastVisitor):
     def _handing_on(self, node: ast.Call) -> None:
         """``helper(article)`` with ``article`` (part of) what the function is handed: the
         helper's own changes to its argument are the function's too (``Function.hands_on``)."""
-        frame = self.frames[-1]
-        if frame.handed and any(_from_handed(a.value if isinstance(a, ast.keyword) else a,
-                                             frame.handed, follow_calls=False)
-                                for a in [*node.args, *node.keywords]):
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(
-                node.func, "id", None)
-            if name:
-                frame.hands_on[name] = None
+        handed = self.frames[-1].handed
+        if not handed or not (node.args or node.keywords):
+            return
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            root = arg.value if arg.__class__ is ast.Starred else arg
+            while root.__class__ is ast.Attribute or root.__class__ is ast.Subscript:
+                root = root.value  # type: ignore[attr-defined]
+            if root.__class__ is ast.Name and root.id in handed:  # type: ignore[attr-defined]
+                func = node.func
+                name = func.attr if func.__class__ is ast.Attribute else getattr(func, "id", None)
+                if name:
+                    self.frames[-1].hands_on[name] = None
+                return
 
     def _mutator_call(self, func: ast.expr) -> None:
         """``param.items.append(x)``, ``inst.tags.add(t)``: a container the function is handed,

@@ -99,6 +99,8 @@ class Builder:
               evidence: list[str], flags: list[str], handler_arg: Arg | None = None,
               receiver: Ref | None = None, at: Span | None = None) -> Match:
         evidence = [e for e in evidence if e]
+        if _reads_effects(mech):
+            handler = self.handlers.with_effects(handler)
         if handler.by_name:
             evidence.append(f"handler {handler.expr}: its receiver has no type; "
                             f"{handler.qualname} is the only function of that name in view, "
@@ -150,9 +152,14 @@ class Builder:
             return Handler(name, qn, site.decorated_async, None, "class")
         kind = "method" if func.kind != "function" else "function"
         returns = True if func.is_async else self.handlers.function_returns_awaitable(qn)
-        return Handler(name, qn, func.is_async and not func.is_generator, returns, kind,
-                       effects=self.handlers.effects.of(qn))
+        return Handler(name, qn, func.is_async and not func.is_generator, returns, kind)
 
     def looks_callable(self, arg: Arg, facts: FileFacts, site: Site) -> bool:
         values = self.ev.eval(arg.ref, facts.module, site.scope)
         return any(v[0] in CALLABLE_KINDS for v in values)
+
+
+def _reads_effects(mech: Mechanism) -> bool:
+    """Whether a classify rule of the mechanism asks what a handler's body does: reading it
+    follows the body's calls, which only such a rule needs."""
+    return any(key == "handler_effect" for rule in mech.classify for key, _ in rule.when)

@@ -41,6 +41,13 @@ class HandlerResolver:
         self.definers: dict[str, tuple[str, ...]] = {}
         self.effects = Effects(evaluator)
 
+    def with_effects(self, handler: Handler) -> Handler:
+        """*handler* with what its body does (read only for a mechanism whose rules ask)."""
+        if handler.qualname is None or handler.kind not in ("function", "method", "partial",
+                                                            "instance"):
+            return handler
+        return replace(handler, effects=self.effects.of(handler.qualname))
+
     def resolve(self, ref: Ref, text: str, module: str, scope: str) -> Handler:
         ref = self.adapted(ref, module, scope) or ref
         values = self.ev.eval(ref, module, scope)
@@ -50,9 +57,6 @@ class HandlerResolver:
             if named is not None:
                 kind, qualname, is_async, returns = self._function("method", named)
                 handler = Handler(text, qualname, is_async, returns, kind, by_name=True)
-        if handler.qualname is not None and handler.kind in ("function", "method", "partial",
-                                                              "instance"):
-            handler = replace(handler, effects=self.effects.of(handler.qualname))
         return replace(handler, may_be_none=True) if self.gives_none(ref, module, scope) \
             else handler
 

@@ -87,7 +87,7 @@ class Matcher:
             for match in self._site(facts, site):
                 if self._in_play_for(facts, match):
                     yield match
-        for mech, form in self.forms.definitions:
+        for mech, form in self.forms.definitions if self.spells_definitions(facts) else ():
             yield from shape_of(form.kind).match_definitions(self, facts, mech, form)
         for hook in facts.config_hooks:
             yield from self._config(facts, hook)
@@ -97,8 +97,10 @@ class Matcher:
         definition forms, pluggy's hook implementations) a function named with a form's prefix,
         or it spells a marker: imports a name ending as one does (`from tox.plugin import impl`),
         imports a marker's package, or reads it as an attribute (`@pytest.hookimpl`)."""
-        if facts.sites or facts.config_hooks:
-            return True
+        return bool(facts.sites or facts.config_hooks) or self.spells_definitions(facts)
+
+    def spells_definitions(self, facts: FileFacts) -> bool:
+        """The file may define what a definition form matches (see :meth:`wants`)."""
         if not self.forms.definitions:
             return False
         if self._definers is None:
