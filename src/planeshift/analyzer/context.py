@@ -39,22 +39,24 @@ def find_roots(packs: Sequence[Pack], root: Path, given: Sequence[Path], tree_mo
                search_path: Sequence[str] | None = None,
                look: bool = True) -> tuple[list[ContextRoot], list[str]]:
     """The context root of every pack's package, and the packages found nowhere (all of them,
-    when *look* is off)."""
+    when *look* is off). A pack with ``context: false`` is looked for only where --context
+    points, and is never reported missing."""
     roots: list[ContextRoot] = []
     missing: list[str] = []
     searched = {p.package for p in packs if p.package and p.context}
     for package in dict.fromkeys(p.package for p in packs if p.package):
         if package in tree_modules or any(m.startswith(f"{package}.") for m in tree_modules):
             continue  # the package is the scanned tree (or part of it)
-        found = _locate(package, root, given, sys.path if search_path is None else search_path
-                        ) if look and package in searched else (
-            _given(package, given) if look else None)
-        if found is None and package in searched:
-            missing.append(package)
-        elif found is None:
-            continue  # looked for only where --context points, and not there: nothing to say
-        else:
+        found = None
+        if look and package in searched:
+            found = _locate(package, root, given,
+                            sys.path if search_path is None else search_path)
+        elif look:
+            found = _given(package, given)
+        if found is not None:
             roots.append(found)
+        elif package in searched:
+            missing.append(package)
     return roots, missing
 
 

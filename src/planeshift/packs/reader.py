@@ -347,9 +347,7 @@ class PackReader(ValueReader):
                                         f"expected some of {', '.join(HANDLER_EFFECTS)}")
                     when.append((name, effects))
                 elif name.startswith("handler_"):
-                    if not isinstance(value, bool):
-                        raise self.fail(f"{key}.when.{name}", "expected true or false")
-                    when.append((name, value))
+                    when.append((name, self.flag(value, f"{key}.when.{name}")))
                 else:
                     when.append((name, self.strings(value, f"{key}.when.{name}")))
         confidence = str(data.get("confidence", "high"))

@@ -16,22 +16,29 @@ from .sites import Positions, Vocabulary, assign_site, augassign_site
 from .visitor import FastVisitor, name_ids
 
 
-def _from_handed(value: ast.AST, handed: set[str], follow_calls: bool = True) -> bool:
+def _root(node: ast.AST) -> ast.AST:
+    """The object an attribute or item chain starts from: ``app`` of ``app.settings["X"]``."""
+    while node.__class__ is ast.Attribute or node.__class__ is ast.Subscript:
+        node = node.value  # type: ignore[attr-defined]
+    return node
+
+
+def _from_handed(value: ast.AST, handed: set[str]) -> bool:
     """Whether *value* is (part of) a handed name: ``param``, ``param.x[k]``, ``param.get(k)``,
-    or, following calls and displays, an iteration or a collection of one
+    or, through calls and displays, an iteration or a collection of one
     (``chain(gen.articles, gen.drafts)``, ``[gen.articles, gen.drafts]``,
     ``[getattr(gen, a) for a in names]``)."""
     if isinstance(value, ast.Starred):
         value = value.value
-    if follow_calls and isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
         return any(_from_handed(e, handed) for e in value.elts)
-    if follow_calls and isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+    if isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
         return any(_from_handed(g.iter, handed) for g in value.generators) or any(
             name in handed for name in name_ids(value.elt))
     root = value
     while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
         if isinstance(root, ast.Call):
-            if follow_calls and any(_from_handed(a, handed) for a in root.args):
+            if any(_from_handed(a, handed) for a in root.args):
                 return True
             root = root.func
         else:
@@ -60,11 +67,11 @@ class Frame:
     # what the function is handed: its parameters other than self / cls, and the local names
     # bound to a part of one (`inst = kwargs["instance"]`, `for row in rows`)
     handed: set[str] = field(default_factory=set)
+    arg_stores: dict[str, None] = field(default_factory=dict)  # of those, the ones stored into
+    hands_on: dict[str, None] = field(default_factory=dict)  # callees given what it is handed
     packed: frozenset[str] = frozenset()  # *args / **kwargs: the call's own tuple and dict
     raises: bool = False  # raises an exception of its own (`raise X`, not in an except clause)
-    hands_on: dict[str, None] = field(default_factory=dict)  # callees given what it is handed
     handling: int = 0  # how many except clauses the visit is inside
-    arg_stores: dict[str, None] = field(default_factory=dict)  # of those, the ones stored into
 
 
 @dataclass
@@ -118,9 +125,7 @@ class BindingVisits(FastVisitor):
         """``param.x = ...``, ``param.x.y = ...``, ``param[k] = ...``: a handed object changed
         (what *target* is an attribute or item of; ``kwargs[k] = ...`` changes the call's own
         dict, not what it holds)."""
-        root = target.value
-        while isinstance(root, (ast.Attribute, ast.Subscript)):
-            root = root.value
+        root = _root(target.value)
         frame = self.frames[-1]
         if isinstance(root, ast.Name) and root.id in frame.handed and not (
                 root is target.value and root.id in frame.packed):
@@ -142,9 +147,7 @@ class BindingVisits(FastVisitor):
         if not handed or not (node.args or node.keywords):
             return
         for arg in [*node.args, *(k.value for k in node.keywords)]:
-            root = arg.value if arg.__class__ is ast.Starred else arg
-            while root.__class__ is ast.Attribute or root.__class__ is ast.Subscript:
-                root = root.value  # type: ignore[attr-defined]
+            root = _root(arg.value if arg.__class__ is ast.Starred else arg)  # type: ignore
             if root.__class__ is ast.Name and root.id in handed:  # type: ignore[attr-defined]
                 func = node.func
                 name = func.attr if func.__class__ is ast.Attribute else getattr(func, "id", None)

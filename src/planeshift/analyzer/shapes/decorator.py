@@ -44,10 +44,7 @@ class DecoratorShape(CalleeShape):
             found = m.identity.dispatcher(m.ev.eval(ref, facts.module, site.scope), mech)
             if found.status == "other":
                 continue
-            flags, confidence = [], "high"
-            if found.status != "match":
-                flags = ["dynamic_receiver" if found.status == "dynamic" else "unresolved_receiver"]
-                confidence = "low" if found.status == "dynamic" else "medium"
+            flags, confidence = found.doubt
             point = (m.points.receiver_point(facts, ref) if form.point and form.point.receiver
                      else m.points.point_of(facts, site, mech, form))
             yield m.build.match(facts, site, mech, form, form.api_suffix, point.name, point.note,

@@ -42,10 +42,7 @@ class FunctionShape(CalleeShape):
             found = m.identity.dispatcher(values, mech)
             if found.status == "other":
                 return
-            if found.status != "match":
-                flags.append("dynamic_receiver" if found.status == "dynamic"
-                             else "unresolved_receiver")
-                confidence = "low" if found.status == "dynamic" else "medium"
+            flags, confidence = found.doubt
             evidence.append(f"dispatcher argument {receiver.text} is {found.why}")
         yield from self.with_handler(m, facts, site, mech, form, evidence, flags, confidence,
                                      form.handler)

@@ -71,13 +71,14 @@ class HookimplShape(Shape):
 
     def match_definitions(self, m: Matching, facts: FileFacts, mech: Mechanism,
                           form: RegistrationForm) -> Iterator[Match]:
-        markers = _Markers(m, facts, form)
-        if any(markers.spec(d) for f in facts.functions for d in f.decorators):
+        spec = _Marker(m, facts, form.spec, form.spec)
+        if any(spec.marks(d) for f in facts.functions for d in f.decorators):
             return  # a hookspec module: its functions declare the hooks
+        impl = _Marker(m, facts, (form.name,), form.callables)
         for func in facts.functions:
             if func.kind not in ("function", "method", "staticmethod", "classmethod"):
                 continue
-            marked = next((d for d in func.decorators if markers.impl(d)), None)
+            marked = next((d for d in func.decorators if impl.marks(d)), None)
             if marked is None and not (form.prefix and func.name.startswith(form.prefix)
                                        and func.name != f"{form.prefix}plugins"):
                 continue
@@ -95,37 +96,28 @@ class HookimplShape(Shape):
                                 "high" if marked is not None else "medium", evidence, flags)
 
 
-class _Markers:
-    """Which decorators are the form's implementation or spec markers: an instance of the
-    marker class (``impl = HookimplMarker("x")``), a call of it, or a marker the pack names
-    (``pytest.hookimpl``) where its code is not in view."""
+class _Marker:
+    """Which decorators are one kind of marker: an instance of one of the marker classes
+    *classes* (``impl = HookimplMarker("x")``), a call of one, or a marker matching one of
+    *names* (``pytest.hookimpl``, ``*.hookimpl``) where its code is not in view."""
 
-    def __init__(self, m: Matching, facts: FileFacts, form: RegistrationForm) -> None:
+    def __init__(self, m: Matching, facts: FileFacts, classes: tuple[str, ...],
+                 names: tuple[str, ...]) -> None:
         self.m, self.facts = m, facts
-        self.impl_ids = m.identity.ids((form.name,))
-        self.impl_names = form.callables
-        self.spec_ids = m.identity.ids(form.spec)
-        self.spec_names = form.spec
-        self._seen: dict[tuple[Ref, bool], bool] = {}
+        self.ids = m.identity.ids(classes)
+        self.names = names
+        self._seen: dict[Ref, bool] = {}
 
-    def impl(self, decorator: Ref) -> bool:
-        return self._is(decorator, self.impl_ids, self.impl_names, True)
-
-    def spec(self, decorator: Ref) -> bool:
-        return self._is(decorator, self.spec_ids, self.spec_names, False)
-
-    def _is(self, decorator: Ref, ids: frozenset[str], names: tuple[str, ...],
-            impl: bool) -> bool:
-        key = (decorator, impl)
-        if key not in self._seen:
+    def marks(self, decorator: Ref) -> bool:
+        if decorator not in self._seen:
             target = decorator[1] if decorator[0] == "call" else decorator
             values = self.m.ev.eval(target, self.facts.module, "")
-            self._seen[key] = any(
-                (v[0] == "inst" and any(c in ids for c in self.m.ev.mro(v[1])))
-                or (v[0] == "extcall" and v[1] in ids)
-                or (v[0] in ("ext", "extcall") and any(fnmatchcase(v[1], n) for n in names))
+            self._seen[decorator] = any(
+                (v[0] == "inst" and any(c in self.ids for c in self.m.ev.mro(v[1])))
+                or (v[0] == "extcall" and v[1] in self.ids)
+                or (v[0] in ("ext", "extcall") and any(fnmatchcase(v[1], n) for n in self.names))
                 for v in values)
-        return self._seen[key]
+        return self._seen[decorator]
 
 
 def _options(decorator: Ref) -> list[str]:

@@ -19,6 +19,15 @@ class Receiver:
     status: str  # "match" (its dispatcher or a subclass) | "dynamic" | "unknown" | "other"
     why: str  # what the values are: "an instance of HookBus", the dynamic or unknown reason
 
+    @property
+    def doubt(self) -> tuple[list[str], str]:
+        """The flags and the confidence of a registration on this receiver (not "other")."""
+        if self.status == "match":
+            return [], "high"
+        if self.status == "dynamic":
+            return ["dynamic_receiver"], "low"
+        return ["unresolved_receiver"], "medium"
+
 
 class Identity:
     def __init__(self, evaluator: Evaluator) -> None:
