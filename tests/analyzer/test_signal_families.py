@@ -266,6 +266,67 @@ def test_pytest_hooks_by_marker_and_by_name_with_their_options(tmp_path: Path) -
     }, show(result)
 
 
+def test_a_firstresult_hook_s_result_ends_the_call(tmp_path: Path) -> None:
+    result = scan_plugins(tmp_path, {"myplugin/__init__.py": "", "myplugin/plugin.py": """
+        import pytest
+
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_runtestloop(session):
+            return True
+
+
+        def pytest_runtest_protocol(item, nextitem):
+            print(item.nodeid)
+        """})
+    found = {r.point: r for r in regs(result, file="myplugin/plugin.py")}
+    loop, protocol = found["pytest_runtestloop"], found["pytest_runtest_protocol"]
+    assert loop.flags == ("firstresult", "tryfirst") and loop.plane == "interceptor"
+    assert any("pluggy_hooks.first-result" in e for e in loop.evidence), loop.evidence
+    assert any("firstresult hook" in e for e in loop.evidence), loop.evidence
+    # a firstresult hook's implementation that returns nothing lets the call go on: told of it
+    assert protocol.flags == ("firstresult",) and protocol.plane == "subscriber", protocol
+
+
+def test_registering_on_what_it_is_handed_and_raising_of_its_own(tmp_path: Path) -> None:
+    """A plugin registered on the config's plugin manager changes what the run calls next; a
+    raise in the parser's own code (a guard against a repeated option) is not the hook deciding
+    to stop the call, a raise in a helper of its own module is."""
+    result = scan_plugins(tmp_path, {"myplugin/__init__.py": "", "myplugin/parsing.py": """
+        class Parser:
+            def addoption(self, name):
+                if name in self.names:
+                    raise ValueError(name)
+                self.names.append(name)
+        """, "myplugin/plugin.py": """
+        from myplugin.parsing import Parser
+
+
+        class Reporter:
+            pass
+
+
+        def pytest_addoption(parser: Parser):
+            parser.addoption("--fast")
+
+
+        def pytest_configure(config):
+            config.pluginmanager.register(Reporter(), "reporter")
+
+
+        def _check(config):
+            if config.option.fast and config.option.slow:
+                raise SystemExit("--fast or --slow")
+
+
+        def pytest_sessionstart(session):
+            _check(session.config)
+        """})
+    found = {r.point: r.plane for r in regs(result, file="myplugin/plugin.py")}
+    assert found == {"pytest_addoption": "subscriber", "pytest_configure": "interceptor",
+                     "pytest_sessionstart": "interceptor"}, show(result)
+
+
 def test_a_project_s_own_markers_and_its_spec_module(tmp_path: Path) -> None:
     specs = """
     from pluggy import HookimplMarker, HookspecMarker

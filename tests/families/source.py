@@ -42,6 +42,8 @@ PELICAN = Archive("pelican", "4.12.0", "pelican-4.12.0.tar.gz",
                   "3983b5d2dc84c7bdf967154359077a2b78c0bbd2f7dcc55292133a7779609458")
 XDIST = Archive("pytest-xdist", "3.8.0", "pytest_xdist-3.8.0.tar.gz",
                 "7e578125ec9bc6050861aa93f2d59f1d8d085595d6551c2c90b6f4fad8d3a9f1")
+PYTEST = Archive("pytest", "9.2.0", "pytest-9.2.0.tar.gz",
+                 "97c4f3b1f3c7414aa36465e09b8220f1d03627993bd51b1282e193753c80557b")
 PELICAN_PLUGINS = (
     Archive("pelican-jinja2content", "1.0.1", "pelican_jinja2content-1.0.1-py3-none-any.whl",
             "aeececa7a250aaa0d45a0887ef418409fbf5c89916387de2163b0f8f3bc4ab77"),
@@ -128,6 +130,10 @@ def pelican() -> Path:
 
 def xdist() -> Path:
     return unpacked(XDIST) / f"pytest_xdist-{XDIST.version}" / "src" / "xdist"
+
+
+def pytest_core() -> Path:
+    return unpacked(PYTEST) / f"pytest-{PYTEST.version}" / "src" / "_pytest"
 
 
 def pelican_plugins() -> Path:

@@ -26,6 +26,7 @@ PROJECTS: dict[str, Callable[[], Path]] = {
     "pelican": source.pelican,
     "pelican_plugins": source.pelican_plugins,
     "xdist": source.xdist,
+    "pytest": source.pytest_core,
 }
 
 pytestmark = pytest.mark.corpus

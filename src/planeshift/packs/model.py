@@ -87,6 +87,7 @@ class RegistrationForm:
     default_point: str | None = None  # derived forwarders: the point when the caller omits it
     prefix: str = ""  # hookimpl: functions named so are implementations without a marker too
     spec: tuple[str, ...] = ()  # hookimpl: the spec markers (a module using one declares hooks)
+    firstresult: tuple[str, ...] = ()  # hookimpl: hooks whose spec stops at the first result
     # keywords that narrow a registration, read into its evidence (`sender=Book`, `weak=False`)
     conditions: tuple[str, ...] = ()
 

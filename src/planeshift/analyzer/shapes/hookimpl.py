@@ -4,7 +4,9 @@ point), not at a call. Also, with ``prefix``, a function named so without a mark
 every ``pytest_*`` function of a plugin as an implementation); a module that marks any function
 with a spec marker declares hooks, and its functions are not implementations. The point is the
 hook's name; the marker's options (``tryfirst``, ``trylast``, ``wrapper``, ``hookwrapper``,
-``optionalhook``) are flags the classify rules may read."""
+``optionalhook``) are flags the classify rules may read, and so is ``firstresult`` for a hook
+the form names in ``firstresult`` (the library's specs marked so: its caller stops at the first
+result that is not None and uses it)."""
 
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ OPTIONS = ("tryfirst", "trylast", "wrapper", "hookwrapper", "optionalhook")
 @register
 class HookimplShape(Shape):
     kind = "hookimpl"
-    options = ("callable", "prefix", "spec")
+    options = ("callable", "prefix", "spec", "firstresult")
     definitions = True
     MATCHES = [
         Example("""
@@ -64,7 +66,8 @@ class HookimplShape(Shape):
         prefix = data.get("prefix")
         if prefix is not None and not (isinstance(prefix, str) and prefix.isidentifier()):
             raise reader.fail(f"{key}.prefix", "expected the start of a function name")
-        return {"prefix": prefix or "", "spec": reader.strings(data.get("spec"), f"{key}.spec")}
+        return {"prefix": prefix or "", "spec": reader.strings(data.get("spec"), f"{key}.spec"),
+                "firstresult": reader.strings(data.get("firstresult"), f"{key}.firstresult")}
 
     def words(self, form: RegistrationForm):
         return []  # matched on the definitions every file's facts hold, not on sites
@@ -86,6 +89,11 @@ class HookimplShape(Shape):
             evidence = ([f"marked @{_spelled(marked)}, a {form.name.rsplit('.', 1)[-1]}"]
                         if marked is not None else
                         [f"named {form.prefix}*: an implementation without a marker"])
+            if func.name in form.firstresult:
+                flags.append("firstresult")
+                evidence.append(f"{func.name} is a firstresult hook (its spec, as the pack names "
+                                "it): the caller stops at the first result that is not None and "
+                                "uses it")
             scope = func.qualname.rpartition(".")[0]
             site = Site(kind="decorator", line=func.line, col=0, scope=scope,
                         func=("name", func.name), text=func.name, decorated=func.qualname,

@@ -73,7 +73,7 @@ class Effects:
             return None
         seen.add(qualname)
         out: set[str] = {MUTATES} if func.arg_stores else set()
-        if func.raises:  # (a helper's raise goes through the handler too)
+        if func.raises:  # (a raise in a helper of its module goes through the handler too)
             out.add(RAISES)
         if depth == DEPTH and any(r != ("const", "None") for r in func.return_values):
             out.add(RETURNS)  # (what a helper returns goes to the handler, not the emitter)
@@ -87,10 +87,15 @@ class Effects:
                 out.add(effect)
             elif callee == ("name", "setattr") and params & handed:
                 out.add(MUTATES)
+            elif _registers(callee, params, handed):
+                out.add(MUTATES)
             target = self._own(callee, module, owner, scope)
             if target is not None and target not in seen and depth > 1:
                 inner = self._collect(target, depth - 1, seen) or set()
-                out |= inner - {MUTATES}
+                # a raise in another module's code is its guard (an option already declared,
+                # an unknown key), not this handler deciding to stop the call
+                foreign = self.ev.index.function_module.get(target) != module
+                out |= inner - ({MUTATES, RAISES} if foreign else {MUTATES})
                 if MUTATES in inner and (params & handed or _word(callee) in func.hands_on):
                     out.add(MUTATES)  # a helper changes what it was handed
         return out
@@ -128,6 +133,22 @@ def _effect_of(callee: Ref) -> str | None:
     if name in ("send", "sendall") and _word(base) in _OUTBOUND:
         return DELIVERY
     return None
+
+
+def _registers(callee: Ref, params: set[str], handed: set[str]) -> bool:
+    """``config.pluginmanager.register(plugin)``, ``manager.register(p)``,
+    ``register_adapter(connection)``: a registration on what the handler is handed (a plugin,
+    a handler, an adapter added to the caller's registry changes what the caller runs next)."""
+    word = _word(callee)
+    if word != "register" and not word.startswith("register_"):
+        return False
+    return bool(params & handed) or (callee[0] == "attr" and _root_name(callee[1]) in params)
+
+
+def _root_name(ref: Ref) -> str:
+    while ref[0] == "attr":
+        ref = ref[1]
+    return ref[1] if ref[0] == "name" else ""
 
 
 def _word(ref: Ref) -> str:
