@@ -327,6 +327,66 @@ def test_registering_on_what_it_is_handed_and_raising_of_its_own(tmp_path: Path)
                      "pytest_sessionstart": "interceptor"}, show(result)
 
 
+def test_hooks_called_through_the_plugin_manager_s_relay_are_emissions(tmp_path: Path) -> None:
+    result = scan_plugins(tmp_path, {"shop/__init__.py": "", "shop/hookspecs.py": """
+        import pluggy
+
+        hookspec = pluggy.HookspecMarker("shop")
+
+
+        @hookspec
+        def shop_order_paid(order):
+            pass
+
+
+        @hookspec(firstresult=True)
+        def shop_price(item):
+            pass
+
+
+        def shop_refunded(order):
+            pass
+
+
+        @hookspec
+        def shop_forgotten(order):
+            pass
+        """, "shop/main.py": """
+        import pluggy
+
+        from shop import hookspecs
+
+        pm = pluggy.PluginManager("shop")
+        pm.add_hookspecs(hookspecs)
+
+
+        def pay(order, item):
+            price = pm.hook.shop_price(item=item)
+            pm.hook.shop_order_paid.call_historic(kwargs={"order": order})
+            hook = pm.hook
+            hook.shop_refunded(order=order)
+            cache.hook.clear()  # not a plugin manager, not a pytest_ hook
+            return price
+
+
+        @pluggy.HookimplMarker("shop")
+        def shop_forgotten(order):
+            print(order)
+        """, "tests/conftest.py": """
+        def pytest_collection_modifyitems(config, items):
+            config.hook.pytest_deselected(items=items[:1])
+            items[0].ihook.pytest_runtest_logstart(nodeid="x", location=None)
+        """})
+    emitted = sorted((e.file, e.line, e.point) for e in result.emissions)
+    assert emitted == [("shop/main.py", 10, "shop_price"), ("shop/main.py", 11, "shop_order_paid"),
+                       ("shop/main.py", 13, "shop_refunded"),
+                       ("tests/conftest.py", 2, "pytest_deselected"),
+                       ("tests/conftest.py", 3, "pytest_runtest_logstart")], emitted
+    # PS116: specified, and nothing in the project calls it
+    uncalled = [(f.file, f.line, f.severity) for f in result.findings if f.rule == "PS116"]
+    assert uncalled == [("shop/hookspecs.py", 21, "info")], show(result)
+
+
 def test_a_project_s_own_markers_and_its_spec_module(tmp_path: Path) -> None:
     specs = """
     from pluggy import HookimplMarker, HookspecMarker

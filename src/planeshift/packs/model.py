@@ -98,9 +98,13 @@ class RegistrationForm:
 
 @dataclass(frozen=True, slots=True)
 class EmissionForm:
-    kind: str  # "method" | "function"
+    kind: str  # "method" | "function" | "relay"
     name: str
     point: ArgSpec | None = None
+    # relay (`pm.hook.NAME(...)`: the attribute `name` holds the hooks, NAME is the point): the
+    # start of NAME that makes such a call an emission when its owner is not known as the
+    # dispatcher (pytest's `config.hook.pytest_x(...)`, `item.ihook.pytest_x(...)`)
+    prefix: str = ""
 
 
 @dataclass(frozen=True, slots=True)

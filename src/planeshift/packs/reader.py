@@ -283,15 +283,21 @@ class PackReader(ValueReader):
         return RegistrationForm(**fields)
 
     def emission(self, data: Any, key: str) -> EmissionForm:
-        data = self.mapping(data, key, ("method", "function", "point"))
-        kinds = [k for k in ("method", "function") if k in data]
+        data = self.mapping(data, key, ("method", "function", "relay", "point", "prefix"))
+        kinds = [k for k in ("method", "function", "relay") if k in data]
         if len(kinds) != 1:
-            raise self.fail(key, "give exactly one of: method, function")
-        return EmissionForm(
-            kind=kinds[0],
-            name=self.string(data[kinds[0]], f"{key}.{kinds[0]}"),
-            point=self.argspec(data.get("point"), f"{key}.point"),
-        )
+            raise self.fail(key, "give exactly one of: method, function, relay")
+        kind = kinds[0]
+        name = self.string(data[kind], f"{key}.{kind}")
+        if kind == "relay" and not name.isidentifier():
+            raise self.fail(f"{key}.relay", "expected the name of the attribute holding the hooks")
+        prefix = data.get("prefix")
+        if prefix is not None and (kind != "relay" or not isinstance(prefix, str)
+                                   or not prefix.isidentifier()):
+            raise self.fail(f"{key}.prefix", "a relay's prefix: the start of a hook's name")
+        return EmissionForm(kind=kind, name=name,
+                            point=self.argspec(data.get("point"), f"{key}.point"),
+                            prefix=prefix or "")
 
     def policy(self, data: Any, key: str) -> tuple[tuple[tuple[str, str], ...], str]:
         if data is None:

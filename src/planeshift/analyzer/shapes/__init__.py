@@ -55,7 +55,8 @@ def vocabulary(packs: tuple[Pack, ...]) -> Vocabulary:
             for form in mech.registrations:
                 for word_class, word in shape_of(form.kind).words(form):
                     words[word_class].add(word)
-            words["calls"].update(em.name.rsplit(".", 1)[-1] for em in mech.emissions)
+            words["calls"].update(em.name.rsplit(".", 1)[-1] for em in mech.emissions
+                                  if em.kind != "relay")  # (read from every call's row)
     config_keys = {c.key for p in packs for m in p.mechanisms for c in m.config}
     return Vocabulary(**{k: frozenset(v) for k, v in words.items()},
                       config_keys=frozenset(config_keys))

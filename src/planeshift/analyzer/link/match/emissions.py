@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ....packs.model import EmissionForm, Mechanism
-from ...extract.facts import FileFacts, Site
+from ...extract.facts import CallRow, FileFacts, Ref, Site, call_rows
 from ..evaluate.engine import Evaluator
 from .forms import FormIndex
 from .identity import Identity
@@ -64,6 +64,36 @@ class Emissions:
                     dynamic = point is None
                 yield RawEmission(facts.path, site.line, site.col, site.scope, facts.module, mech,
                                   em.name, point, dynamic, site.end_line, site.end_col)
+        if self.forms.emit_by_relay and not facts.loaded_attrs.isdisjoint(
+                self.forms.emit_by_relay):
+            yield from self._relayed(facts)
+
+    def _relayed(self, facts: FileFacts) -> Iterator[RawEmission]:
+        """``pm.hook.NAME(...)``, ``hook.NAME.call_historic(...)``: a hook called through the
+        attribute holding a plugin manager's hooks, NAME the point. It is the mechanism's when
+        the relay's owner is its dispatcher, or when NAME starts with the form's prefix."""
+        for row in call_rows(facts):
+            relayed = _relay_call(row)
+            if relayed is None:
+                continue
+            owner, relay, name = relayed
+            if owner is None:  # `hook = pm.hook`: the owner of what the local was bound to
+                owner = self._bound_relay_owner(facts.module, row[1], relay)
+            for mech, em in self.forms.emit_by_relay.get(relay, ()):
+                if not (em.prefix and name.startswith(em.prefix)) and not (
+                        owner is not None and self.identity.dispatcher(
+                            self.ev.eval(owner, facts.module, row[1]), mech).status == "match"):
+                    continue
+                yield RawEmission(facts.path, row[2], row[3], row[1], facts.module, mech,
+                                  f"{relay}.{name}", name, False, row[4], row[5])
+                break
+
+    def _bound_relay_owner(self, module: str, scope: str, name: str) -> Ref | None:
+        for key in self.ev.index.scope_chain(module, scope):
+            refs = self.ev.index.binding(key, name)
+            if refs is not None:
+                return next((r[1] for r in refs if r[0] == "attr" and r[2] == name), None)
+        return None
 
     def _emits_own_point(self, facts: FileFacts, site: Site, mech: Mechanism,
                          em: EmissionForm) -> bool:
@@ -73,3 +103,24 @@ class Emissions:
             return False
         values = self.ev.eval(args[0].ref, facts.module, site.scope)
         return bool(self.points.normalize_point(values, mech, args[0].text).member)
+
+
+_HOOK_CALLERS = frozenset({"call_historic", "call_extra"})  # (HookCaller methods)
+
+
+def _relay_call(row: CallRow) -> tuple[Ref | None, str, str] | None:
+    """(the relay's owner, the relay, the hook's name) of ``owner.relay.name(...)``,
+    ``relay.name(...)`` (a local holding it) or ``owner.relay.name.call_historic(...)``."""
+    func = row[0]
+    if func[0] != "attr":
+        return None
+    if func[2] in _HOOK_CALLERS and func[1][0] == "attr":
+        func = func[1]
+    base, name = func[1], func[2]
+    if name.startswith("_"):
+        return None
+    if base[0] == "attr":
+        return base[1], base[2], name
+    if base[0] == "name":
+        return None, base[1], name
+    return None

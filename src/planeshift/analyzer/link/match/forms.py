@@ -33,12 +33,15 @@ class FormIndex:
         self.definitions: list[Entry] = []  # matched on each file's functions (hookimpl)
         self.emit_by_method: dict[str, list[tuple[Mechanism, EmissionForm]]] = defaultdict(list)
         self.emit_by_callee: list[tuple[Mechanism, EmissionForm]] = []
+        self.emit_by_relay: dict[str, list[tuple[Mechanism, EmissionForm]]] = defaultdict(list)
         for mech in self.mechanisms:
             for form in mech.registrations:
                 self.add(mech, form)
             for em in mech.emissions:
                 if em.kind == "method":
                     self.emit_by_method[em.name].append((mech, em))
+                elif em.kind == "relay":
+                    self.emit_by_relay[em.name].append((mech, em))
                 else:
                     self.emit_by_callee.append((mech, em))
 

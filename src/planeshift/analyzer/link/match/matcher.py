@@ -96,8 +96,11 @@ class Matcher:
         """Whether the file may register anything: it has sites or hook settings, or (for the
         definition forms, pluggy's hook implementations) a function named with a form's prefix,
         or it spells a marker: imports a name ending as one does (`from tox.plugin import impl`),
-        imports a marker's package, or reads it as an attribute (`@pytest.hookimpl`)."""
-        return bool(facts.sites or facts.config_hooks) or self.spells_definitions(facts)
+        imports a marker's package, or reads it as an attribute (`@pytest.hookimpl`); or it
+        reads a relay's attribute (`pm.hook`), whose calls are emissions."""
+        return bool(facts.sites or facts.config_hooks) or self.spells_definitions(facts) or (
+            bool(self.forms.emit_by_relay)
+            and not facts.loaded_attrs.isdisjoint(self.forms.emit_by_relay))
 
     def spells_definitions(self, facts: FileFacts) -> bool:
         """The file may define what a definition form matches (see :meth:`wants`)."""

@@ -1,0 +1,195 @@
+"""PS116: a hook the project specifies (pluggy's ``@hookspec``) that nothing in it calls."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .base import Hazard, Invalid, Rule, register
+from .syntax import dotted
+
+if TYPE_CHECKING:
+    from ...project import ProjectFacts
+
+# the attributes a plugin manager's hooks are read through: pluggy's `pm.hook`, pytest's
+# `node.ihook` (the relays the pluggy pack's emission forms name)
+RELAYS = ("hook", "ihook")
+_MARKER_CLASS = "HookspecMarker"
+_MARKER_NAMES = ("hookspec", "hook_spec")
+
+
+@dataclass(frozen=True, slots=True)
+class HookSpec:
+    name: str
+    line: int
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
+class HookUses:
+    """What PS116 reads of one file: the hooks it specifies (the functions it marks with a spec
+    marker, and its unmarked functions named with their prefix), the hook names it reads
+    through a relay (`pm.hook.x(...)`, `runner = item.ihook.x`), and whether it reads one by a
+    computed name (`getattr(pm.hook, name)`)."""
+
+    specs: tuple[HookSpec, ...]
+    read: frozenset[str]
+    dynamic: bool
+
+
+@register
+class UncalledHook(Rule):
+    """Flag a hook the project specifies that nothing in the project calls.
+
+    ## What it does
+    For a mechanism registered by hook implementations (pluggy: `pluggy.yaml`), reads each
+    module that marks a function with a spec marker (`hookspec = HookspecMarker("x")`,
+    `@pytest.hookspec`): each function it marks, and each unmarked one named with their prefix
+    (`pytest_`), specifies a hook. A hook that no
+    code in the project reads through the plugin manager's relay (`pm.hook.x(...)`,
+    `config.hook.x.call_historic(...)`, `runner = item.ihook.x`) is reported at its
+    specification, as **info**: its implementations in the project run only if code outside
+    it calls the hook (pytest specifies hooks for plugins such as xdist to call; hatch's are
+    called by hatchling's plugin manager). A
+    project that reads a hook by a computed name anywhere (`getattr(pm.hook, name)`) is not
+    checked: any hook might be the one it calls.
+
+    ## Why is this bad?
+    An implementation of a hook nothing calls is dead code that looks alive: the pluggy twin
+    of a dormant point (PS103) or a signal nothing sends (PS114). Before a migration moves the
+    hook's implementations onto a kernel, it is worth knowing who calls it.
+
+    ## Example
+    ```python
+    hookspec = HookspecMarker("shop")
+
+    @hookspec
+    def shop_order_paid(order): ...
+    # ... implementations of shop_order_paid, and no pm.hook.shop_order_paid(...) anywhere
+    ```
+
+    ## Use instead
+    Call it where the event happens (`pm.hook.shop_order_paid(order=order)`), or remove the
+    specification and its implementations.
+
+    ## Fix safety
+    Calling the hook makes its implementations run, which is new behaviour: review them first.
+
+    ## References
+    ADR-0120 P8 (a public point with no emit site), D1 (what a registration is worth is what
+    runs).
+    """
+
+    code = "PS116"
+    kind = "uncalled_hook"
+    severity = "info"
+    message = ("{name} is a hook the project specifies ({n} implementations in it) that "
+               "nothing in the project calls (a caller outside it, a library or another "
+               "plugin, may)")
+    FACT_WORDS = ("hook", "Hook")
+    FACTS = HookUses
+    VALID = [
+        """
+        from demo.bus import HookspecMarker, PluginManager
+
+        spec = HookspecMarker("demo")
+
+
+        @spec
+        def demo_order_paid(order):
+            pass
+
+
+        pm = PluginManager("demo")
+
+
+        def pay(order):
+            pm.hook.demo_order_paid(order=order)
+        """,
+    ]
+    INVALID = [
+        Invalid(
+            """
+            from demo.bus import HookspecMarker
+
+            spec = HookspecMarker("demo")
+
+
+            @spec
+            def demo_order_paid(order):
+                pass
+            """,
+            line=7,
+        ),
+    ]
+
+    def file_facts(self, tree: ast.Module, text: str = "") -> HookUses | None:
+        markers = _markers(tree)
+        specs: list[HookSpec] = []
+        functions = [n for n in tree.body if isinstance(n, (ast.FunctionDef,
+                                                             ast.AsyncFunctionDef))]
+        marked = [f for f in functions if any(_marks(d, markers) for d in f.decorator_list)]
+        if marked:  # and the unmarked ones named as those are (pytest's hookspec.py has both)
+            prefixes = tuple({f.name.split("_", 1)[0] + "_" for f in marked if "_" in f.name})
+            specs = [HookSpec(f.name, f.lineno, f.col_offset) for f in functions
+                     if f in marked or (not f.decorator_list and f.name.startswith(prefixes))]
+        read: set[str] = set()
+        dynamic = False
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and _relay(node.value):
+                read.add(node.attr)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+                    node.func.id == "getattr" and node.args and _relay(node.args[0])):
+                dynamic = True
+        if not (specs or read or dynamic):
+            return None
+        return HookUses(tuple(specs), frozenset(read), dynamic)
+
+    def check(self, project: ProjectFacts) -> Iterator[Hazard]:
+        hooks = {m.id for m in project.mechanisms
+                 if any(f.kind == "hookimpl" for f in m.model.registrations)}
+        if not hooks:
+            return
+        found = list(self.facts(project))
+        if any(uses.dynamic for _, uses in found):
+            return
+        called = {n for _, uses in found for n in uses.read}
+        called |= {e.point for e in project.emissions if e.mechanism in hooks and e.point}
+        implemented: dict[str, list] = {}
+        for reg in project.registrations:
+            if reg.mechanism in hooks and reg.point:
+                implemented.setdefault(reg.point, []).append(reg)
+        for path, uses in found:
+            for spec in uses.specs:
+                if spec.name in called:
+                    continue
+                impls = implemented.get(spec.name, [])
+                yield self.at(path, spec.line, spec.col, self.message.format(
+                    name=spec.name, n=len(impls)), mechanism=impls[0].mechanism if impls
+                    else min(hooks), about=tuple(impls))
+
+
+def _markers(tree: ast.Module) -> set[str]:
+    """The names a module binds to a spec marker (``spec = HookspecMarker("x")``)."""
+    names: set[str] = set()
+    for stmt in tree.body:
+        if (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)
+                and (dotted(stmt.value.func) or "").rsplit(".", 1)[-1] == _MARKER_CLASS):
+            names.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+    return names
+
+
+def _marks(decorator: ast.expr, markers: set[str]) -> bool:
+    """``@spec``, ``@spec(firstresult=True)``, ``@pytest.hookspec(...)``."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    name = dotted(target) or ""
+    return name in markers or name.rsplit(".", 1)[-1] in _MARKER_NAMES
+
+
+def _relay(node: ast.expr) -> bool:
+    """``pm.hook``, ``item.ihook``, or a local holding one (``hook = config.hook``)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr in RELAYS
+    return isinstance(node, ast.Name) and node.id in RELAYS
