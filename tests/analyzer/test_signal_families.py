@@ -363,8 +363,8 @@ def test_hooks_called_through_the_plugin_manager_s_relay_are_emissions(tmp_path:
         def pay(order, item):
             price = pm.hook.shop_price(item=item)
             pm.hook.shop_order_paid.call_historic(kwargs={"order": order})
-            hook = pm.hook
-            hook.shop_refunded(order=order)
+            hooks = pm.hook
+            hooks.shop_refunded(order=order)
             cache.hook.clear()  # not a plugin manager, not a pytest_ hook
             return price
 
@@ -385,6 +385,48 @@ def test_hooks_called_through_the_plugin_manager_s_relay_are_emissions(tmp_path:
     # PS116: specified, and nothing in the project calls it
     uncalled = [(f.file, f.line, f.severity) for f in result.findings if f.rule == "PS116"]
     assert uncalled == [("shop/hookspecs.py", 21, "info")], show(result)
+
+
+def test_a_plugin_declaring_its_own_hooks_in_a_class_beside_its_implementations(
+        tmp_path: Path) -> None:
+    """pytest-timeout's shape: a class of specs, and the module's implementations beside it; a
+    test's plugin class whose marker is imported inside the test function."""
+    result = scan_plugins(tmp_path, {"pytest_timeout.py": """
+        import pytest
+
+
+        @pytest.hookimpl
+        def pytest_addoption(parser):
+            parser.addoption("--timeout")
+
+
+        class TimeoutHooks:
+            @pytest.hookspec(firstresult=True)
+            def pytest_timeout_set_timer(item, settings):
+                pass
+
+
+        def pytest_addhooks(pluginmanager):
+            pluginmanager.add_hookspecs(TimeoutHooks)
+        """, "app/__init__.py": "", "app/config.py": """
+        from pluggy import HookimplMarker
+
+        hookimpl = HookimplMarker("app")
+        """, "tests/test_auth.py": """
+        def test_auth_runs_the_plugin(make_app):
+            from app.config import hookimpl
+
+            class Plugin:
+                @hookimpl
+                def app_auth(self, user):
+                    return user
+
+            make_app(plugins=[Plugin()])
+        """})
+    found = sorted((r.file, r.line, r.point) for r in result.registrations)
+    assert found == [("pytest_timeout.py", 5, "pytest_addoption"),
+                     ("pytest_timeout.py", 15, "pytest_addhooks"),
+                     ("tests/test_auth.py", 6, "app_auth")], found
 
 
 def test_a_project_s_own_markers_and_its_spec_module(tmp_path: Path) -> None:

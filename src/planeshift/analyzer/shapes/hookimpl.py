@@ -15,7 +15,7 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from ...packs.model import Mechanism, RegistrationForm
-from ..extract.facts import FileFacts, Ref, Site
+from ..extract.facts import FileFacts, Function, Ref, Site
 from ..extract.refs import render
 from .base import Example, Matching, Shape, register
 
@@ -75,13 +75,18 @@ class HookimplShape(Shape):
     def match_definitions(self, m: Matching, facts: FileFacts, mech: Mechanism,
                           form: RegistrationForm) -> Iterator[Match]:
         spec = _Marker(m, facts, form.spec, form.spec)
-        if any(spec.marks(d) for f in facts.functions for d in f.decorators):
-            return  # a hookspec module: its functions declare the hooks
+        # the module or class holding a function marked as a spec declares hooks (pytest's
+        # hookspec.py; a plugin's `class TimeoutHooks` of specs beside its implementations)
+        declaring = {_scope(f) for f in facts.functions
+                     if any(spec.marks(d, _scope(f)) for d in f.decorators)}
         impl = _Marker(m, facts, (form.name,), form.callables)
         for func in facts.functions:
             if func.kind not in ("function", "method", "staticmethod", "classmethod"):
                 continue
-            marked = next((d for d in func.decorators if impl.marks(d)), None)
+            scope = _scope(func)
+            if scope in declaring:
+                continue
+            marked = next((d for d in func.decorators if impl.marks(d, scope)), None)
             if marked is None and not (form.prefix and func.name.startswith(form.prefix)
                                        and func.name != f"{form.prefix}plugins"):
                 continue
@@ -94,7 +99,6 @@ class HookimplShape(Shape):
                 evidence.append(f"{func.name} is a firstresult hook (its spec, as the pack names "
                                 "it): the caller stops at the first result that is not None and "
                                 "uses it")
-            scope = func.qualname.rpartition(".")[0]
             site = Site(kind="decorator", line=func.line, col=0, scope=scope,
                         func=("name", func.name), text=func.name, decorated=func.qualname,
                         decorated_async=func.is_async, has_call=False, end_line=func.line,
@@ -114,18 +118,25 @@ class _Marker:
         self.m, self.facts = m, facts
         self.ids = m.identity.ids(classes)
         self.names = names
-        self._seen: dict[Ref, bool] = {}
+        self._seen: dict[tuple[Ref, str], bool] = {}
 
-    def marks(self, decorator: Ref) -> bool:
-        if decorator not in self._seen:
+    def marks(self, decorator: Ref, scope: str) -> bool:
+        """Does *decorator*, on a function defined in *scope*, mark it?"""
+        key = (decorator, scope)
+        if key not in self._seen:
             target = decorator[1] if decorator[0] == "call" else decorator
-            values = self.m.ev.eval(target, self.facts.module, "")
-            self._seen[decorator] = any(
+            values = self.m.ev.eval(target, self.facts.module, scope)
+            self._seen[key] = any(
                 (v[0] == "inst" and any(c in self.ids for c in self.m.ev.mro(v[1])))
                 or (v[0] == "extcall" and v[1] in self.ids)
                 or (v[0] in ("ext", "extcall") and any(fnmatchcase(v[1], n) for n in self.names))
                 for v in values)
-        return self._seen[decorator]
+        return self._seen[key]
+
+
+def _scope(func: Function) -> str:
+    """Where a function is defined: its class, its enclosing function, or the module ("")."""
+    return func.qualname.rpartition(".")[0]
 
 
 def _options(decorator: Ref) -> list[str]:

@@ -50,7 +50,8 @@ class UncalledHook(Rule):
     (`pytest_`), specifies a hook. A hook that no
     code in the project reads through the plugin manager's relay (`pm.hook.x(...)`,
     `config.hook.x.call_historic(...)`, `runner = item.ihook.x`) is reported at its
-    specification, as **info**: its implementations in the project run only if code outside
+    specification, as **info** (a call of the hook's name through anything, `hooks.x(...)` on a
+    local or a wrapper, counts as a call): its implementations in the project run only if code outside
     it calls the hook (pytest specifies hooks for plugins such as xdist to call; hatch's are
     called by hatchling's plugin manager). A
     project that reads a hook by a computed name anywhere (`getattr(pm.hook, name)`) is not
@@ -128,13 +129,16 @@ class UncalledHook(Rule):
     def file_facts(self, tree: ast.Module, text: str = "") -> HookUses | None:
         markers = _markers(tree)
         specs: list[HookSpec] = []
-        functions = [n for n in tree.body if isinstance(n, (ast.FunctionDef,
-                                                             ast.AsyncFunctionDef))]
-        marked = [f for f in functions if any(_marks(d, markers) for d in f.decorator_list)]
-        if marked:  # and the unmarked ones named as those are (pytest's hookspec.py has both)
-            prefixes = tuple({f.name.split("_", 1)[0] + "_" for f in marked if "_" in f.name})
-            specs = [HookSpec(f.name, f.lineno, f.col_offset) for f in functions
-                     if f in marked or (not f.decorator_list and f.name.startswith(prefixes))]
+        # the module, or a class of specs beside a plugin's implementations (pytest-timeout's)
+        for body in [tree.body, *(n.body for n in tree.body if isinstance(n, ast.ClassDef))]:
+            functions = [n for n in body if isinstance(n, (ast.FunctionDef,
+                                                           ast.AsyncFunctionDef))]
+            marked = [f for f in functions if any(_marks(d, markers) for d in f.decorator_list)]
+            if marked:  # and the unmarked ones named as those are (pytest's hookspec.py)
+                prefixes = tuple({f.name.split("_", 1)[0] + "_" for f in marked if "_" in f.name})
+                specs += [HookSpec(f.name, f.lineno, f.col_offset) for f in functions
+                          if f in marked or (not f.decorator_list
+                                             and f.name.startswith(prefixes))]
         read: set[str] = set()
         dynamic = False
         for node in ast.walk(tree):
@@ -157,6 +161,9 @@ class UncalledHook(Rule):
             return
         called = {n for _, uses in found for n in uses.read}
         called |= {e.point for e in project.emissions if e.mechanism in hooks and e.point}
+        # and a call of the name through anything (`hooks = pm.hook` ... `hooks.x(...)`,
+        # `self.hooks.x(...)` on a project's own wrapper): a hook's name is its own
+        called |= {n for f in project.files for n in f.calls}
         implemented: dict[str, list] = {}
         for reg in project.registrations:
             if reg.mechanism in hooks and reg.point:

@@ -77,8 +77,8 @@ class Emissions:
             if relayed is None:
                 continue
             owner, relay, name = relayed
-            if owner is None:  # `hook = pm.hook`: the owner of what the local was bound to
-                owner = self._bound_relay_owner(facts.module, row[1], relay)
+            if owner is None:  # `hooks = pm.hook`: the relay and owner the local was bound to
+                owner, relay = self._bound_relay(facts.module, row[1], relay)
             for mech, em in self.forms.emit_by_relay.get(relay, ()):
                 if not (em.prefix and name.startswith(em.prefix)) and not (
                         owner is not None and self.identity.dispatcher(
@@ -88,12 +88,14 @@ class Emissions:
                                   f"{relay}.{name}", name, False, row[4], row[5])
                 break
 
-    def _bound_relay_owner(self, module: str, scope: str, name: str) -> Ref | None:
+    def _bound_relay(self, module: str, scope: str, local: str) -> tuple[Ref | None, str]:
+        """What a local names: ``hooks = pm.hook`` is the relay ``hook`` of ``pm``."""
         for key in self.ev.index.scope_chain(module, scope):
-            refs = self.ev.index.binding(key, name)
+            refs = self.ev.index.binding(key, local)
             if refs is not None:
-                return next((r[1] for r in refs if r[0] == "attr" and r[2] == name), None)
-        return None
+                return next(((r[1], r[2]) for r in refs if r[0] == "attr"
+                             and r[2] in self.forms.emit_by_relay), (None, local))
+        return None, local
 
     def _emits_own_point(self, facts: FileFacts, site: Site, mech: Mechanism,
                          em: EmissionForm) -> bool:

@@ -117,9 +117,11 @@ class Matcher:
             return True
         if words & facts.loaded_attrs:
             return True
+        # (imported at the top, or inside a function: a test's `from app.config import hookimpl`)
         return any(ref[0] == "import" and (ref[1].split(".", 1)[0] in packages
                                            or ref[1].rsplit(".", 1)[-1] in words)
-                   for _, ref in facts.bindings)
+                   for bindings in (facts.bindings, *(f.bindings for f in facts.functions))
+                   for _, ref in bindings)
 
     def _in_play_for(self, facts: FileFacts, match: Match) -> bool:
         """A match on a receiver whose type is not known counts only where the mechanism's
