@@ -15,7 +15,7 @@ from .helpers import regs, show, write_tree
 
 def scan_app(tmp_path: Path, files: dict[str, str]) -> ScanResult:
     write_tree(tmp_path, files)
-    return scan(Config(root=tmp_path, packs=(), builtin_packs=("django", "blinker"),
+    return scan(Config(root=tmp_path, packs=(), builtin_packs=("django", "blinker", "celery"),
                        use_cache=False, jobs=1, use_context=False))
 
 
@@ -194,6 +194,62 @@ def test_blinker_signals_named_anonymous_and_flask_s(tmp_path: Path) -> None:
     }, show(result)
     assert {r.mechanism for r in regs(result, file="app.py")} == {"blinker_signals"}
     assert [(e.point, e.api) for e in result.emissions] == [("started", "send")]
+
+
+def test_celery_signals_as_a_django_app_connects_them(tmp_path: Path) -> None:
+    result = scan_app(tmp_path, {"shop/__init__.py": "", "shop/celery_hooks.py": """
+        import requests
+        from celery.signals import before_task_publish, task_failure, task_prerun
+
+        from shop.models import TaskRun
+
+
+        @before_task_publish.connect
+        def add_tenant(sender=None, headers=None, **kwargs):
+            headers["tenant"] = "eu"
+
+
+        @task_prerun.connect(sender="shop.tasks.charge")
+        def record_start(sender=None, task_id=None, **kwargs):
+            TaskRun.objects.create(task_id=task_id)
+
+
+        def alert(sender=None, exception=None, **kwargs):
+            requests.post("https://alerts.example", json={"error": str(exception)})
+
+
+        task_failure.connect(alert, weak=False)
+        """})
+    assert planes(result, "shop/celery_hooks.py") == {
+        ("before_task_publish", "add_tenant"): "interceptor",
+        ("task_prerun", "record_start"): "commit_participant",
+        ("task_failure", "alert"): "delivery_sink",
+    }, show(result)
+    assert {r.mechanism for r in result.registrations} == {"celery_signals"}
+    start = next(r for r in result.registrations if r.point == "task_prerun")
+    assert any("sender='shop.tasks.charge'" in e or 'sender="shop.tasks.charge"' in e
+               for e in start.evidence), start.evidence
+
+
+def test_a_send_bound_to_a_name_first_is_an_emission(tmp_path: Path) -> None:
+    """Celery's hot path: ``send_prerun = signals.task_prerun.send`` ... ``send_prerun(...)``."""
+    result = scan_app(tmp_path, {"app.py": """
+        from django.dispatch import Signal
+
+        order_paid = Signal()
+        send_paid = order_paid.send
+
+
+        def pay(order):
+            send_paid(sender=None, order=order)
+
+
+        def refund(order):
+            notify = order_paid.send_robust
+            return notify(sender=None, order=order)
+        """})
+    assert sorted((e.line, e.point, e.api) for e in result.emissions) == [
+        (8, "order_paid", "send"), (13, "order_paid", "send_robust")], result.emissions
 
 
 def test_a_connect_on_something_else_is_not_a_signal(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from ....packs.model import EmissionForm, Mechanism
@@ -67,6 +67,34 @@ class Emissions:
         if self.forms.emit_by_relay and not facts.loaded_attrs.isdisjoint(
                 self.forms.emit_by_relay):
             yield from self._relayed(facts)
+        aliases = method_aliases(facts, self.forms.emit_by_method)
+        if aliases:
+            yield from self._aliased(facts, aliases)
+
+    def _aliased(self, facts: FileFacts, aliases: dict[tuple[str, str], Ref]
+                 ) -> Iterator[RawEmission]:
+        """``send_prerun = signals.task_prerun.send`` ... ``send_prerun(sender=task)`` (Celery's
+        hot path): a call of a local bound to an emitting method of the dispatcher."""
+        for row in call_rows(facts):
+            func, scope = row[0], row[1]
+            if func[0] != "name":
+                continue
+            key = next(((where, func[1]) for where in _enclosing(scope)
+                        if (where, func[1]) in aliases), None)
+            if key is None:
+                continue
+            method = aliases[key]
+            recv = self.ev.eval(method[1], facts.module, key[0])
+            for mech, em in self.forms.emit_by_method[method[2]]:
+                if self.identity.dispatcher(recv, mech).status != "match":
+                    continue
+                point = None
+                if em.point is not None and em.point.receiver:
+                    point = self.points.receiver_point(facts, method[1]).name
+                yield RawEmission(facts.path, row[2], row[3], scope, facts.module, mech,
+                                  em.name, point, point is None and em.point is not None,
+                                  row[4], row[5])
+                break
 
     def _relayed(self, facts: FileFacts) -> Iterator[RawEmission]:
         """``pm.hook.NAME(...)``, ``hook.NAME.call_historic(...)``: a hook called through the
@@ -126,3 +154,23 @@ def _relay_call(row: CallRow) -> tuple[Ref | None, str, str] | None:
     if base[0] == "name":
         return None, base[1], name
     return None
+
+
+def method_aliases(facts: FileFacts, methods: Mapping[str, object]) -> dict[tuple[str, str], Ref]:
+    """(scope, local name) -> ``X.m`` for each name bound to an attribute ``m`` in *methods*
+    (``send = sig.send``), at module level or in a function."""
+    out = {("", name): ref for name, ref in facts.bindings
+           if ref[0] == "attr" and ref[2] in methods}
+    for func in facts.functions:
+        for name, ref in func.bindings:
+            if ref[0] == "attr" and ref[2] in methods:
+                out[(func.qualname, name)] = ref
+    return out
+
+
+def _enclosing(scope: str) -> Iterator[str]:
+    """*scope* and the scopes around it, the module ("") last."""
+    while scope:
+        yield scope
+        scope = scope.rpartition(".")[0]
+    yield ""

@@ -25,7 +25,7 @@ from ...shapes.base import CalleeShape
 from ..evaluate.engine import Evaluator
 from ..memo import Memo
 from .candidates import Builder, Match
-from .emissions import Emissions, RawEmission
+from .emissions import Emissions, RawEmission, method_aliases
 from .forms import FormIndex
 from .identity import Identity
 from .points import Points
@@ -97,10 +97,13 @@ class Matcher:
         definition forms, pluggy's hook implementations) a function named with a form's prefix,
         or it spells a marker: imports a name ending as one does (`from tox.plugin import impl`),
         imports a marker's package, or reads it as an attribute (`@pytest.hookimpl`); or it
-        reads a relay's attribute (`pm.hook`), whose calls are emissions."""
+        reads a relay's attribute (`pm.hook`), or binds an emitting method to a name
+        (`send = sig.send`): their calls are emissions."""
         return bool(facts.sites or facts.config_hooks) or self.spells_definitions(facts) or (
             bool(self.forms.emit_by_relay)
-            and not facts.loaded_attrs.isdisjoint(self.forms.emit_by_relay))
+            and not facts.loaded_attrs.isdisjoint(self.forms.emit_by_relay)) or (
+            not facts.loaded_attrs.isdisjoint(self.forms.emit_by_method)
+            and bool(method_aliases(facts, self.forms.emit_by_method)))
 
     def spells_definitions(self, facts: FileFacts) -> bool:
         """The file may define what a definition form matches (see :meth:`wants`)."""
