@@ -252,6 +252,43 @@ def test_a_send_bound_to_a_name_first_is_an_emission(tmp_path: Path) -> None:
         (8, "order_paid", "send"), (13, "order_paid", "send_robust")], result.emissions
 
 
+def test_flask_extension_signals_with_the_extension_s_code_not_in_view(tmp_path: Path) -> None:
+    """Flask-Principal's and Flask-Login's signals, in a Flask app that never imports blinker:
+    named by the pack, or spelled with a method only blinker has (`connect_via`)."""
+    result = scan_app(tmp_path, {"app.py": """
+        from flask import Flask
+        from flask_login import user_logged_in
+        from flask_mailing import email_dispatched
+        from flask_principal import RoleNeed, identity_loaded
+
+        app = Flask(__name__)
+
+
+        @identity_loaded.connect_via(app)
+        def on_identity_loaded(sender, identity):
+            identity.provides.add(RoleNeed("admin"))
+
+
+        def remember(sender, user, **extra):
+            print(user)
+
+
+        user_logged_in.connect(remember)
+
+
+        @email_dispatched.connect_via(app)
+        def log_mail(sender, message):
+            print(message.subject)
+        """})
+    assert planes(result, "app.py") == {
+        ("identity_loaded", "on_identity_loaded"): "interceptor",
+        ("user_logged_in", "remember"): "subscriber",
+        ("email_dispatched", "log_mail"): "subscriber",
+    }, show(result)
+    via = next(r for r in result.registrations if r.point == "email_dispatched")
+    assert any("spelled by blinker_signals alone" in e for e in via.evidence), via.evidence
+
+
 def test_a_connect_on_something_else_is_not_a_signal(tmp_path: Path) -> None:
     app = """
     import sqlite3

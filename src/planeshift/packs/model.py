@@ -90,6 +90,9 @@ class RegistrationForm:
     firstresult: tuple[str, ...] = ()  # hookimpl: hooks whose spec stops at the first result
     # keywords that narrow a registration, read into its evidence (`sender=Book`, `weak=False`)
     conditions: tuple[str, ...] = ()
+    # method: a name only this library spells (blinker's `connect_via`): matched on a receiver of
+    # unknown type even where the pack's package is not imported (Flask-Principal's signals)
+    distinctive: bool = False
 
     @property
     def api_suffix(self) -> str:

@@ -24,7 +24,7 @@ Unknown = list[tuple[Mechanism, RegistrationForm, str]]
 @register
 class MethodShape(Shape):
     kind = "method"
-    options = ("point", "handler", "fixed_point", "conditions")
+    options = ("point", "handler", "fixed_point", "conditions", "distinctive")
     needs_dispatcher = True
     order = 10
     MATCHES = [
@@ -52,7 +52,13 @@ class MethodShape(Shape):
 
     def read(self, reader: ValueReader, data: dict[str, Any], key: str,
              dispatchers: tuple[str, ...]) -> dict[str, Any]:
-        return {} if data.get("handler") is not None else {"handler": ArgSpec(index=0)}
+        distinctive = data.get("distinctive", False)
+        if not isinstance(distinctive, bool):
+            raise reader.fail(f"{key}.distinctive", "expected true or false")
+        out: dict[str, Any] = {"distinctive": distinctive}
+        if data.get("handler") is None:
+            out["handler"] = ArgSpec(index=0)
+        return out
 
     def words(self, form: RegistrationForm):
         return [("calls", form.name.rsplit(".", 1)[-1])]
@@ -86,7 +92,8 @@ class MethodShape(Shape):
                 yield self._match(m, facts, site, mech, form, receiver,
                                   [f"receiver {render(receiver)} is dynamic ({why})"],
                                   ["dynamic_receiver"], "low")
-            elif status == "unknown":
+            elif status == "unknown" or (form.distinctive and status == "other" and all(
+                    v[0] == "ext" for v in values)):  # (a library's object, its code not in view)
                 unknown.append((mech, form, why))
         if unknown and _forwards_params(m, facts, site, receiver):
             # a helper handed its dispatcher, point and handler by its caller: the linker turns
@@ -111,6 +118,15 @@ class MethodShape(Shape):
                 m, facts, site, mech, form, receiver,
                 [f"receiver {render(receiver)} is not inferable ({why}); its point argument "
                  f"is a {mech.id} point"], ["unresolved_receiver"], "medium")
+        distinctive = [(mech, form, why) for mech, form, why in unknown if form.distinctive]
+        if len(distinctive) == 1 and not corroborated:  # `@identity_loaded.connect_via(app)`
+            mech, form, why = distinctive[0]
+            match = self._match(m, facts, site, mech, form, receiver, [
+                f"receiver {render(receiver)} is not inferable ({why}); .{method}() is spelled "
+                f"by {mech.id} alone"], [], "medium")
+            if site.kind == "decorator" or match.handler_arg is not None:
+                yield match
+                return
         if unknown and not corroborated:
             mech, form, why = unknown[0]
             match = self._match(m, facts, site, mech, form, receiver, [], [], "low")

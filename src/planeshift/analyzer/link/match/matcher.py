@@ -128,9 +128,10 @@ class Matcher:
 
     def _in_play_for(self, facts: FileFacts, match: Match) -> bool:
         """A match on a receiver whose type is not known counts only where the mechanism's
-        package is in play: the file is part of the package or imports it somewhere."""
+        package is in play: the file is part of the package or imports it somewhere (or the
+        form's method is one only that library spells: ``distinctive``)."""
         package = self._package.get(match.mechanism.id, "")
-        if not package or not GUESSES.intersection(match.flags):
+        if not package or not GUESSES.intersection(match.flags) or match.spec.distinctive:
             return True
         key = (facts.path, package)
         if key not in self._in_play:
