@@ -95,6 +95,7 @@ class BindingVisits(FastVisitor):
     lazy: list[tuple[str, str, str]]
     frames: list[Frame]
     loops: list[tuple[Ref, Ref]]
+    aliased_attrs: set[str]
     module_node: ast.Module
     scope_nodes: list[ast.AST]
 
@@ -110,6 +111,8 @@ class BindingVisits(FastVisitor):
         match target:
             case ast.Name(id=name):
                 self.bind(name, wrapped)
+                if wrapped[0] == "attr":  # `send = sig.send`
+                    self.aliased_attrs.add(wrapped[2])
             case ast.Tuple(elts=elts) | ast.List(elts=elts):
                 for i, elt in enumerate(elts):
                     self._bind_target(elt, wrapped, i)

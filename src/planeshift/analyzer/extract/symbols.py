@@ -46,6 +46,8 @@ class SymbolCollector(BindingVisits):
         self.called_attrs: set[str] = set()
         self.called_funcs: set[str] = set()
         self.loaded_attrs: set[str] = set()
+        self.decorator_words: set[str] = set()
+        self.aliased_attrs: set[str] = set()
         self.frames: list[Frame] = []  # one per enclosing function, innermost last
         self.loops: list[tuple[Ref, Ref]] = []  # the `for` loops around the node being visited
         self.calls: list[CallRow] = []
@@ -96,6 +98,7 @@ class SymbolCollector(BindingVisits):
         in_class = self.scope.kind == "class"
         decorators = tuple(from_ast(d) for d in node.decorator_list)
         dec_names = {decorator_name(d) for d in node.decorator_list}
+        self.decorator_words.update(name.rpartition(".")[2] for name in dec_names)
         kind = "function"
         if in_class:
             kind = "method"
@@ -249,6 +252,8 @@ def collect_symbols(
         called_attrs=frozenset(collector.called_attrs),
         called_funcs=frozenset(collector.called_funcs),
         loaded_attrs=frozenset(collector.loaded_attrs),
+        decorator_words=frozenset(collector.decorator_words),
+        aliased_attrs=frozenset(collector.aliased_attrs),
         sites=tuple(collector.sites),
         has_sites=vocab is not None,
         calls=marshal.dumps(tuple(collector.calls), 2),

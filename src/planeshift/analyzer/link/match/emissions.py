@@ -67,9 +67,8 @@ class Emissions:
         if self.forms.emit_by_relay and not facts.loaded_attrs.isdisjoint(
                 self.forms.emit_by_relay):
             yield from self._relayed(facts)
-        aliases = method_aliases(facts, self.forms.emit_by_method)
-        if aliases:
-            yield from self._aliased(facts, aliases)
+        if not facts.aliased_attrs.isdisjoint(self.forms.emit_by_method):
+            yield from self._aliased(facts, method_aliases(facts, self.forms.emit_by_method))
 
     def _aliased(self, facts: FileFacts, aliases: dict[tuple[str, str], Ref]
                  ) -> Iterator[RawEmission]:
@@ -100,13 +99,18 @@ class Emissions:
         """``pm.hook.NAME(...)``, ``hook.NAME.call_historic(...)``: a hook called through the
         attribute holding a plugin manager's hooks, NAME the point. It is the mechanism's when
         the relay's owner is its dispatcher, or when NAME starts with the form's prefix."""
+        bound = (method_aliases(facts, self.forms.emit_by_relay)  # `hooks = pm.hook`
+                 if not facts.aliased_attrs.isdisjoint(self.forms.emit_by_relay) else {})
         for row in call_rows(facts):
             relayed = _relay_call(row)
             if relayed is None:
                 continue
             owner, relay, name = relayed
-            if owner is None:  # `hooks = pm.hook`: the relay and owner the local was bound to
-                owner, relay = self._bound_relay(facts.module, row[1], relay)
+            if owner is None:  # a local: the relay and owner it was bound to
+                ref = next((bound[(where, relay)] for where in _enclosing(row[1])
+                            if (where, relay) in bound), None)
+                if ref is not None:
+                    owner, relay = ref[1], ref[2]
             for mech, em in self.forms.emit_by_relay.get(relay, ()):
                 if not (em.prefix and name.startswith(em.prefix)) and not (
                         owner is not None and self.identity.dispatcher(
@@ -115,15 +119,6 @@ class Emissions:
                 yield RawEmission(facts.path, row[2], row[3], row[1], facts.module, mech,
                                   f"{relay}.{name}", name, False, row[4], row[5])
                 break
-
-    def _bound_relay(self, module: str, scope: str, local: str) -> tuple[Ref | None, str]:
-        """What a local names: ``hooks = pm.hook`` is the relay ``hook`` of ``pm``."""
-        for key in self.ev.index.scope_chain(module, scope):
-            refs = self.ev.index.binding(key, local)
-            if refs is not None:
-                return next(((r[1], r[2]) for r in refs if r[0] == "attr"
-                             and r[2] in self.forms.emit_by_relay), (None, local))
-        return None, local
 
     def _emits_own_point(self, facts: FileFacts, site: Site, mech: Mechanism,
                          em: EmissionForm) -> bool:

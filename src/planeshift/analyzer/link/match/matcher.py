@@ -25,7 +25,7 @@ from ...shapes.base import CalleeShape
 from ..evaluate.engine import Evaluator
 from ..memo import Memo
 from .candidates import Builder, Match
-from .emissions import Emissions, RawEmission, method_aliases
+from .emissions import Emissions, RawEmission
 from .forms import FormIndex
 from .identity import Identity
 from .points import Points
@@ -102,8 +102,7 @@ class Matcher:
         return bool(facts.sites or facts.config_hooks) or self.spells_definitions(facts) or (
             bool(self.forms.emit_by_relay)
             and not facts.loaded_attrs.isdisjoint(self.forms.emit_by_relay)) or (
-            not facts.loaded_attrs.isdisjoint(self.forms.emit_by_method)
-            and bool(method_aliases(facts, self.forms.emit_by_method)))
+            not facts.aliased_attrs.isdisjoint(self.forms.emit_by_method))
 
     def spells_definitions(self, facts: FileFacts) -> bool:
         """The file may define what a definition form matches (see :meth:`wants`)."""
@@ -120,11 +119,12 @@ class Matcher:
             return True
         if words & facts.loaded_attrs:
             return True
-        # (imported at the top, or inside a function: a test's `from app.config import hookimpl`)
-        return any(ref[0] == "import" and (ref[1].split(".", 1)[0] in packages
-                                           or ref[1].rsplit(".", 1)[-1] in words)
-                   for bindings in (facts.bindings, *(f.bindings for f in facts.functions))
-                   for _, ref in bindings)
+        if any(ref[0] == "import" and (ref[1].split(".", 1)[0] in packages
+                                       or ref[1].rsplit(".", 1)[-1] in words)
+               for _, ref in facts.bindings):
+            return True
+        # or a decorator spelled as a marker (`@hookimpl` imported inside a test function)
+        return not words.isdisjoint(facts.decorator_words)
 
     def _in_play_for(self, facts: FileFacts, match: Match) -> bool:
         """A match on a receiver whose type is not known counts only where the mechanism's
