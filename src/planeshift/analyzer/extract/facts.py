@@ -118,10 +118,11 @@ class FileFacts:
     called_funcs: frozenset[str] = field(default_factory=frozenset)  # names called as name(...)
     loaded_attrs: frozenset[str] = field(default_factory=frozenset)
     # the last name of every decorator (`hookimpl` of `@hookimpl`, `@pytest.hookimpl(...)`), and
-    # every attribute bound to a name (`send` of `send_paid = order_paid.send`): what a link asks
-    # of every file without reading its functions' bodies
+    # (attribute, scope) of every attribute bound to a name (`("send", "pay")` of `send_paid =
+    # order_paid.send` in `pay`): what a link asks of every file without reading (and, from the
+    # cache, decoding) its functions' bodies
     decorator_words: frozenset[str] = field(default_factory=frozenset)
-    aliased_attrs: frozenset[str] = field(default_factory=frozenset)
+    attr_aliases: frozenset[tuple[str, str]] = field(default_factory=frozenset)
     sites: tuple[Site, ...] = ()
     config_hooks: tuple[ConfigHook, ...] = ()
     has_sites: bool = False  # the prefilter admitted this file to site collection

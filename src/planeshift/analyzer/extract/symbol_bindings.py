@@ -95,7 +95,7 @@ class BindingVisits(FastVisitor):
     lazy: list[tuple[str, str, str]]
     frames: list[Frame]
     loops: list[tuple[Ref, Ref]]
-    aliased_attrs: set[str]
+    attr_aliases: set[tuple[str, str]]
     module_node: ast.Module
     scope_nodes: list[ast.AST]
 
@@ -112,7 +112,7 @@ class BindingVisits(FastVisitor):
             case ast.Name(id=name):
                 self.bind(name, wrapped)
                 if wrapped[0] == "attr":  # `send = sig.send`
-                    self.aliased_attrs.add(wrapped[2])
+                    self.attr_aliases.add((wrapped[2], self.scope.qualname))
             case ast.Tuple(elts=elts) | ast.List(elts=elts):
                 for i, elt in enumerate(elts):
                     self._bind_target(elt, wrapped, i)

@@ -47,7 +47,7 @@ class SymbolCollector(BindingVisits):
         self.called_funcs: set[str] = set()
         self.loaded_attrs: set[str] = set()
         self.decorator_words: set[str] = set()
-        self.aliased_attrs: set[str] = set()
+        self.attr_aliases: set[tuple[str, str]] = set()
         self.frames: list[Frame] = []  # one per enclosing function, innermost last
         self.loops: list[tuple[Ref, Ref]] = []  # the `for` loops around the node being visited
         self.calls: list[CallRow] = []
@@ -253,7 +253,7 @@ def collect_symbols(
         called_funcs=frozenset(collector.called_funcs),
         loaded_attrs=frozenset(collector.loaded_attrs),
         decorator_words=frozenset(collector.decorator_words),
-        aliased_attrs=frozenset(collector.aliased_attrs),
+        attr_aliases=frozenset(collector.attr_aliases),
         sites=tuple(collector.sites),
         has_sites=vocab is not None,
         calls=marshal.dumps(tuple(collector.calls), 2),

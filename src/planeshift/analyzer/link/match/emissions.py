@@ -67,8 +67,9 @@ class Emissions:
         if self.forms.emit_by_relay and not facts.loaded_attrs.isdisjoint(
                 self.forms.emit_by_relay):
             yield from self._relayed(facts)
-        if not facts.aliased_attrs.isdisjoint(self.forms.emit_by_method):
-            yield from self._aliased(facts, method_aliases(facts, self.forms.emit_by_method))
+        aliases = method_aliases(facts, self.forms.emit_by_method)
+        if aliases:
+            yield from self._aliased(facts, aliases)
 
     def _aliased(self, facts: FileFacts, aliases: dict[tuple[str, str], Ref]
                  ) -> Iterator[RawEmission]:
@@ -99,8 +100,7 @@ class Emissions:
         """``pm.hook.NAME(...)``, ``hook.NAME.call_historic(...)``: a hook called through the
         attribute holding a plugin manager's hooks, NAME the point. It is the mechanism's when
         the relay's owner is its dispatcher, or when NAME starts with the form's prefix."""
-        bound = (method_aliases(facts, self.forms.emit_by_relay)  # `hooks = pm.hook`
-                 if not facts.aliased_attrs.isdisjoint(self.forms.emit_by_relay) else {})
+        bound = method_aliases(facts, self.forms.emit_by_relay)  # `hooks = pm.hook`
         for row in call_rows(facts):
             relayed = _relay_call(row)
             if relayed is None:
@@ -153,13 +153,18 @@ def _relay_call(row: CallRow) -> tuple[Ref | None, str, str] | None:
 
 def method_aliases(facts: FileFacts, methods: Mapping[str, object]) -> dict[tuple[str, str], Ref]:
     """(scope, local name) -> ``X.m`` for each name bound to an attribute ``m`` in *methods*
-    (``send = sig.send``), at module level or in a function."""
+    (``send = sig.send``), at module level or in a function: only the scopes the file's
+    ``attr_aliases`` name are read."""
+    scopes = {scope for attr, scope in facts.attr_aliases if attr in methods}
+    if not scopes:
+        return {}
     out = {("", name): ref for name, ref in facts.bindings
-           if ref[0] == "attr" and ref[2] in methods}
+           if ref[0] == "attr" and ref[2] in methods} if "" in scopes else {}
     for func in facts.functions:
-        for name, ref in func.bindings:
-            if ref[0] == "attr" and ref[2] in methods:
-                out[(func.qualname, name)] = ref
+        if func.qualname in scopes:
+            for name, ref in func.bindings:
+                if ref[0] == "attr" and ref[2] in methods:
+                    out[(func.qualname, name)] = ref
     return out
 
 

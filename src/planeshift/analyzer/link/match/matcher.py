@@ -102,7 +102,7 @@ class Matcher:
         return bool(facts.sites or facts.config_hooks) or self.spells_definitions(facts) or (
             bool(self.forms.emit_by_relay)
             and not facts.loaded_attrs.isdisjoint(self.forms.emit_by_relay)) or (
-            not facts.aliased_attrs.isdisjoint(self.forms.emit_by_method))
+            any(attr in self.forms.emit_by_method for attr, _ in facts.attr_aliases))
 
     def spells_definitions(self, facts: FileFacts) -> bool:
         """The file may define what a definition form matches (see :meth:`wants`)."""
