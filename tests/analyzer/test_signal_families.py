@@ -289,6 +289,34 @@ def test_flask_extension_signals_with_the_extension_s_code_not_in_view(tmp_path:
     assert any("spelled by blinker_signals alone" in e for e in via.evidence), via.evidence
 
 
+def test_a_decorator_applied_by_a_call_registers_the_function_it_names(tmp_path: Path) -> None:
+    """Flask-Security's `identity_loaded.connect_via(app)(_on_identity_loaded)` inside a method:
+    the handler is the module's function, not connect_via's argument (the sender)."""
+    result = scan_app(tmp_path, {"app.py": """
+        from blinker import Namespace
+        from django.db.models.signals import post_save
+        from django.dispatch import receiver
+
+        loaded = Namespace().signal("loaded")
+
+
+        def on_loaded(sender, identity):
+            identity.name = "x"
+
+
+        def on_save(sender, instance, **kwargs):
+            print(instance)
+
+
+        class Security:
+            def init_app(self, app):
+                loaded.connect_via(app)(on_loaded)
+                receiver(post_save, sender=app)(on_save)
+        """})
+    assert planes(result, "app.py") == {("loaded", "on_loaded"): "interceptor",
+                                        ("post_save", "on_save"): "subscriber"}, show(result)
+
+
 def test_a_connect_on_something_else_is_not_a_signal(tmp_path: Path) -> None:
     app = """
     import sqlite3

@@ -159,6 +159,35 @@ def call_site(
     )
 
 
+def applied_decorator_site(
+    node: ast.Call, scope: str, vocab: Vocabulary, src: Positions,
+    aliases: frozenset[str] | set[str] = frozenset(),
+) -> Site | None:
+    """``sig.connect_via(app)(on_loaded)``, ``receiver(post_save)(on_save)``: a decorator applied
+    by a call to a function it names, read as ``@sig.connect_via(app)`` on that function."""
+    inner = node.func
+    if not (inner.__class__ is ast.Call and len(node.args) == 1 and not node.keywords
+            and node.args[0].__class__ is ast.Name):
+        return None
+    name = last_name(inner.func)  # type: ignore[attr-defined]
+    if name not in vocab.calls and name not in aliases:
+        return None
+    _, _, end_line, end_col = src.span(node)
+    return Site(
+        kind="decorator",
+        line=inner.lineno,
+        col=inner.col_offset,
+        scope=scope,
+        func=from_ast(inner.func),  # type: ignore[attr-defined]
+        args=_args(inner, src),  # type: ignore[arg-type]
+        text=src.segment(inner.func),  # type: ignore[attr-defined]
+        decorated=node.args[0].id,  # type: ignore[attr-defined]
+        has_call=True,
+        end_line=end_line,
+        end_col=end_col,
+    )
+
+
 def decorator_sites(
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
     scope: str,

@@ -14,7 +14,7 @@ from .declarations import decorator_name, params_of
 from .facts import CallRow, Class, FileFacts, Function, Site
 from .loops import dispatch_facts
 from .refs import Ref, annotation_from_ast, from_ast
-from .sites import Positions, Vocabulary, call_site, decorator_sites
+from .sites import Positions, Vocabulary, applied_decorator_site, call_site, decorator_sites
 from .symbol_bindings import BindingVisits, Frame, Scope
 
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
@@ -51,6 +51,7 @@ class SymbolCollector(BindingVisits):
         self.frames: list[Frame] = []  # one per enclosing function, innermost last
         self.loops: list[tuple[Ref, Ref]] = []  # the `for` loops around the node being visited
         self.calls: list[CallRow] = []
+        self.applied: set[ast.Call] = set()  # decorator calls applied by a call (not sites)
 
     # -- definitions --------------------------------------------------------------------------
     def _child(self, name: str) -> str:
@@ -176,7 +177,15 @@ class SymbolCollector(BindingVisits):
     # -- uses ---------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
         if self.vocab is not None:
-            self._add(call_site(node, self.scope.qualname, self.vocab, self.src, self.aliases))
+            applied = applied_decorator_site(node, self.scope.qualname, self.vocab, self.src,
+                                             self.aliases) if node.func.__class__ is ast.Call \
+                else None
+            if applied is not None:  # its inner call is the decorator, not a call site
+                self.applied.add(node.func)  # type: ignore[arg-type]
+                self._add(applied)
+            elif not (self.applied and node in self.applied):
+                self._add(call_site(node, self.scope.qualname, self.vocab, self.src,
+                                    self.aliases))
         func = node.func
         if func.__class__ is ast.Name or func.__class__ is ast.Attribute:
             self.calls.append((from_ast(func), self.scope.qualname, *self.src.span(node),

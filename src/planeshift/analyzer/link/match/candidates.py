@@ -147,6 +147,11 @@ class Builder:
         """The function or class a decorator site decorates, as a handler."""
         qn = f"{facts.module}.{site.decorated}" if facts.module else site.decorated
         func = self.ev.index.functions.get(qn)
+        if func is None:  # a decorator applied by a call to a name: what the name is there
+            found = next((v[1] for v in self.ev.eval(("name", site.decorated), facts.module,
+                                                      site.scope) if v[0] == "func"), None)
+            if found is not None:
+                qn, func = found, self.ev.index.functions.get(found)
         name = site.decorated.rsplit(".", 1)[-1]
         if func is None:
             return Handler(name, qn, site.decorated_async, None, "class")
