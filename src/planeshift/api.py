@@ -27,6 +27,7 @@ from .rules.classify import classify
 from .types import ContextUse, FileError, Registration, ScanResult
 
 if TYPE_CHECKING:
+    from .analyzer.link.candidate import Candidate
     from .characterize.model import Characterization
 
 Progress = Callable[[int, int], None]
@@ -140,15 +141,33 @@ def classified(linked: Linked, config: Config, context: tuple[str, ...] = ()) ->
     """Every candidate of the tree in its plane, as the plain project facts the rules read
     (what the link found in context roots served the link and is not the project's)."""
     models = {m.id: m.model for m in linked.mechanisms}
+    firstresult = firstresult_hooks(linked)
     return ProjectFacts(
         root=config.root.as_posix(),
-        registrations=tuple(classify(c, models[c.mechanism]) for c in linked.candidates
-                            if not is_context(c.file)),
+        registrations=tuple(classify(firstresult(c), models[c.mechanism])
+                            for c in linked.candidates if not is_context(c.file)),
         emissions=tuple(e for e in linked.emissions if not is_context(e.file)),
         context=context,
         mechanisms=tuple(linked.mechanisms),
         files=tuple(linked.summaries),
     )
+
+
+def firstresult_hooks(linked: Linked) -> Callable[[Candidate], Candidate]:
+    """The hook implementations of a spec the tree (or its context) marks
+    ``@hookspec(firstresult=True)``, flagged ``firstresult`` with the spec as evidence, as the
+    pack's own ``firstresult`` list does for a library's specs not in view."""
+    specs = {name: f"{s.path}:{line}" for s in linked.summaries for name, line in s.firstresult}
+
+    def flag(cand: Candidate) -> Candidate:
+        at = specs.get(cand.point or "")
+        if at is None or "firstresult" in cand.flags or cand.via != "hookimpl":
+            return cand
+        return replace(cand, flags=tuple(sorted((*cand.flags, "firstresult"))), evidence=(
+            *cand.evidence, f"{cand.point} is a firstresult hook (its spec at {at}): the caller "
+            "stops at the first result that is not None and uses it"))
+
+    return flag
 
 
 def library_activated(linked: Linked) -> tuple[Registration, ...]:

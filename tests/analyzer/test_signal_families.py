@@ -490,14 +490,25 @@ def test_hooks_called_through_the_plugin_manager_s_relay_are_emissions(tmp_path:
             return price
 
 
-        @pluggy.HookimplMarker("shop")
+        hookimpl = pluggy.HookimplMarker("shop")
+
+
+        @hookimpl
         def shop_forgotten(order):
             print(order)
+
+
+        @pluggy.HookimplMarker("shop")
+        def shop_price(item):
+            return 10
         """, "tests/conftest.py": """
         def pytest_collection_modifyitems(config, items):
             config.hook.pytest_deselected(items=items[:1])
             items[0].ihook.pytest_runtest_logstart(nodeid="x", location=None)
         """})
+    price = next(r for r in result.registrations if r.point == "shop_price")
+    assert "firstresult" in price.flags and price.plane == "interceptor", price
+    assert any("its spec at shop/hookspecs.py:" in e for e in price.evidence), price.evidence
     emitted = sorted((e.file, e.line, e.point) for e in result.emissions)
     assert emitted == [("shop/main.py", 10, "shop_price"), ("shop/main.py", 11, "shop_order_paid"),
                        ("shop/main.py", 13, "shop_refunded"),

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .facts import FileFacts
+from .facts import FileFacts, Ref
 
 # on_error, on_failure, on_exception, error_hook(s), _error_hooks, error_handler(s), ...
 ERROR_HOOK = re.compile(
@@ -36,6 +36,8 @@ class FileSummary:
     rule_facts: tuple[tuple[str, Any], ...] = ()  # what each rule read of the file's syntax
     defines: frozenset[str] = frozenset()  # the names of the functions and methods it defines
     calls: frozenset[str] = frozenset()  # the names it calls (`f(...)`, `x.f(...)`)
+    # (name, line) of each pluggy hook it specifies with `@hookspec(firstresult=True)`
+    firstresult: tuple[tuple[str, int], ...] = ()
 
 
 def summarize(facts: FileFacts) -> FileSummary:
@@ -52,7 +54,31 @@ def summarize(facts: FileFacts) -> FileSummary:
     return FileSummary(facts.path, facts.module, facts.has_sites, facts.error, properties,
                        frozenset(invoked), _error_stores(facts), commands, facts.rule_facts,
                        frozenset(f.name for f in facts.functions),
-                       facts.called_funcs | facts.called_attrs)
+                       facts.called_funcs | facts.called_attrs, firstresult_specs(facts))
+
+
+SPEC_MARKERS = frozenset({"hookspec", "hook_spec"})  # pluggy's conventional names
+
+
+def firstresult_specs(facts: FileFacts) -> tuple[tuple[str, int], ...]:
+    """The hooks a file specifies with ``@hookspec(firstresult=True)`` (a marker spelled so, or a
+    name the module binds to a ``HookspecMarker(...)``): their callers stop at the first result
+    that is not None. Function bodies are read only in a file that spells such a marker."""
+    markers = SPEC_MARKERS | {name for name, ref in facts.bindings
+                              if ref[0] == "call" and _last(ref[1]) == "HookspecMarker"}
+    if markers.isdisjoint(facts.decorator_words):
+        return ()
+    out = []
+    for func in facts.functions:
+        for decorator in func.decorators:
+            if (decorator[0] == "call" and _last(decorator[1]) in markers
+                    and ("firstresult", ("const", "True")) in decorator[3]):
+                out.append((func.name, func.line))
+    return tuple(out)
+
+
+def _last(ref: Ref) -> str:
+    return ref[2] if ref[0] == "attr" else ref[1] if ref[0] == "name" else ""
 
 
 def _error_stores(facts: FileFacts) -> tuple[tuple[str, str, int], ...]:

@@ -126,9 +126,12 @@ class _Marker:
         if key not in self._seen:
             target = decorator[1] if decorator[0] == "call" else decorator
             values = self.m.ev.eval(target, self.facts.module, scope)
+            made = decorator[0] == "call"  # `@HookimplMarker("x")`: a marker made on the spot
             self._seen[key] = any(
                 (v[0] == "inst" and any(c in self.ids for c in self.m.ev.mro(v[1])))
                 or (v[0] == "extcall" and v[1] in self.ids)
+                or (made and v[0] == "ext" and v[1] in self.ids)
+                or (made and v[0] == "cls" and any(c in self.ids for c in self.m.ev.mro(v[1])))
                 or (v[0] in ("ext", "extcall") and any(fnmatchcase(v[1], n) for n in self.names))
                 for v in values)
         return self._seen[key]
