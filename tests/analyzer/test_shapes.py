@@ -80,4 +80,4 @@ def test_a_form_option_its_shape_does_not_take_is_an_error(tmp_path: Path) -> No
         parse_pack(text, "p.yaml")
     assert str(info.value) == ("p.yaml: mechanisms[0].register[0].owner: a method form takes no "
                                "'owner' (it takes: point, handler, fixed_point, conditions, "
-                               "distinctive)")
+                               "distinctive, decorates)")

@@ -317,6 +317,99 @@ def test_a_decorator_applied_by_a_call_registers_the_function_it_names(tmp_path:
                                         ("post_save", "on_save"): "subscriber"}, show(result)
 
 
+def test_a_validator_in_another_module_still_stops_the_save(tmp_path: Path) -> None:
+    """A raise in a function the receiver calls, wherever it lives, is the receiver's decision;
+    a raise in a method of an object it calls into (another module's class) is that object's
+    guard; handing a parameter to `atexit.register` changes nothing."""
+    result = scan_app(tmp_path, {"shop/__init__.py": "", "shop/validators.py": """
+        class ValidationError(Exception):
+            pass
+
+
+        def check_order(order):
+            if order.total < 0:
+                raise ValidationError("negative total")
+
+
+        class Registry:
+            def add(self, name):
+                if name in self.names:
+                    raise KeyError(name)
+        """, "shop/receivers.py": """
+        import atexit
+
+        from django.db.models.signals import post_save, pre_save
+        from django.dispatch import receiver
+
+        from shop.validators import Registry, check_order
+
+        REGISTRY = Registry()
+
+
+        @receiver(pre_save)
+        def validate(sender, instance, **kwargs):
+            check_order(instance)
+
+
+        @receiver(pre_save)
+        def remember(sender, instance, **kwargs):
+            REGISTRY.add(instance.name)
+
+
+        @receiver(post_save)
+        def report_at_exit(sender, instance, **kwargs):
+            atexit.register(print, instance)
+        """})
+    assert planes(result, "shop/receivers.py") == {
+        ("pre_save", "validate"): "interceptor",
+        ("pre_save", "remember"): "subscriber",
+        ("post_save", "report_at_exit"): "subscriber",
+    }, show(result)
+
+
+def test_connect_via_alone_registers_nothing_and_a_local_handler_is_the_local(
+        tmp_path: Path) -> None:
+    result = scan_app(tmp_path, {"app.py": """
+        from blinker import Namespace
+
+        loaded = Namespace().signal("loaded")
+
+
+        def on_loaded(sender, **kw):
+            pass
+
+
+        def setup(app):
+            decorate = loaded.connect_via(app)
+
+            def on_loaded(sender, **kw):
+                sender.ready = True
+
+            loaded.connect_via(app)(on_loaded)
+            return decorate
+        """})
+    found = [(r.line, r.handler.qualname, r.plane) for r in result.registrations]
+    assert found == [(16, "app.setup.on_loaded", "interceptor")], show(result)
+
+
+def test_a_parameter_shadowing_a_bound_send_is_not_an_emission(tmp_path: Path) -> None:
+    result = scan_app(tmp_path, {"app.py": """
+        from django.dispatch import Signal
+
+        order_paid = Signal()
+        send_paid = order_paid.send
+
+
+        def pay(order):
+            send_paid(sender=None, order=order)
+
+
+        def relay(send_paid, order):
+            send_paid(order)
+        """})
+    assert [(e.line, e.point) for e in result.emissions] == [(8, "order_paid")]
+
+
 def test_a_connect_on_something_else_is_not_a_signal(tmp_path: Path) -> None:
     app = """
     import sqlite3
@@ -559,6 +652,30 @@ def test_a_plugin_declaring_its_own_hooks_in_a_class_beside_its_implementations(
     assert found == [("pytest_timeout.py", 5, "pytest_addoption"),
                      ("pytest_timeout.py", 15, "pytest_addhooks"),
                      ("tests/test_auth.py", 6, "app_auth")], found
+
+
+def test_uncalled_hook_in_a_plugin_that_specifies_and_implements(tmp_path: Path) -> None:
+    """PS116: a spec beside the plugin's implementations (unmarked functions with code are
+    implementations, not specs), and a `getattr` with a literal name is no call by computed
+    name."""
+    result = scan_plugins(tmp_path, {"plug/__init__.py": "", "plug/plugin.py": """
+        import pytest
+
+
+        @pytest.hookspec(firstresult=True)
+        def pytest_myplugin_choose(config):
+            \"\"\"Return the choice.\"\"\"
+
+
+        def pytest_configure(config):
+            config.addinivalue_line("markers", "slow: slow tests")
+
+
+        def describe(hook):
+            return getattr(hook, "__name__", repr(hook))
+        """})
+    found = [(f.file, f.line) for f in result.findings if f.rule == "PS116"]
+    assert found == [("plug/plugin.py", 5)], show(result)
 
 
 def test_a_project_s_own_markers_and_its_spec_module(tmp_path: Path) -> None:

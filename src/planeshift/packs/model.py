@@ -93,6 +93,9 @@ class RegistrationForm:
     # method: a name only this library spells (blinker's `connect_via`): matched on a receiver of
     # unknown type even where the pack's package is not imported (Flask-Principal's signals)
     distinctive: bool = False
+    # method: a decorator only (`@sig.connect_via(app)`): its arguments are not a handler, and a
+    # call of it that decorates nothing registers nothing
+    decorates: bool = False
 
     @property
     def api_suffix(self) -> str:

@@ -27,11 +27,12 @@ class Vocabulary:
     assign_attrs: frozenset[str] = frozenset()  # setters: <obj>.<attr> = handler
     config_keys: frozenset[str] = frozenset()  # settings files: dotted paths to hook event maps
     item_attrs: frozenset[str] = frozenset()  # mappings of handlers: <obj>.<attr>[key] = handler
+    decorators: frozenset[str] = frozenset()  # forms used as decorators: `receiver(...)(fn)` too
 
     def fingerprint(self) -> str:
         """A stable text for cache keys (frozenset order varies between processes)."""
         parts = (self.calls, self.keywords, self.list_attrs, self.assign_attrs, self.config_keys,
-                 self.item_attrs)
+                 self.item_attrs, self.decorators)
         return "|".join(",".join(sorted(p)) for p in parts)
 
 
@@ -170,7 +171,7 @@ def applied_decorator_site(
             and node.args[0].__class__ is ast.Name):
         return None
     name = last_name(inner.func)  # type: ignore[attr-defined]
-    if name not in vocab.calls and name not in aliases:
+    if name not in vocab.decorators:  # (`validate(kind)(value)` is a call of a call)
         return None
     _, _, end_line, end_col = src.span(node)
     return Site(

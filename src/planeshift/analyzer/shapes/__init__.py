@@ -58,5 +58,7 @@ def vocabulary(packs: tuple[Pack, ...]) -> Vocabulary:
             words["calls"].update(em.name.rsplit(".", 1)[-1] for em in mech.emissions
                                   if em.kind != "relay")  # (read from every call's row)
     config_keys = {c.key for p in packs for m in p.mechanisms for c in m.config}
+    decorators = {form.name.rsplit(".", 1)[-1] for pack in packs for mech in pack.mechanisms
+                  for form in mech.registrations if form.kind == "decorator" or form.decorates}
     return Vocabulary(**{k: frozenset(v) for k, v in words.items()},
-                      config_keys=frozenset(config_keys))
+                      config_keys=frozenset(config_keys), decorators=frozenset(decorators))

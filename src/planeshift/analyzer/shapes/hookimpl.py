@@ -1,8 +1,8 @@
 """``@hookimpl`` / ``@impl(tryfirst=True)`` on a function or method: a pluggy hook implementation,
 registered with its plugin (a module or object handed to ``pm.register``, a conftest, an entry
 point), not at a call. Also, with ``prefix``, a function named so without a marker (pytest reads
-every ``pytest_*`` function of a plugin as an implementation); a module that marks any function
-with a spec marker declares hooks, and its functions are not implementations. The point is the
+every ``pytest_*`` function of a plugin as an implementation); a module or class that marks any
+of its functions with a spec marker declares hooks, and its functions are not implementations. The point is the
 hook's name; the marker's options (``tryfirst``, ``trylast``, ``wrapper``, ``hookwrapper``,
 ``optionalhook``) are flags the classify rules may read, and so is ``firstresult`` for a hook
 the form names in ``firstresult`` (the library's specs marked so: its caller stops at the first

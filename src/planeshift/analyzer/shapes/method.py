@@ -24,7 +24,7 @@ Unknown = list[tuple[Mechanism, RegistrationForm, str]]
 @register
 class MethodShape(Shape):
     kind = "method"
-    options = ("point", "handler", "fixed_point", "conditions", "distinctive")
+    options = ("point", "handler", "fixed_point", "conditions", "distinctive", "decorates")
     needs_dispatcher = True
     order = 10
     MATCHES = [
@@ -52,11 +52,15 @@ class MethodShape(Shape):
 
     def read(self, reader: ValueReader, data: dict[str, Any], key: str,
              dispatchers: tuple[str, ...]) -> dict[str, Any]:
-        distinctive = data.get("distinctive", False)
-        if not isinstance(distinctive, bool):
-            raise reader.fail(f"{key}.distinctive", "expected true or false")
-        out: dict[str, Any] = {"distinctive": distinctive}
-        if data.get("handler") is None:
+        out: dict[str, Any] = {}
+        for option in ("distinctive", "decorates"):
+            value = data.get(option, False)
+            if not isinstance(value, bool):
+                raise reader.fail(f"{key}.{option}", "expected true or false")
+            out[option] = value
+        if out["decorates"] and data.get("handler") is not None:
+            raise reader.fail(f"{key}.handler", "a decorator's handler is what it decorates")
+        if data.get("handler") is None and not out["decorates"]:
             out["handler"] = ArgSpec(index=0)
         return out
 
@@ -83,6 +87,8 @@ class MethodShape(Shape):
             values = m.ev.eval(receiver, facts.module, site.scope)
         unknown: Unknown = []
         for mech, form in m.forms.forms(self.kind, method):
+            if form.decorates and site.kind != "decorator":
+                continue  # `deco = sig.connect_via(app)`: nothing decorated yet
             receiver_is = m.identity.dispatcher(values, mech)
             status, why = receiver_is.status, receiver_is.why
             if status == "match":

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ...analyzer.context import is_context
 from .base import Hazard, Invalid, Rule, register
 from .syntax import dotted
 
@@ -18,7 +19,8 @@ if TYPE_CHECKING:
 # `node.ihook` (the relays the pluggy pack's emission forms name), and a hook read through one
 # by a computed name
 _READ = re.compile(r"hook\s*\.\s*([A-Za-z_]\w*)")  # (a literal start: the fast search)
-_DYNAMIC = re.compile(r"getattr\(\s*(?:[\w.]*\.)?i?hook\s*,")
+_DYNAMIC = re.compile(r"getattr\(\s*(?:[\w.]*\.)?i?hooks?\s*,\s*(?![\s\"'])")  # (name computed)
+_SUBSET = re.compile(r"subset_hook_caller\(\s*(?:name\s*=\s*)?[\"']([A-Za-z_]\w*)")
 _SPEC = re.compile(r"[Hh]ook_?[Ss]pec")
 _MARKER_CLASS = "HookspecMarker"
 _MARKER_NAMES = ("hookspec", "hook_spec")
@@ -142,10 +144,11 @@ class UncalledHook(Rule):
             if marked:  # and the unmarked ones named as those are (pytest's hookspec.py)
                 prefixes = tuple({f.name.split("_", 1)[0] + "_" for f in marked if "_" in f.name})
                 specs += [HookSpec(f.name, f.lineno, f.col_offset) for f in functions
-                          if f in marked or (not f.decorator_list
+                          if f in marked or (not f.decorator_list and _empty(f)
                                              and f.name.startswith(prefixes))]
         # (by the text: a walk of every file that says "hook" costs a cold scan 6 %)
         read = {m.group(1) for m in _READ.finditer(text) if _relay_at(text, m.start())}
+        read.update(_SUBSET.findall(text))  # `pm.subset_hook_caller("x", remove_plugins=...)`
         dynamic = _DYNAMIC.search(text) is not None
         if not (specs or read or dynamic):
             return None
@@ -156,7 +159,8 @@ class UncalledHook(Rule):
                  if any(f.kind == "hookimpl" for f in m.model.registrations)}
         if not hooks:
             return
-        found = list(self.facts(project))
+        # (a library read as context neither specifies the project's hooks nor calls them)
+        found = [(path, uses) for path, uses in self.facts(project) if not is_context(path)]
         if any(uses.dynamic for _, uses in found):
             return
         called = {n for _, uses in found for n in uses.read}
@@ -176,6 +180,14 @@ class UncalledHook(Rule):
                 yield self.at(path, spec.line, spec.col, self.message.format(
                     name=spec.name, n=len(impls)), mechanism=impls[0].mechanism if impls
                     else min(hooks), about=tuple(impls))
+
+
+def _empty(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A spec's body: a docstring, ``pass`` or ``...`` (an unmarked function beside marked specs
+    is a spec only so; with code, it is the plugin's implementation)."""
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr)
+                                           and isinstance(s.value, ast.Constant))
+               for s in func.body)
 
 
 def _markers(tree: ast.Module) -> set[str]:

@@ -146,8 +146,17 @@ class Builder:
     def decorated(self, facts: FileFacts, site: Site) -> Handler:
         """The function or class a decorator site decorates, as a handler."""
         qn = f"{facts.module}.{site.decorated}" if facts.module else site.decorated
-        func = self.ev.index.functions.get(qn)
-        if func is None:  # a decorator applied by a call to a name: what the name is there
+        func = None
+        if site.kind == "decorator" and site.decorated.isidentifier() and site.scope:
+            # a decorator applied by a call to a name (`connect_via(app)(on_loaded)` in a
+            # function): what the name is where the call is, a local def before the module's
+            found = next((v[1] for v in self.ev.eval(("name", site.decorated), facts.module,
+                                                      site.scope) if v[0] == "func"), None)
+            if found is not None:
+                qn, func = found, self.ev.index.functions.get(found)
+        if func is None:
+            func = self.ev.index.functions.get(qn)
+        if func is None:  # (at module level, a name the module imports)
             found = next((v[1] for v in self.ev.eval(("name", site.decorated), facts.module,
                                                       site.scope) if v[0] == "func"), None)
             if found is not None:

@@ -92,13 +92,23 @@ class Effects:
             target = self._own(callee, module, owner, scope)
             if target is not None and target not in seen and depth > 1:
                 inner = self._collect(target, depth - 1, seen) or set()
-                # a raise in another module's code is its guard (an option already declared,
-                # an unknown key), not this handler deciding to stop the call
-                foreign = self.ev.index.function_module.get(target) != module
-                out |= inner - ({MUTATES, RAISES} if foreign else {MUTATES})
+                out |= inner - ({MUTATES, RAISES} if self._guard(callee, target, module)
+                                else {MUTATES})
                 if MUTATES in inner and (params & handed or _word(callee) in func.hands_on):
                     out.add(MUTATES)  # a helper changes what it was handed
         return out
+
+    def _guard(self, callee: Ref, target: str, module: str) -> bool:
+        """Is *target* a method of another module's class, called on an object other than
+        ``self`` (``group.addoption(...)``, ``config.getini(...)``)? Its raise guards that
+        object (an option declared twice, an unknown key): not the handler deciding to stop the
+        call, as a raise in a function it calls (``check_order(instance)``) or in its own class
+        is."""
+        if callee[0] != "attr" or callee[1] == ("name", "self"):
+            return False
+        func = self.ev.index.functions.get(target)
+        return (func is not None and func.kind != "function"
+                and self.ev.index.function_module.get(target) != module)
 
     def _own(self, callee: Ref, module: str, owner: str, scope: str) -> str | None:
         """A function in view it calls: ``self.m(...)``, ``helper(...)`` (its module's or an
@@ -138,11 +148,14 @@ def _effect_of(callee: Ref) -> str | None:
 def _registers(callee: Ref, params: set[str], handed: set[str]) -> bool:
     """``config.pluginmanager.register(plugin)``, ``manager.register(p)``,
     ``register_adapter(connection)``: a registration on what the handler is handed (a plugin,
-    a handler, an adapter added to the caller's registry changes what the caller runs next)."""
+    a handler, an adapter added to the caller's registry changes what the caller runs next);
+    not ``atexit.register(report, config)``, which only hands it over."""
     word = _word(callee)
     if word != "register" and not word.startswith("register_"):
         return False
-    return bool(params & handed) or (callee[0] == "attr" and _root_name(callee[1]) in params)
+    if callee[0] == "attr":
+        return _root_name(callee[1]) in params
+    return bool(params & handed)
 
 
 def _root_name(ref: Ref) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from ....packs.model import EmissionForm, Mechanism
-from ...extract.facts import CallRow, FileFacts, Ref, Site, call_rows
+from ...extract.facts import CallRow, FileFacts, Function, Ref, Site, call_rows
 from ..evaluate.engine import Evaluator
 from .forms import FormIndex
 from .identity import Identity
@@ -75,12 +75,12 @@ class Emissions:
                  ) -> Iterator[RawEmission]:
         """``send_prerun = signals.task_prerun.send`` ... ``send_prerun(sender=task)`` (Celery's
         hot path): a call of a local bound to an emitting method of the dispatcher."""
+        functions = {f.qualname: f for f in facts.functions}
         for row in call_rows(facts):
             func, scope = row[0], row[1]
             if func[0] != "name":
                 continue
-            key = next(((where, func[1]) for where in _enclosing(scope)
-                        if (where, func[1]) in aliases), None)
+            key = _bound_where(func[1], scope, aliases, functions)
             if key is None:
                 continue
             method = aliases[key]
@@ -166,6 +166,20 @@ def method_aliases(facts: FileFacts, methods: Mapping[str, object]) -> dict[tupl
                 if ref[0] == "attr" and ref[2] in methods:
                     out[(func.qualname, name)] = ref
     return out
+
+
+def _bound_where(name: str, scope: str, aliases: Mapping[tuple[str, str], Ref],
+                 functions: Mapping[str, Function]) -> tuple[str, str] | None:
+    """The alias *name* means in *scope*: the nearest enclosing scope binding it, if that
+    binding is the alias (a parameter or another local of that name shadows it)."""
+    for where in _enclosing(scope):
+        if (where, name) in aliases:
+            return where, name
+        func = functions.get(where)
+        if func is not None and (any(p.name == name for p in func.params)
+                                 or any(bound == name for bound, _ in func.bindings)):
+            return None
+    return None
 
 
 def _enclosing(scope: str) -> Iterator[str]:
