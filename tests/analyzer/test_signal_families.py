@@ -664,6 +664,40 @@ def test_uncalled_hook_in_a_plugin_that_specifies_and_implements(tmp_path: Path)
     assert found == [("plug/plugin.py", 5)], show(result)
 
 
+def test_an_incremental_scan_sees_a_helper_s_body_change_in_another_module(
+        tmp_path: Path) -> None:
+    """A hook's effect read through a helper in another module: editing only the helper's calls
+    relinks the hook (the effects record that module's calls as a dependency)."""
+    tree = tmp_path / "tree"
+    files = {"plug/__init__.py": "", "plug/conftest.py": """
+        from .helpers import setup
+
+
+        def pytest_configure(config):
+            setup(config)
+        """, "plug/helpers.py": """
+        class Extra:
+            pass
+
+
+        def setup(config):
+            config.pluginmanager.get_plugin("x")
+        """, **{f"plug/filler{i}.py": f"def f{i}():\n    return {i}\n" for i in range(12)}}
+    write_tree(tree, files)
+
+    def planes_now(cache: bool) -> tuple[list[str], str]:
+        result = scan(Config(root=tree, packs=(), builtin_packs=("pluggy",), use_cache=cache,
+                             cache_dir=tmp_path / "cache" if cache else None, jobs=1,
+                             use_context=False))
+        return [r.plane for r in result.registrations], str(result.stats.get("cache"))
+
+    assert planes_now(True)[0] == ["subscriber"]
+    helpers = tree / "plug" / "helpers.py"
+    helpers.write_text(helpers.read_text().replace('get_plugin("x")', 'register(Extra(), "x")'))
+    assert planes_now(True) == (["interceptor"], "incremental")
+    assert planes_now(False)[0] == ["interceptor"]
+
+
 def test_a_project_s_own_markers_and_its_spec_module(tmp_path: Path) -> None:
     specs = """
     from pluggy import HookimplMarker, HookspecMarker

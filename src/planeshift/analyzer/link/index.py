@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import fields, replace
 from typing import Any
 
-from ..extract.facts import Binding, FileFacts, Function, Ref
+from ..extract.facts import Binding, FileFacts, Function, Ref, call_rows
 
 ScopeKey = tuple[str, str]  # (module, scope qualname); qualname "" is the module itself
 DepKey = tuple  # (table, key) or ("bindings", scope key, name): one thing a lookup read
@@ -311,4 +311,8 @@ def entries(facts: FileFacts) -> dict[DepKey, Any]:
         named.setdefault(func.name, []).append(func.qualname)
     for name, qualnames in named.items():  # read by a handler taken by its name alone
         out[("defined", name)] = tuple(sorted(qualnames))
+    # the calls each scope makes, read by a handler's effects (its helpers' bodies): without
+    # their positions, so lines moving above them change nothing
+    out[("calls", facts.module)] = tuple(sorted({(row[0], row[1], row[6])
+                                                 for row in call_rows(facts)}, key=repr))
     return out

@@ -58,7 +58,8 @@ class Effects:
         return self._memo.get(qualname, compute)
 
     def _calls(self, module: str, scope: str) -> list[CallRow]:
-        facts = self.ev.index.modules.get(module)  # (read each time: the unit's dependency)
+        facts = self.ev.index.modules.get(module)  # (read each time: the unit's dependency,
+        self.ev.index.note(("calls", module))       # the module's calls with it)
         if module not in self._rows:
             by_scope: dict[str, list[CallRow]] = {}
             for row in call_rows(facts) if facts is not None else ():
