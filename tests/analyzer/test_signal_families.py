@@ -4,6 +4,7 @@ decorator, and the plane comes from what the receiver's body does."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from planeshift.api import scan
@@ -913,6 +914,52 @@ def test_the_keywords_that_narrow_a_receiver_are_in_its_evidence(tmp_path: Path)
                 for r in regs(result, file="shop/app.py")}
     assert evidence == {"stamp": ["only with sender=Book", 'only with dispatch_uid="stamp"'],
                         "tell": ["only with sender=Book", "only with weak=False"]}, show(result)
+
+
+def test_a_classify_rule_reads_the_keywords_that_narrow_a_receiver(tmp_path: Path) -> None:
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(textwrap.dedent("""\
+        pack: shop
+        package: shop
+        mechanisms:
+          - id: shop_signals
+            title: shop signals
+            dispatcher: [shop.bus.Signal]
+            register:
+              - method: connect
+                handler: {arg: 0, keyword: receiver}
+                point: {receiver: true}
+                conditions: [sender, weak]
+            classify:
+              - id: shop_signals.users
+                when: {condition: ["sender=User*"]}
+                plane: interceptor
+                because: a user's receivers may veto the save
+              - id: shop_signals.told
+                plane: subscriber
+                because: told
+        """))
+    write_tree(tmp_path / "tree", {"shop/__init__.py": "", "shop/bus.py": """
+        class Signal:
+            def connect(self, receiver, sender=None, weak=True):
+                pass
+        """, "shop/app.py": """
+        from shop.bus import Signal
+
+        saved = Signal()
+
+
+        def audit(sender, **kw):
+            pass
+
+
+        saved.connect(audit, sender=UserProfile)
+        saved.connect(audit, sender=Order, weak=False)
+        """})
+    result = scan(Config(root=tmp_path / "tree", packs=(pack,), builtin_packs=(),
+                         use_cache=False, jobs=1, use_context=False))
+    assert [(r.line, r.plane) for r in result.registrations] == [
+        (10, "interceptor"), (11, "subscriber")], show(result)
 
 
 def test_send_robust_returns_its_errors_as_read_from_the_loop(tmp_path: Path) -> None:

@@ -43,7 +43,7 @@ PROFILE_NAMES = (*KERNEL_PROFILES, "service_hook_registry")
 
 WHEN_KEYS = (
     "point", "api", "via", "handler", "scope", "handler_async", "handler_returns_awaitable",
-    "handler_effect", "flag",
+    "handler_effect", "flag", "condition",
 )
 # what a handler's body does, for `when: {handler_effect: [...]}` (read by
 # analyzer/link/match/effects.py): sets an attribute or item of what it is handed; writes rows;

@@ -28,6 +28,7 @@ def facts_of(c: Candidate) -> dict[str, Any]:
         "handler_returns_awaitable": c.handler.returns_awaitable,
         "handler_effect": c.handler.effects,
         "flag": c.flags,
+        "condition": c.conditions,
         "_point_dynamic": c.point_note is not None,
     }
 
@@ -47,6 +48,8 @@ def holds(rule: ClassifyRule, facts: dict[str, Any]) -> bool | None:
             ok = any(fnmatchcase(actual, pattern) for pattern in expected)
         elif key == "flag":  # (any of them: `hookwrapper`, `tryfirst`, ...)
             ok = any(flag in expected for flag in actual)
+        elif key == "condition":  # (a pattern over `keyword=text`: "sender=User", "weak=*")
+            ok = any(fnmatchcase(cond, p) for cond in actual for p in expected)
         elif key == "handler_effect" and actual is not None:  # (the body in view does one)
             ok = any(effect in expected for effect in actual)
         elif actual is None:

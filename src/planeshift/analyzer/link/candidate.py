@@ -30,6 +30,8 @@ class Candidate:
     site: tuple[int, int] = (0, 0)  # where the whole site starts (a keyword's call): one per site
     helper: str | None = None  # the function it is made in, when its handler is fixed there
     activations: tuple[Activation, ...] = ()  # the calls of that helper
+    # the narrowing keywords the form names, as spelled: `sender=Book`, `weak=False`
+    conditions: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple:

@@ -69,6 +69,8 @@ class Match:
             point_note=self.point_note, handler=self.handler, confidence=self.confidence,
             evidence=tuple(e for e in self.evidence if e), flags=tuple(dict.fromkeys(flags)),
             site=(self.site.line, self.site.col),
+            conditions=tuple(f"{arg.name}={arg.text}" for arg in self.site.args
+                             if arg.name is not None and arg.name in self.spec.conditions),
         )
 
 
