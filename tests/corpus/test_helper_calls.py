@@ -17,10 +17,19 @@ def _as_rows(facts: FileFacts, words: frozenset[str]) -> list[tuple]:
     """The call sites of *words* the pass recorded, written as call rows."""
     return sorted(
         (s.func, s.scope, s.line, s.col, s.end_line, s.end_col,
-         tuple(a.ref[1] for a in s.args if a.ref[0] == "name"))
+         tuple(a.ref[1] for a in s.args if a.ref[0] == "name"),
+         tuple(root for a in s.args if a.ref[0] in ("attr", "sub")
+               for root in [_root(a.ref)] if root))
         for s in facts.sites
         if s.kind == "call" and s.func[0] in ("name", "attr") and call_word((s.func,)) in words
     )
+
+
+def _root(ref: tuple) -> str:
+    """The name an attribute or item argument hangs from (``conn`` of ``conn.raw``)."""
+    while ref[0] in ("attr", "sub"):
+        ref = ref[1]
+    return ref[1] if ref[0] == "name" else ""
 
 
 def _rows(facts: FileFacts, words: frozenset[str]) -> list[tuple]:
@@ -59,7 +68,8 @@ ODD = {
     "lone-cr": b"x = 1\ry = run(2)\nz = 3\n",
     "lambda": b"f = lambda: run(1)\ng = 2\nh = [run(i) for i in x]\n",
     "async": b"async def f():\n    async with run(1) as r:\n        await run(2)\nx = 3\n",
-    "handed": b"def f(bus, *a, **k):\n    run(bus, *a, key=bus, **k)\n    o.run(1, x=2)\n",
+    "handed": b"def f(bus, *a, **k):\n    run(bus, *a, key=bus, **k)\n    o.run(1, x=2)\n"
+              b"    run(bus.conn, k[0].raw, x=a.b)\n",
 }
 
 
@@ -80,6 +90,8 @@ def test_a_decorators_own_call_is_not_a_call_row() -> None:
 
 
 def test_the_names_handed_on() -> None:
+    """Bare names, and the names an attribute or item argument hangs from."""
     facts = extract_source(ODD["handed"], "odd.py", "odd", False, Vocabulary())
-    assert [(call_word(r), r[6]) for r in call_rows(facts)] == [
-        ("run", ("bus", "a", "bus", "k")), ("run", ())]
+    assert [(call_word(r), r[6], r[7]) for r in call_rows(facts)] == [
+        ("run", ("bus", "a", "bus", "k"), ()), ("run", (), ()),
+        ("run", (), ("bus", "k", "a"))]

@@ -135,10 +135,11 @@ class FileFacts:
 
 
 # (callee ref, scope, line, col, end line, end col, the bare names handed to it: the arguments
-# that are a name, a *name or a **name, positional or keyword). The scope is the symbol pass's:
+# that are a name, a *name or a **name, positional or keyword; the names the other arguments are
+# an attribute or item of). The scope is the symbol pass's:
 # a decorator's own call is a decorator, not a call; defaults, decorators and bases belong to the
 # enclosing scope.
-CallRow = tuple[Ref, str, int, int, int, int, tuple[str, ...]]
+CallRow = tuple[Ref, str, int, int, int, int, tuple[str, ...], tuple[str, ...]]
 
 
 def call_rows(facts: FileFacts) -> tuple[CallRow, ...]:

@@ -189,7 +189,7 @@ class SymbolCollector(BindingVisits):
         func = node.func
         if func.__class__ is ast.Name or func.__class__ is ast.Attribute:
             self.calls.append((from_ast(func), self.scope.qualname, *self.src.span(node),
-                               handed_names(node)))
+                               handed_names(node), handed_roots(node)))
         if (
             self.frames
             and isinstance(node.func, ast.Name)
@@ -267,6 +267,22 @@ def collect_symbols(
         has_sites=vocab is not None,
         calls=marshal.dumps(tuple(collector.calls), 2),
     )
+
+
+def handed_roots(call: ast.Call) -> tuple[str, ...]:
+    """The names an argument of *call* is an attribute or item of (``connection`` of
+    ``f(connection.connection)``, ``f(k=conf["x"])``)."""
+    out: list[str] = []
+    for arg in [*call.args, *(k.value for k in call.keywords)]:
+        if arg.__class__ is ast.Starred:
+            arg = arg.value  # type: ignore[attr-defined]
+        if arg.__class__ is ast.Attribute or arg.__class__ is ast.Subscript:
+            root = arg
+            while root.__class__ is ast.Attribute or root.__class__ is ast.Subscript:
+                root = root.value  # type: ignore[attr-defined]
+            if root.__class__ is ast.Name:
+                out.append(root.id)  # type: ignore[attr-defined]
+    return tuple(out)
 
 
 def handed_names(call: ast.Call) -> tuple[str, ...]:

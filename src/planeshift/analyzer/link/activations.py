@@ -72,7 +72,7 @@ class Activations:
         for row in call_rows(facts):
             if call_word(row) not in words:
                 continue
-            func, scope, line, col, end_line, end_col, handed = row
+            func, scope, line, col, end_line, end_col, handed = row[:7]
             values = self.ev.eval(func, facts.module, scope)
             found = sorted(self.identity.callee_ids(values) & helpers)
             resolved = True

@@ -313,6 +313,6 @@ def entries(facts: FileFacts) -> dict[DepKey, Any]:
         out[("defined", name)] = tuple(sorted(qualnames))
     # the calls each scope makes, read by a handler's effects (its helpers' bodies): without
     # their positions, so lines moving above them change nothing
-    out[("calls", facts.module)] = tuple(sorted({(row[0], row[1], row[6])
+    out[("calls", facts.module)] = tuple(sorted({(row[0], row[1], row[6], row[7])
                                                  for row in call_rows(facts)}, key=repr))
     return out

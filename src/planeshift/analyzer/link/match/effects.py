@@ -88,7 +88,7 @@ class Effects:
                 out.add(effect)
             elif callee == ("name", "setattr") and params & handed:
                 out.add(MUTATES)
-            elif _registers(callee, params, handed):
+            elif _registers(callee, params, handed | set(row[7])):
                 out.add(MUTATES)
             target = self._own(callee, module, owner, scope)
             if target is not None and target not in seen and depth > 1:
@@ -148,7 +148,8 @@ def _effect_of(callee: Ref) -> str | None:
 
 def _registers(callee: Ref, params: set[str], handed: set[str]) -> bool:
     """``config.pluginmanager.register(plugin)``, ``manager.register(p)``,
-    ``register_adapter(connection)``: a registration on what the handler is handed (a plugin,
+    ``register_hstore(connection.connection)``: a registration on what the handler is handed
+    (or a part of it: a plugin,
     a handler, an adapter added to the caller's registry changes what the caller runs next);
     not ``atexit.register(report, config)``, which only hands it over."""
     word = _word(callee)
