@@ -317,9 +317,14 @@ def test_a_decorator_applied_by_a_call_registers_the_function_it_names(tmp_path:
             def init_app(self, app):
                 loaded.connect_via(app)(on_loaded)
                 receiver(post_save, sender=app)(on_save)
+                loaded.connect_via(app)(self.on_ready)
+
+            def on_ready(self, sender, **kw):
+                sender.security = self
         """})
     assert planes(result, "app.py") == {("loaded", "on_loaded"): "interceptor",
-                                        ("post_save", "on_save"): "subscriber"}, show(result)
+                                        ("post_save", "on_save"): "subscriber",
+                                        ("loaded", "on_ready"): "interceptor"}, show(result)
 
 
 def test_a_validator_in_another_module_still_stops_the_save(tmp_path: Path) -> None:

@@ -161,14 +161,21 @@ def call_site(
 
 
 def applied_decorator_site(
-    node: ast.Call, scope: str, vocab: Vocabulary, src: Positions,
-    aliases: frozenset[str] | set[str] = frozenset(),
+    node: ast.Call, scope: str, vocab: Vocabulary, src: Positions, owner: str | None = None,
 ) -> Site | None:
     """``sig.connect_via(app)(on_loaded)``, ``receiver(post_save)(on_save)``: a decorator applied
-    by a call to a function it names, read as ``@sig.connect_via(app)`` on that function."""
+    by a call to a function it names, read as ``@sig.connect_via(app)`` on that function; in a
+    method of class *owner*, also to one of its methods (``connect_via(app)(self.on_ready)``)."""
     inner = node.func
-    if not (inner.__class__ is ast.Call and len(node.args) == 1 and not node.keywords
-            and node.args[0].__class__ is ast.Name):
+    if not (inner.__class__ is ast.Call and len(node.args) == 1 and not node.keywords):
+        return None
+    arg = node.args[0]
+    if arg.__class__ is ast.Name:
+        decorated = arg.id  # type: ignore[attr-defined]
+    elif (owner and arg.__class__ is ast.Attribute
+          and getattr(arg.value, "id", None) == "self"):  # type: ignore[attr-defined]
+        decorated = f"{owner}.{arg.attr}"  # type: ignore[attr-defined]
+    else:
         return None
     name = last_name(inner.func)  # type: ignore[attr-defined]
     if name not in vocab.decorators:  # (`validate(kind)(value)` is a call of a call)
@@ -182,7 +189,7 @@ def applied_decorator_site(
         func=from_ast(inner.func),  # type: ignore[attr-defined]
         args=_args(inner, src),  # type: ignore[arg-type]
         text=src.segment(inner.func),  # type: ignore[attr-defined]
-        decorated=node.args[0].id,  # type: ignore[attr-defined]
+        decorated=decorated,
         has_call=True,
         end_line=end_line,
         end_col=end_col,

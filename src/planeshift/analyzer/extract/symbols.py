@@ -171,6 +171,13 @@ class SymbolCollector(BindingVisits):
         else:
             self.visit(dec)
 
+    def _method_of(self) -> str | None:
+        """The class whose method the visit is in, directly."""
+        if len(self.stack) > 1 and self.stack[-1].kind == "function" and \
+                self.stack[-2].kind == "class":
+            return self.stack[-2].qualname
+        return None
+
     def visit_Lambda(self, node: ast.Lambda) -> None:
         self.visit(node.body)  # lambda parameters shadow nothing the linker needs
 
@@ -178,8 +185,8 @@ class SymbolCollector(BindingVisits):
     def visit_Call(self, node: ast.Call) -> None:
         if self.vocab is not None:
             applied = applied_decorator_site(node, self.scope.qualname, self.vocab, self.src,
-                                             self.aliases) if node.func.__class__ is ast.Call \
-                else None
+                                             self._method_of()) \
+                if node.func.__class__ is ast.Call else None
             if applied is not None:  # its inner call is the decorator, not a call site
                 self.applied.add(node.func)  # type: ignore[arg-type]
                 self._add(applied)
