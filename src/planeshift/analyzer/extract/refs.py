@@ -121,6 +121,16 @@ def _all_args(args: ast.arguments) -> list[ast.arg]:
     return out
 
 
+def last_word(ref: Ref) -> str:
+    """The last name an expression spells: ``objects`` of ``Book.objects``, ``filter`` of
+    ``qs.filter(...)``, ``hookspec`` of ``@pytest.hookspec(...)``; "" for anything else."""
+    if ref[0] == "call":
+        ref = ref[1]
+    if ref[0] == "attr":
+        return ref[2]
+    return ref[1] if ref[0] == "name" else ""
+
+
 def render(ref: Ref) -> str:
     """A readable rendering of a ref, for evidence strings."""
     kind = ref[0]

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .facts import FileFacts, Ref
+from .facts import FileFacts
+from .refs import last_word
 
 # on_error, on_failure, on_exception, error_hook(s), _error_hooks, error_handler(s), ...
 ERROR_HOOK = re.compile(
@@ -65,20 +66,17 @@ def firstresult_specs(facts: FileFacts) -> tuple[tuple[str, int], ...]:
     name the module binds to a ``HookspecMarker(...)``): their callers stop at the first result
     that is not None. Function bodies are read only in a file that spells such a marker."""
     markers = SPEC_MARKERS | {name for name, ref in facts.bindings
-                              if ref[0] == "call" and _last(ref[1]) == "HookspecMarker"}
+                              if ref[0] == "call" and last_word(ref) == "HookspecMarker"}
     if markers.isdisjoint(facts.decorator_words):
         return ()
     out = []
     for func in facts.functions:
         for decorator in func.decorators:
-            if (decorator[0] == "call" and _last(decorator[1]) in markers
+            if (decorator[0] == "call" and last_word(decorator) in markers
                     and ("firstresult", ("const", "True")) in decorator[3]):
                 out.append((func.name, func.line))
     return tuple(out)
 
-
-def _last(ref: Ref) -> str:
-    return ref[2] if ref[0] == "attr" else ref[1] if ref[0] == "name" else ""
 
 
 def _error_stores(facts: FileFacts) -> tuple[tuple[str, str, int], ...]:

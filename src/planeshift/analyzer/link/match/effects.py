@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ....packs.model import HANDLER_EFFECTS
 from ...extract.facts import CallRow, Ref, call_rows
+from ...extract.refs import last_word
 from ..evaluate.engine import Evaluator
 from ..memo import Memo
 
@@ -95,7 +96,7 @@ class Effects:
                 inner = self._collect(target, depth - 1, seen) or set()
                 out |= inner - ({MUTATES, RAISES} if self._guard(callee, target, module)
                                 else {MUTATES})
-                if MUTATES in inner and (params & handed or _word(callee) in func.hands_on):
+                if MUTATES in inner and (params & handed or last_word(callee) in func.hands_on):
                     out.add(MUTATES)  # a helper changes what it was handed
         return out
 
@@ -135,13 +136,13 @@ def _effect_of(callee: Ref) -> str | None:
     base, name = callee[1], callee[2]
     if name in _DURABLE_ANY:
         return DURABLE
-    if name in _DURABLE_ON_QUERY and _word(base) in _QUERY_WORDS:
+    if name in _DURABLE_ON_QUERY and last_word(base) in _QUERY_WORDS:
         return DURABLE
     if name in _DELIVERY_METHODS:
         return DELIVERY
     if name in _HTTP_VERBS and base[0] == "name" and base[1] in _HTTP_CLIENTS:
         return DELIVERY
-    if name in ("send", "sendall") and _word(base) in _OUTBOUND:
+    if name in ("send", "sendall") and last_word(base) in _OUTBOUND:
         return DELIVERY
     return None
 
@@ -152,7 +153,7 @@ def _registers(callee: Ref, params: set[str], handed: set[str]) -> bool:
     (or a part of it: a plugin,
     a handler, an adapter added to the caller's registry changes what the caller runs next);
     not ``atexit.register(report, config)``, which only hands it over."""
-    word = _word(callee)
+    word = last_word(callee)
     if word != "register" and not word.startswith("register_"):
         return False
     if callee[0] == "attr":
@@ -163,14 +164,4 @@ def _registers(callee: Ref, params: set[str], handed: set[str]) -> bool:
 def _root_name(ref: Ref) -> str:
     while ref[0] == "attr":
         ref = ref[1]
-    return ref[1] if ref[0] == "name" else ""
-
-
-def _word(ref: Ref) -> str:
-    """The last name an expression spells: ``objects`` of ``Book.objects``, ``filter`` of
-    ``qs.filter(...)``, ``mail`` of ``mail``."""
-    if ref[0] == "call":
-        ref = ref[1]
-    if ref[0] == "attr":
-        return ref[2]
     return ref[1] if ref[0] == "name" else ""
