@@ -101,16 +101,15 @@ class Emissions:
         attribute holding a plugin manager's hooks, NAME the point. It is the mechanism's when
         the relay's owner is its dispatcher, or when NAME starts with the form's prefix."""
         bound = method_aliases(facts, self.forms.emit_by_relay)  # `hooks = pm.hook`
+        functions = {f.qualname: f for f in facts.functions} if bound else {}
         for row in call_rows(facts):
             relayed = _relay_call(row)
             if relayed is None:
                 continue
             owner, relay, name = relayed
-            if owner is None:  # a local: the relay and owner it was bound to
-                ref = next((bound[(where, relay)] for where in _enclosing(row[1])
-                            if (where, relay) in bound), None)
-                if ref is not None:
-                    owner, relay = ref[1], ref[2]
+            key = _bound_where(relay, row[1], bound, functions) if owner is None else None
+            if key is not None:  # a local: the relay and owner it was bound to
+                owner, relay = bound[key][1], bound[key][2]
             for mech, em in self.forms.emit_by_relay.get(relay, ()):
                 if not (em.prefix and name.startswith(em.prefix)) and not (
                         owner is not None and self.identity.dispatcher(
