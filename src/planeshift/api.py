@@ -154,17 +154,23 @@ def classified(linked: Linked, config: Config, context: tuple[str, ...] = ()) ->
 
 
 def firstresult_hooks(linked: Linked) -> Callable[[Candidate], Candidate]:
-    """The hook implementations of a spec the tree (or its context) marks
-    ``@hookspec(firstresult=True)``, flagged ``firstresult`` with the spec as evidence, as the
-    pack's own ``firstresult`` list does for a library's specs not in view."""
-    specs = {name: f"{s.path}:{line}" for s in linked.summaries for name, line in s.firstresult}
+    """The hook implementations of a spec marked ``firstresult``: one the tree (or its context)
+    marks ``@hookspec(firstresult=True)``, or, for a library's specs not in view, one its pack's
+    ``hookimpl`` form names in ``firstresult``. Each is flagged ``firstresult``, with where the
+    spec was read as evidence."""
+    named = {(m.id, name): "as the pack names it" for m in linked.mechanisms
+             for form in m.model.registrations if form.kind == "hookimpl"
+             for name in form.firstresult}
+    specs = {name: f"at {s.path}:{line}" for s in linked.summaries for name, line in s.firstresult}
 
     def flag(cand: Candidate) -> Candidate:
-        at = specs.get(cand.point or "")
-        if at is None or "firstresult" in cand.flags or cand.via != "hookimpl":
+        if cand.via != "hookimpl" or "firstresult" in cand.flags:
+            return cand
+        at = specs.get(cand.point or "") or named.get((cand.mechanism, cand.point or ""))
+        if at is None:
             return cand
         return replace(cand, flags=tuple(sorted((*cand.flags, "firstresult"))), evidence=(
-            *cand.evidence, f"{cand.point} is a firstresult hook (its spec at {at}): the caller "
+            *cand.evidence, f"{cand.point} is a firstresult hook (its spec {at}): the caller "
             "stops at the first result that is not None and uses it"))
 
     return flag
@@ -175,11 +181,12 @@ def library_activated(linked: Linked) -> tuple[Registration, ...]:
     tree's own calls activate: each classified as in the library, with only the tree's calls as
     its activations, its file relative to the folder holding the package."""
     models = {m.id: m.model for m in linked.mechanisms}
+    firstresult = firstresult_hooks(linked)
     out = []
     for cand in linked.candidates:
         calls = tuple(a for a in cand.activations if not is_context(a.file))
         if is_context(cand.file) and calls:
-            reg = classify(replace(cand, activations=calls), models[cand.mechanism])
+            reg = classify(firstresult(replace(cand, activations=calls)), models[cand.mechanism])
             out.append(replace(reg, file=reg.file[len(PREFIX):]))
     return tuple(sorted(out, key=lambda r: r.sort_key))
 

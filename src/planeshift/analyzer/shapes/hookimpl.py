@@ -4,9 +4,9 @@ point), not at a call. Also, with ``prefix``, a function named so without a mark
 every ``pytest_*`` function of a plugin as an implementation); a module or class that marks any
 of its functions with a spec marker declares hooks, and its functions are not implementations. The point is the
 hook's name; the marker's options (``tryfirst``, ``trylast``, ``wrapper``, ``hookwrapper``,
-``optionalhook``) are flags the classify rules may read, and so is ``firstresult`` for a hook
-the form names in ``firstresult`` (the library's specs marked so: its caller stops at the first
-result that is not None and uses it)."""
+``optionalhook``) are flags the classify rules may read. ``firstresult`` is one too: the hooks
+the form names so (a library's specs not in view) and those the tree's specs mark so are flagged
+in one place, when the candidates are classified (``api.firstresult_hooks``)."""
 
 from __future__ import annotations
 
@@ -94,11 +94,6 @@ class HookimplShape(Shape):
             evidence = ([f"marked @{_spelled(marked)}, a {form.name.rsplit('.', 1)[-1]}"]
                         if marked is not None else
                         [f"named {form.prefix}*: an implementation without a marker"])
-            if func.name in form.firstresult:
-                flags.append("firstresult")
-                evidence.append(f"{func.name} is a firstresult hook (its spec, as the pack names "
-                                "it): the caller stops at the first result that is not None and "
-                                "uses it")
             site = Site(kind="decorator", line=func.line, col=0, scope=scope,
                         func=("name", func.name), text=func.name, decorated=func.qualname,
                         decorated_async=func.is_async, has_call=False, end_line=func.line,
