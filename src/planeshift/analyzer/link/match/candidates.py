@@ -69,8 +69,7 @@ class Match:
             point_note=self.point_note, handler=self.handler, confidence=self.confidence,
             evidence=tuple(e for e in self.evidence if e), flags=tuple(dict.fromkeys(flags)),
             site=(self.site.line, self.site.col),
-            conditions=tuple(f"{arg.name}={arg.text}" for arg in self.site.args
-                             if arg.name is not None and arg.name in self.spec.conditions),
+            conditions=conditions(self.site, self.spec),
         )
 
 
@@ -109,9 +108,7 @@ class Builder:
                             "so the handler is taken to be it")
         if note:
             flags = [*flags, "dynamic_point"]
-        for arg in site.args:
-            if arg.name is not None and arg.name in spec.conditions:
-                evidence.append(f"only with {arg.name}={arg.text}")
+        evidence += [f"only with {condition}" for condition in conditions(site, spec)]
         passing = _passing(site, api, handler, handler_arg)
         if passing:
             flags = [*flags, "pass_through"]
@@ -148,21 +145,15 @@ class Builder:
     def decorated(self, facts: FileFacts, site: Site) -> Handler:
         """The function or class a decorator site decorates, as a handler."""
         qn = f"{facts.module}.{site.decorated}" if facts.module else site.decorated
-        func = None
-        if site.kind == "decorator" and site.decorated.isidentifier() and site.scope:
-            # a decorator applied by a call to a name (`connect_via(app)(on_loaded)` in a
-            # function): what the name is where the call is, a local def before the module's
-            found = next((v[1] for v in self.ev.eval(("name", site.decorated), facts.module,
-                                                      site.scope) if v[0] == "func"), None)
-            if found is not None:
-                qn, func = found, self.ev.index.functions.get(found)
-        if func is None:
-            func = self.ev.index.functions.get(qn)
-        if func is None:  # (at module level, a name the module imports)
-            found = next((v[1] for v in self.ev.eval(("name", site.decorated), facts.module,
-                                                      site.scope) if v[0] == "func"), None)
-            if found is not None:
-                qn, func = found, self.ev.index.functions.get(found)
+        named = site.decorated.isidentifier()
+        # a decorator applied by a call to a name (`connect_via(app)(on_loaded)` in a function):
+        # what the name is where the call is, a local def before the module's
+        found = self._function_named(facts, site) if named and site.scope else None
+        func = self.ev.index.functions.get(found or qn)
+        if func is None and named and not site.scope:  # (a name the module imports)
+            found = self._function_named(facts, site)
+            func = self.ev.index.functions.get(found) if found else None
+        qn = found or qn
         name = site.decorated.rsplit(".", 1)[-1]
         if func is None:
             return Handler(name, qn, site.decorated_async, None, "class")
@@ -170,9 +161,20 @@ class Builder:
         returns = True if func.is_async else self.handlers.function_returns_awaitable(qn)
         return Handler(name, qn, func.is_async and not func.is_generator, returns, kind)
 
+    def _function_named(self, facts: FileFacts, site: Site) -> str | None:
+        """The function the decorated name is where the site is, if it is one."""
+        return next((v[1] for v in self.ev.eval(("name", site.decorated), facts.module,
+                                                site.scope) if v[0] == "func"), None)
+
     def looks_callable(self, arg: Arg, facts: FileFacts, site: Site) -> bool:
         values = self.ev.eval(arg.ref, facts.module, site.scope)
         return any(v[0] in CALLABLE_KINDS for v in values)
+
+
+def conditions(site: Site, spec: RegistrationForm) -> tuple[str, ...]:
+    """The keywords narrowing a registration that its form names, as ``keyword=text``."""
+    return tuple(f"{arg.name}={arg.text}" for arg in site.args
+                 if arg.name is not None and arg.name in spec.conditions)
 
 
 def _reads_effects(mech: Mechanism) -> bool:
