@@ -58,7 +58,8 @@ def summarize(facts: FileFacts) -> FileSummary:
                        facts.called_funcs | facts.called_attrs, firstresult_specs(facts))
 
 
-SPEC_MARKERS = frozenset({"hookspec", "hook_spec"})  # pluggy's conventional names
+SPEC_MARKERS = frozenset({"hookspec", "hook_spec"})  # pluggy's conventional names for a spec
+SPEC_MARKER_CLASS = "HookspecMarker"  # and what a project's own marker is an instance of
 
 
 def firstresult_specs(facts: FileFacts) -> tuple[tuple[str, int], ...]:
@@ -66,7 +67,7 @@ def firstresult_specs(facts: FileFacts) -> tuple[tuple[str, int], ...]:
     name the module binds to a ``HookspecMarker(...)``): their callers stop at the first result
     that is not None. Function bodies are read only in a file that spells such a marker."""
     markers = SPEC_MARKERS | {name for name, ref in facts.bindings
-                              if ref[0] == "call" and last_word(ref) == "HookspecMarker"}
+                              if ref[0] == "call" and last_word(ref) == SPEC_MARKER_CLASS}
     if markers.isdisjoint(facts.decorator_words):
         return ()
     out = []

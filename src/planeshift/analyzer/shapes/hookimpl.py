@@ -2,9 +2,9 @@
 registered with its plugin (a module or object handed to ``pm.register``, a conftest, an entry
 point), not at a call. Also, with ``prefix``, a function named so without a marker (pytest reads
 every ``pytest_*`` function of a plugin as an implementation); a module or class that marks any
-of its functions with a spec marker declares hooks, and its functions are not implementations. The point is the
-hook's name; the marker's options (``tryfirst``, ``trylast``, ``wrapper``, ``hookwrapper``,
-``optionalhook``) are flags the classify rules may read. ``firstresult`` is one too: the hooks
+of its functions with a spec marker declares hooks, and its functions are not implementations.
+The point is the hook's name; the marker's options (``tryfirst``, ``trylast``, ``wrapper``,
+``hookwrapper``, ``optionalhook``) are flags the classify rules may read. ``firstresult`` is one too: the hooks
 the form names so (a library's specs not in view) and those the tree's specs mark so are flagged
 in one place, when the candidates are classified (``api.firstresult_hooks``)."""
 

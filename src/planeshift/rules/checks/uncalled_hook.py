@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...analyzer.context import is_context
+from ...analyzer.extract.summary import SPEC_MARKER_CLASS, SPEC_MARKERS
 from .base import Hazard, Invalid, Rule, register
 from .syntax import dotted
 
@@ -22,8 +23,6 @@ _READ = re.compile(r"hook\s*\.\s*([A-Za-z_]\w*)")  # (a literal start: the fast 
 _DYNAMIC = re.compile(r"getattr\(\s*(?:[\w.]*\.)?i?hooks?\s*,\s*(?![\s\"'])")  # (name computed)
 _SUBSET = re.compile(r"subset_hook_caller\(\s*(?:name\s*=\s*)?[\"']([A-Za-z_]\w*)")
 _SPEC = re.compile(r"[Hh]ook_?[Ss]pec")
-_MARKER_CLASS = "HookspecMarker"
-_MARKER_NAMES = ("hookspec", "hook_spec")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +35,8 @@ class HookSpec:
 @dataclass(frozen=True, slots=True)
 class HookUses:
     """What PS116 reads of one file: the hooks it specifies (the functions it marks with a spec
-    marker, and its unmarked functions named with their prefix), the hook names it reads
+    marker, and its unmarked functions with an empty body named with their prefix), the hook
+    names it reads
     through a relay (`pm.hook.x(...)`, `runner = item.ihook.x`), and whether it reads one by a
     computed name (`getattr(pm.hook, name)`)."""
 
@@ -52,16 +52,15 @@ class UncalledHook(Rule):
     ## What it does
     For a mechanism registered by hook implementations (pluggy: `pluggy.yaml`), reads each
     module that marks a function with a spec marker (`hookspec = HookspecMarker("x")`,
-    `@pytest.hookspec`): each function it marks, and each unmarked one named with their prefix
-    (`pytest_`), specifies a hook. A hook that no
-    code in the project reads through the plugin manager's relay (`pm.hook.x(...)`,
-    `config.hook.x.call_historic(...)`, `runner = item.ihook.x`) is reported at its
-    specification, as **info** (a call of the hook's name through anything, `hooks.x(...)` on a
-    local or a wrapper, counts as a call): its implementations in the project run only if code outside
-    it calls the hook (pytest specifies hooks for plugins such as xdist to call; hatch's are
-    called by hatchling's plugin manager). A
-    project that reads a hook by a computed name anywhere (`getattr(pm.hook, name)`) is not
-    checked: any hook might be the one it calls.
+    `@pytest.hookspec`): each function it marks, and each unmarked one with an empty body named
+    with their prefix (`pytest_`), specifies a hook. A hook that no code in the project reads
+    through the plugin manager's relay (`pm.hook.x(...)`, `config.hook.x.call_historic(...)`,
+    `runner = item.ihook.x`, `pm.subset_hook_caller("x")`) or calls by its name through
+    anything (`hooks.x(...)` on a local or a wrapper) is reported at its specification, as
+    **info**: its implementations in the project run only if code outside it calls the hook
+    (pytest specifies hooks for plugins such as xdist to call; hatch's are called by
+    hatchling's plugin manager). A project that reads a hook by a computed name anywhere
+    (`getattr(pm.hook, name)`) is not checked: any hook might be the one it calls.
 
     ## Why is this bad?
     An implementation of a hook nothing calls is dead code that looks alive: the pluggy twin
@@ -195,7 +194,7 @@ def _markers(tree: ast.Module) -> set[str]:
     names: set[str] = set()
     for stmt in tree.body:
         if (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)
-                and (dotted(stmt.value.func) or "").rsplit(".", 1)[-1] == _MARKER_CLASS):
+                and (dotted(stmt.value.func) or "").rsplit(".", 1)[-1] == SPEC_MARKER_CLASS):
             names.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
     return names
 
@@ -204,7 +203,7 @@ def _marks(decorator: ast.expr, markers: set[str]) -> bool:
     """``@spec``, ``@spec(firstresult=True)``, ``@pytest.hookspec(...)``."""
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
     name = dotted(target) or ""
-    return name in markers or name.rsplit(".", 1)[-1] in _MARKER_NAMES
+    return name in markers or name.rsplit(".", 1)[-1] in SPEC_MARKERS
 
 
 def _relay_at(text: str, start: int) -> bool:
