@@ -16,7 +16,7 @@ from .sites import Positions, Vocabulary, assign_site, augassign_site
 from .visitor import FastVisitor, name_ids
 
 
-def _root(node: ast.AST) -> ast.AST:
+def root_of(node: ast.AST) -> ast.AST:
     """The object an attribute or item chain starts from: ``app`` of ``app.settings["X"]``."""
     while node.__class__ is ast.Attribute or node.__class__ is ast.Subscript:
         node = node.value  # type: ignore[attr-defined]
@@ -128,7 +128,7 @@ class BindingVisits(FastVisitor):
         """``param.x = ...``, ``param.x.y = ...``, ``param[k] = ...``: a handed object changed
         (what *target* is an attribute or item of; ``kwargs[k] = ...`` changes the call's own
         dict, not what it holds)."""
-        root = _root(target.value)
+        root = root_of(target.value)
         frame = self.frames[-1]
         if isinstance(root, ast.Name) and root.id in frame.handed and not (
                 root is target.value and root.id in frame.packed):
@@ -150,7 +150,7 @@ class BindingVisits(FastVisitor):
         if not handed or not (node.args or node.keywords):
             return
         for arg in [*node.args, *(k.value for k in node.keywords)]:
-            root = _root(arg.value if arg.__class__ is ast.Starred else arg)  # type: ignore
+            root = root_of(arg.value if arg.__class__ is ast.Starred else arg)  # type: ignore
             if root.__class__ is ast.Name and root.id in handed:  # type: ignore[attr-defined]
                 func = node.func
                 name = func.attr if func.__class__ is ast.Attribute else getattr(func, "id", None)

@@ -15,7 +15,7 @@ from .facts import CallRow, Class, FileFacts, Function, Site
 from .loops import dispatch_facts
 from .refs import Ref, annotation_from_ast, from_ast
 from .sites import Positions, Vocabulary, applied_decorator_site, call_site, decorator_sites
-from .symbol_bindings import BindingVisits, Frame, Scope
+from .symbol_bindings import BindingVisits, Frame, Scope, root_of
 
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
 
@@ -284,9 +284,7 @@ def handed_roots(call: ast.Call) -> tuple[str, ...]:
         if arg.__class__ is ast.Starred:
             arg = arg.value  # type: ignore[attr-defined]
         if arg.__class__ is ast.Attribute or arg.__class__ is ast.Subscript:
-            root = arg
-            while root.__class__ is ast.Attribute or root.__class__ is ast.Subscript:
-                root = root.value  # type: ignore[attr-defined]
+            root = root_of(arg)
             if root.__class__ is ast.Name:
                 out.append(root.id)  # type: ignore[attr-defined]
     return tuple(out)

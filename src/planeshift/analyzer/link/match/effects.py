@@ -75,7 +75,7 @@ class Effects:
             return None
         seen.add(qualname)
         out: set[str] = {MUTATES} if func.arg_stores else set()
-        if func.raises:  # (a raise in a helper of its module goes through the handler too)
+        if func.raises:  # (a raise in a helper it calls goes through the handler too)
             out.add(RAISES)
         if depth == DEPTH and any(r != ("const", "None") for r in func.return_values):
             out.add(RETURNS)  # (what a helper returns goes to the handler, not the emitter)
