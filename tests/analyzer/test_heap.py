@@ -7,6 +7,7 @@ import gc
 
 import pytest
 
+import planeshift.rules.checks  # noqa: F401  (gives extraction the rules' per-file reader)
 from planeshift.analyzer.extract.file import extract_source
 from planeshift.analyzer.shapes import vocabulary
 from planeshift.heap import collector_paused, heap_frozen
@@ -44,3 +45,16 @@ def test_a_frozen_heap_is_unfrozen_after() -> None:
         assert gc.get_freeze_count() >= len(alive)
         raise KeyError("x")
     assert gc.get_freeze_count() == 0
+
+
+def test_in_a_process_the_command_ends_the_heap_stays_frozen_after(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from planeshift import heap
+
+    monkeypatch.setattr(heap, "_exit_follows", True)
+    try:
+        with heap_frozen():
+            made_inside = [[i] for i in range(10)]
+        assert gc.get_freeze_count() >= len(made_inside)  # what the stretch made: frozen too
+    finally:
+        gc.unfreeze()

@@ -11,6 +11,7 @@ from typing import NoReturn
 import click
 
 from .. import __version__
+from ..heap import exit_follows_command
 
 __all__ = ["cli", "main", "run"]
 
@@ -68,11 +69,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run() -> NoReturn:
     """The console script and ``python -m planeshift``: :func:`main`, then the process exits.
 
-    Everything alive is frozen first, so the collections the interpreter runs while it shuts
+    The heap a scan leaves is kept frozen for the rest of the command (``heap.heap_frozen``).
+    Everything alive at the end is frozen too, so the collections the interpreter runs while it shuts
     down skip it: they would traverse every object the command made (a cold scan of lionagi:
     up to a third of a second) only to free memory the exit frees anyway. Finalizers still run
     for what reference counting frees; nothing the commands write is left buffered in a cycle.
     """
+    exit_follows_command()
     code = main()
     gc.freeze()
     raise SystemExit(code)
