@@ -29,13 +29,17 @@ def promote() -> None:
     facts, say) would be traversed by the first collection after it, the whole heap of them at
     once: a fifth of a second on lionagi's facts, for no garbage. They are collected, if ever they
     become garbage, with the oldest generation."""
-    frozen = gc.get_freeze_count()
+    if _frozen:  # known without gc.get_freeze_count(), which walks the whole frozen heap
+        gc.freeze()
+        return
+    frozen = gc.get_freeze_count()  # a caller's own freeze is kept
     gc.freeze()
     if not frozen:
         gc.unfreeze()
 
 
 _exit_follows = False
+_frozen = False  # inside heap_frozen, or after it when the exit follows: the heap stays frozen
 
 
 def exit_follows_command() -> None:
@@ -57,8 +61,14 @@ def heap_frozen() -> Iterator[None]:
     memory the exit frees anyway, so everything is frozen instead: the rest of the command
     (rendering the report, a migration's rewrites) collects only what it makes itself.
     """
+    global _frozen
+    was, _frozen = _frozen, True
     gc.freeze()
     try:
         yield
     finally:
-        gc.freeze() if _exit_follows else gc.unfreeze()
+        _frozen = was or _exit_follows
+        if _frozen:
+            gc.freeze()
+        else:
+            gc.unfreeze()

@@ -52,6 +52,7 @@ def test_in_a_process_the_command_ends_the_heap_stays_frozen_after(
     from planeshift import heap
 
     monkeypatch.setattr(heap, "_exit_follows", True)
+    monkeypatch.setattr(heap, "_frozen", False)  # restored after, with the unfreeze below
     try:
         with heap_frozen():
             made_inside = [[i] for i in range(10)]

@@ -533,6 +533,74 @@ def test_registering_on_what_it_is_handed_and_raising_of_its_own(tmp_path: Path)
                      "pytest_sessionstart": "interceptor"}, show(result)
 
 
+
+def test_a_plugin_registered_whole_activates_each_of_its_implementations(tmp_path: Path) -> None:
+    result = scan_plugins(tmp_path, {"shop/__init__.py": "", "shop/markers.py": """
+        import pluggy
+
+        hookimpl = pluggy.HookimplMarker("shop")
+        """, "shop/audit.py": """
+        from shop.markers import hookimpl
+
+
+        @hookimpl
+        def shop_order_paid(order):
+            print(order)
+        """, "shop/mail.py": """
+        from shop.markers import hookimpl
+
+
+        @hookimpl
+        def shop_order_paid(order):
+            print(order)
+        """, "shop/stock.py": """
+        from shop.markers import hookimpl
+
+
+        class Base:
+            @hookimpl
+            def shop_order_paid(self, order):
+                print(order)
+
+
+        class Stock(Base):
+            @hookimpl(tryfirst=True)
+            def shop_price(self, item):
+                return 1
+        """, "shop/main.py": """
+        import pluggy
+
+        from shop import audit, mail
+        from shop.stock import Stock
+
+
+        def manager(config):
+            pm = pluggy.PluginManager("shop")
+            pm.register(audit)
+            pm.register(Stock(), name="stock")
+            for plugin in (mail,):
+                pm.register(plugin)
+            registry.register(audit)  # an untyped receiver: matched by the method's name
+            return pm
+
+
+        class Registry:
+            def register(self, thing):
+                pass
+
+
+        Registry().register(mail)  # another class's register: no plugin registered
+        """})
+    activated = {(r.file, r.point): [(a.file, a.line, a.helper, a.resolved)
+                                     for a in r.activations] for r in result.registrations}
+    assert activated == {
+        ("shop/audit.py", "shop_order_paid"): [("shop/main.py", 9, "shop.audit", True),
+                                               ("shop/main.py", 13, "shop.audit", False)],
+        ("shop/mail.py", "shop_order_paid"): [("shop/main.py", 12, "shop.mail", True)],
+        ("shop/stock.py", "shop_order_paid"): [("shop/main.py", 10, "shop.stock.Base", True)],
+        ("shop/stock.py", "shop_price"): [("shop/main.py", 10, "shop.stock.Stock", True)],
+    }, show(result)
+
 def test_hooks_called_through_the_plugin_manager_s_relay_are_emissions(tmp_path: Path) -> None:
     result = scan_plugins(tmp_path, {"shop/__init__.py": "", "shop/hookspecs.py": """
         import pluggy

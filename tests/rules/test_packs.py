@@ -442,3 +442,21 @@ def test_a_decorator_form_that_matches_nothing_is_a_warning(tmp_path: Path) -> N
         "pack mini: the decorator form shop.event.on_topic of mini_bus matched nothing, though "
         "the tree has @on_topic decorators: check its qualified name (a decorator matches by "
         "what it resolves to)"]
+
+
+@pytest.mark.parametrize(("plugins", "key", "detail"), [
+    ("[register]", None, None),
+    ("[register, add_plugin]", None, None),
+    ("[pm.register]", "mechanisms[0].register[2].plugins[0]", "expected a method name"),
+    ("{register: 1}", "mechanisms[0].register[2].plugins", "expected a string or a list"),
+])
+def test_a_hookimpl_form_names_the_methods_registering_a_plugin_whole(
+        tmp_path: Path, plugins: str, key: str | None, detail: str | None) -> None:
+    text = VALID.replace("        many: true\n", "        many: true\n"
+                         f"      - hookimpl: mini.HookimplMarker\n        plugins: {plugins}\n")
+    if key is None:
+        form = load_pack(write(tmp_path, text)).mechanisms[0].registrations[2]
+        assert form.plugins == tuple(plugins.strip("[]").split(", "))
+        return
+    err = load_error(tmp_path, text)
+    assert err.key == key and detail in err.detail, err

@@ -88,6 +88,9 @@ class RegistrationForm:
     prefix: str = ""  # hookimpl: functions named so are implementations without a marker too
     spec: tuple[str, ...] = ()  # hookimpl: the spec markers (a module using one declares hooks)
     firstresult: tuple[str, ...] = ()  # hookimpl: hooks whose spec stops at the first result
+    # hookimpl: the dispatcher's methods that register a plugin whole (`pm.register(module)`):
+    # their calls are where the plugin's implementations are activated
+    plugins: tuple[str, ...] = ()
     # keywords that narrow a registration, read into its evidence (`sender=Book`, `weak=False`)
     conditions: tuple[str, ...] = ()
     # method: a name only this library spells (blinker's `connect_via`): matched on a receiver of

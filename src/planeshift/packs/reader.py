@@ -34,8 +34,8 @@ from .values import ValueReader
 
 # every option any registration form takes (each shape says which of them it accepts)
 FORM_OPTIONS = ("callable", "point", "handler", "receiver", "fixed_point", "many", "owner", "item",
-                "keyed", "prefix", "spec", "firstresult", "conditions", "distinctive",
-                "decorates")
+                "keyed", "prefix", "spec", "firstresult", "plugins", "conditions",
+                "distinctive", "decorates")
 
 
 class FormKind(Protocol):

@@ -34,13 +34,14 @@ def candidates_of(units: dict[str, Unit]) -> list[Candidate]:
 
 
 def with_activations(candidates: list[Candidate], units: dict[str, Unit]) -> list[Candidate]:
-    """Each candidate made in a helper, with the calls that activate it."""
+    """Each candidate made in a helper, with the calls that activate it; a hook implementation,
+    with the calls registering its plugin."""
     calls: dict[str, list[Call]] = {}
     for unit in units.values():
         for call in unit.calls:
             calls.setdefault(call.helper, []).append(call)
-    return [replace(c, activations=activations_of(c.helper, calls)) if c.helper else c
-            for c in candidates]
+    return [replace(c, activations=activations_of(c.helper or c.plugin, calls))
+            if c.helper or c.plugin else c for c in candidates]
 
 
 def forwarder_apis(units: dict[str, Unit],

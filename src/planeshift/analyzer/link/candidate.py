@@ -29,9 +29,12 @@ class Candidate:
     flags: tuple[str, ...] = ()
     site: tuple[int, int] = (0, 0)  # where the whole site starts (a keyword's call): one per site
     helper: str | None = None  # the function it is made in, when its handler is fixed there
-    activations: tuple[Activation, ...] = ()  # the calls of that helper
+    activations: tuple[Activation, ...] = ()  # the calls of that helper (or of the plugin's)
     # the narrowing keywords the form names, as spelled: `sender=Book`, `weak=False`
     conditions: tuple[str, ...] = ()
+    # a hook implementation: the plugin it belongs to (its module, or its class), registered whole
+    # where the dispatcher's plugin methods are called with it (`pm.register(module)`)
+    plugin: str | None = None
 
     @property
     def key(self) -> tuple:

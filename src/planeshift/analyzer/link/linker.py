@@ -39,6 +39,7 @@ from .forward import derive
 from .incremental import Changes, FullLink
 from .index import ProjectIndex
 from .match.matcher import Matcher
+from .match.plugins import plugin_of
 from .unit import Unit
 
 __all__ = ["Linked", "Linker", "PreviousLink", "Unit"]
@@ -301,7 +302,7 @@ class Linker:
         deps.push()
         try:
             emissions = list(self.matcher.emissions(facts))
-            calls = list(self.activator.calls(facts, self.helpers))
+            calls = [*self.activator.calls(facts, self.helpers), *self.matcher.plugins(facts)]
             entries = list(zip(self._candidates(facts, evaluated), forms))
         finally:
             reads |= deps.pop()
@@ -317,6 +318,8 @@ class Linker:
             qualname = f"{facts.module}.{match.scope}"
             if form is None and is_helper(qualname, match.scope, self.evaluator):
                 cand = replace(cand, helper=qualname)
+            elif match.spec.plugins:  # a hook implementation: activated with its plugin
+                cand = replace(cand, plugin=plugin_of(facts.module, match.scope))
             out.append(cand)
         return out
 

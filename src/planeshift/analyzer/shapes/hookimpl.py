@@ -29,7 +29,7 @@ OPTIONS = ("tryfirst", "trylast", "wrapper", "hookwrapper", "optionalhook")
 @register
 class HookimplShape(Shape):
     kind = "hookimpl"
-    options = ("callable", "prefix", "spec", "firstresult")
+    options = ("callable", "prefix", "spec", "firstresult", "plugins")
     definitions = True
     MATCHES = [
         Example("""
@@ -66,11 +66,18 @@ class HookimplShape(Shape):
         prefix = data.get("prefix")
         if prefix is not None and not (isinstance(prefix, str) and prefix.isidentifier()):
             raise reader.fail(f"{key}.prefix", "expected the start of a function name")
+        plugins = reader.strings(data.get("plugins"), f"{key}.plugins")
+        for i, name in enumerate(plugins):
+            if not name.isidentifier():
+                raise reader.fail(f"{key}.plugins[{i}]", "expected a method name")
         return {"prefix": prefix or "", "spec": reader.strings(data.get("spec"), f"{key}.spec"),
-                "firstresult": reader.strings(data.get("firstresult"), f"{key}.firstresult")}
+                "firstresult": reader.strings(data.get("firstresult"), f"{key}.firstresult"),
+                "plugins": plugins}
 
     def words(self, form: RegistrationForm):
-        return []  # matched on the definitions every file's facts hold, not on sites
+        # the implementations are matched on the definitions every file's facts hold; the calls
+        # registering a plugin whole (`pm.register(module)`) are sites, read for activations
+        return [("calls", name) for name in form.plugins]
 
     def match_definitions(self, m: Matching, facts: FileFacts, mech: Mechanism,
                           form: RegistrationForm) -> Iterator[Match]:

@@ -22,15 +22,16 @@ from ....types import Handler
 from ...extract.facts import ConfigHook, FileFacts, Ref, Site
 from ...shapes import all_shapes, shape_of
 from ...shapes.base import CalleeShape
+from ..candidate import Call
 from ..evaluate.engine import Evaluator
 from ..memo import Memo
 from .candidates import Builder, Match
 from .emissions import Emissions, RawEmission
 from .forms import FormIndex
 from .identity import Identity
+from .plugins import Plugins
 from .points import Points
 from .tables import Tables
-
 
 GUESSES = frozenset({"dynamic_receiver", "unresolved_receiver", "receiver_unknown"})
 
@@ -58,6 +59,7 @@ class Matcher:
         self.build = Builder(evaluator, self.points)
         self.tables = Tables(evaluator)
         self._emissions = Emissions(evaluator, self.identity, self.points, self.forms)
+        self._plugins = Plugins(evaluator, self.identity, self.tables, self.forms)
         self._keyed = [s for s in all_shapes() if not s.callee and not s.definitions]
         self._bodies: Memo[frozenset[str]] = Memo(evaluator.index.deps)
         self._package = {m.id: p.package for p in packs for m in p.mechanisms}
@@ -76,6 +78,10 @@ class Matcher:
 
     def emissions(self, facts: FileFacts) -> Iterator[RawEmission]:
         return self._emissions.emissions(facts)
+
+    def plugins(self, facts: FileFacts) -> Iterator[Call]:
+        """The file's calls registering a plugin whole (``plugins.py``)."""
+        return self._plugins.calls(facts)
 
     # -- registrations ------------------------------------------------------------------------
     def registrations(self, facts: FileFacts) -> Iterator[Match]:

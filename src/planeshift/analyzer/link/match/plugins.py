@@ -1,0 +1,86 @@
+"""Plugins registered whole: ``pm.register(module)``, ``pm.register(Plugin())``, a loop over a
+literal list of them. pluggy reads a plugin's hook implementations when it is registered, so
+such a call is where each of its implementations is activated (``Candidate.plugin`` names the
+plugin an implementation belongs to: its module, or its class).
+
+The call is a site of one of the methods a ``hookimpl`` form lists as ``plugins``, on the
+mechanism's dispatcher (resolved), or on a receiver whose type is not known (said to be
+matched by the method's name alone, as a helper method on an untyped receiver is). A receiver
+known to be something else registers nothing here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ....packs.model import Mechanism
+from ...extract.facts import FileFacts, Ref, Site
+from ..candidate import Call
+from ..evaluate.engine import Evaluator
+from .forms import FormIndex
+from .identity import Identity
+from .tables import Tables
+
+
+def plugin_of(module: str, scope: str) -> str:
+    """The plugin a hook implementation defined in *scope* of *module* belongs to: the module
+    for a function at its top level, else the class (or function) it is defined in."""
+    return f"{module}.{scope}" if scope else module
+
+
+class Plugins:
+    def __init__(self, evaluator: Evaluator, identity: Identity, tables: Tables,
+                 forms: FormIndex) -> None:
+        self.ev, self.identity, self.tables = evaluator, identity, tables
+        self.methods: dict[str, list[Mechanism]] = {}
+        for mech, form in forms.definitions:
+            for name in form.plugins:
+                self.methods.setdefault(name, []).append(mech)
+
+    def calls(self, facts: FileFacts) -> Iterator[Call]:
+        """The file's calls registering a plugin whole, one per plugin each registers (its
+        ``helper`` is the plugin)."""
+        if not self.methods or facts.error is not None or not facts.module:
+            return
+        for site in facts.sites:
+            func = site.func
+            if site.kind != "call" or func[0] != "attr" or func[2] not in self.methods:
+                continue
+            resolved = self._on_a_dispatcher(facts, site, self.methods[func[2]])
+            if resolved is None:
+                continue
+            where = f"{facts.module}.{site.scope}" if site.scope else ""
+            for plugin in sorted(self._plugins(facts, site)):
+                yield Call(plugin, facts.path, site.line, site.col, site.end_line, site.end_col,
+                           where, False, resolved)
+
+    def _on_a_dispatcher(self, facts: FileFacts, site: Site,
+                         mechanisms: list[Mechanism]) -> bool | None:
+        """True on a mechanism's dispatcher, False on a receiver of unknown type, None else."""
+        recv = self.ev.eval(site.func[1], facts.module, site.scope)
+        statuses = {self.identity.dispatcher(recv, mech).status for mech in mechanisms}
+        if "match" in statuses:
+            return True
+        if statuses & {"unknown", "dynamic"}:
+            return False
+        return None
+
+    def _plugins(self, facts: FileFacts, site: Site) -> set[str]:
+        """What the call's plugin argument (its first, or ``plugin=``) may be: modules, and
+        each class an instance (or the class itself) is of, with its bases."""
+        at = next((i for i, a in enumerate(site.args) if a.name in (None, "plugin")
+                   and not a.star), None)
+        if at is None:
+            return set()
+        refs: list[Ref] = [site.args[at].ref]
+        envs = self.tables.bindings(facts.module, site, [site.args[at]])
+        if envs:  # `for plugin in (a, b): pm.register(plugin)`: each entry
+            refs = [self.tables.bound_site(site, env).args[at].ref for env in envs]
+        out: set[str] = set()
+        for ref in refs:
+            for value in self.ev.eval(ref, facts.module, site.scope):
+                if value[0] == "mod":
+                    out.add(value[1])
+                elif value[0] in ("inst", "cls"):
+                    out.update(self.ev.mro(value[1]))
+        return out
