@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from .analyzer.context import PREFIX, ContextRoot, context_files, find_roots, is_context
 from .analyzer.discover import SourceFile, discover
+from .analyzer.extract.entry_points import metadata_paths
 from .analyzer.extract.facts import FileFacts
 from .analyzer.extract.pool import Extracted, Extraction
 from .analyzer.link.linker import Linked
@@ -52,7 +53,7 @@ def scan(config: Config, progress: Progress | None = None,
     roots, missing = find_roots(packs, config.root, config.context, {f.module for f in files},
                                 look=config.use_context)
     library = context_files(roots)
-    sources, unreadable = store.read([*files, *library])
+    sources, unreadable = store.read([*files, *metadata_files(config.root, packs), *library])
     unreadable += [FileError(rel, cause) for rel, cause in unlisted]
     if seen is not None:
         seen.update((s.file.rel, (s.key, s.file.module, s.file.is_package)) for s in sources)
@@ -250,6 +251,14 @@ def load_packs(config: Config) -> tuple[Pack, ...]:
                                 f"mechanism id already defined by pack {seen[mech.id]}")
             seen[mech.id] = pack.name
     return tuple(packs)
+
+
+def metadata_files(root: Path, packs: tuple[Pack, ...]) -> list[SourceFile]:
+    """The root's packaging metadata, read for plugin entry points when a pack registers plugins
+    whole (``extract.entry_points``): read and linked, not counted among the files scanned."""
+    if not any(f.plugins for p in packs for m in p.mechanisms for f in m.registrations):
+        return []
+    return [SourceFile(path, path.name, "", False) for path in metadata_paths(root)]
 
 
 def settings_patterns(packs: tuple[Pack, ...]) -> tuple[str, ...]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from planeshift.api import scan
 from planeshift.config import Config
 from planeshift.types import ScanResult
@@ -600,6 +602,76 @@ def test_a_plugin_registered_whole_activates_each_of_its_implementations(tmp_pat
         ("shop/stock.py", "shop_order_paid"): [("shop/main.py", 10, "shop.stock.Base", True)],
         ("shop/stock.py", "shop_price"): [("shop/main.py", 10, "shop.stock.Stock", True)],
     }, show(result)
+
+
+PLUGIN_PACKAGE = {"shop_extras/__init__.py": "", "shop_extras/audit.py": """
+    import pluggy
+
+    hookimpl = pluggy.HookimplMarker("shop")
+
+
+    @hookimpl
+    def shop_order_paid(order):
+        print(order)
+
+
+    class Tracker:
+        @hookimpl
+        def shop_refunded(self, order):
+            print(order)
+
+
+    tracker = Tracker()
+    """, "shop_extras/unlisted.py": """
+    import pluggy
+
+
+    @pluggy.HookimplMarker("shop")
+    def shop_order_paid(order):
+        print(order)
+    """}
+
+
+@pytest.mark.parametrize(("name", "metadata", "line"), [
+    ("pyproject.toml", """
+        [project]
+        name = "shop-extras"
+        scripts = {shop-extras = "shop_extras.audit:main"}
+
+        [project.entry-points.shop]
+        audit = "shop_extras.audit"
+        tracker = "shop_extras.audit:tracker"
+        """, 7),
+    ("setup.cfg", """
+        [metadata]
+        name = shop-extras
+
+        [options.entry_points]
+        console_scripts =
+            shop-extras = shop_extras.audit:main
+        shop =
+            audit = shop_extras.audit
+            tracker = shop_extras.audit:tracker
+        """, 9),
+], ids=["pyproject", "setup.cfg"])
+def test_a_plugin_package_s_entry_points_activate_its_implementations(
+        tmp_path: Path, name: str, metadata: str, line: int) -> None:
+    result = scan_plugins(tmp_path, {**PLUGIN_PACKAGE, name: metadata})
+    activated = {(r.file, r.point): [(a.file, a.line, a.helper) for a in r.activations]
+                 for r in result.registrations}
+    assert activated == {
+        ("shop_extras/audit.py", "shop_order_paid"): [(name, line - 1, "shop_extras.audit")],
+        ("shop_extras/audit.py", "shop_refunded"): [(name, line, "shop_extras.audit.Tracker")],
+        ("shop_extras/unlisted.py", "shop_order_paid"): [],
+    }, show(result)
+    assert result.files_scanned == 3 and not result.errors  # read and linked, not scanned
+
+
+def test_packaging_metadata_that_does_not_parse_is_a_skipped_file(tmp_path: Path) -> None:
+    result = scan_plugins(tmp_path, {**PLUGIN_PACKAGE, "setup.cfg": "[options.entry_points\n"})
+    assert [(e.file, e.message.split(":")[0]) for e in result.errors] == [
+        ("setup.cfg", "cannot parse")], result.errors
+    assert len(result.registrations) == 3
 
 def test_hooks_called_through_the_plugin_manager_s_relay_are_emissions(tmp_path: Path) -> None:
     result = scan_plugins(tmp_path, {"shop/__init__.py": "", "shop/hookspecs.py": """

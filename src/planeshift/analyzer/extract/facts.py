@@ -125,6 +125,8 @@ class FileFacts:
     attr_aliases: frozenset[tuple[str, str]] = field(default_factory=frozenset)
     sites: tuple[Site, ...] = ()
     config_hooks: tuple[ConfigHook, ...] = ()
+    # packaging metadata: (group, name, target, line) of each plugin entry point it declares
+    entry_points: tuple[tuple[str, str, str, int], ...] = ()
     has_sites: bool = False  # the prefilter admitted this file to site collection
     error: str | None = None
     rule_facts: tuple[tuple[str, Any], ...] = ()  # (rule code, what the rule read of the file)

@@ -17,6 +17,7 @@ from ...workers import shared_map
 from ..store.caches import FactCache
 from ..store.codec import digest, dumps, loads
 from ..store.sources import Source
+from .entry_points import extract_entry_points, is_metadata
 from .facts import FileFacts
 from .file import extract_source, prefilter_for
 from .sites import Vocabulary
@@ -106,6 +107,8 @@ def _work(item: Item) -> FileFacts:
     data, rel, module, is_package, vocab, rule_facts = item
     if isinstance(data, str):  # deleted or changed during the scan
         return FileFacts(path=rel, module=module, error=data)
+    if is_metadata(rel):
+        return extract_entry_points(data, rel)
     if not rel.endswith(".py"):
         from .configs import (
             extract_config,  # here: it imports yaml, which .py files never need

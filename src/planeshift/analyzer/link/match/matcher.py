@@ -101,11 +101,13 @@ class Matcher:
     def wants(self, facts: FileFacts) -> bool:
         """Whether the file may register anything: it has sites or hook settings, or (for the
         definition forms, pluggy's hook implementations) a function named with a form's prefix,
+        or declares plugin entry points (packaging metadata),
         or it spells a marker: imports a name ending as one does (`from tox.plugin import impl`),
         imports a marker's package, or reads it as an attribute (`@pytest.hookimpl`); or it
         reads a relay's attribute (`pm.hook`), or binds an emitting method to a name
         (`send = sig.send`): their calls are emissions."""
-        return bool(facts.sites or facts.config_hooks) or self.spells_definitions(facts) or (
+        return bool(facts.sites or facts.config_hooks or facts.entry_points) or (
+            self.spells_definitions(facts)) or (
             bool(self.forms.emit_by_relay)
             and not facts.loaded_attrs.isdisjoint(self.forms.emit_by_relay)) or (
             any(attr in self.forms.emit_by_method for attr, _ in facts.attr_aliases))

@@ -1,5 +1,6 @@
 """Plugins registered whole: ``pm.register(module)``, ``pm.register(Plugin())``, a loop over a
-literal list of them. pluggy reads a plugin's hook implementations when it is registered, so
+literal list of them, an entry point in the project's packaging metadata (which
+``pm.load_setuptools_entrypoints(group)`` loads). pluggy reads a plugin's hook implementations when it is registered, so
 such a call is where each of its implementations is activated (``Candidate.plugin`` names the
 plugin an implementation belongs to: its module, or its class).
 
@@ -39,8 +40,13 @@ class Plugins:
 
     def calls(self, facts: FileFacts) -> Iterator[Call]:
         """The file's calls registering a plugin whole, one per plugin each registers (its
-        ``helper`` is the plugin)."""
-        if not self.methods or facts.error is not None or not facts.module:
+        ``helper`` is the plugin); in packaging metadata, each entry point naming a plugin."""
+        if not self.methods or facts.error is not None:
+            return
+        for _group, _name, target, line in facts.entry_points:
+            for plugin in sorted(self._entry_point(target)):
+                yield Call(plugin, facts.path, line, 0, line, 0, "", False, True)
+        if not facts.module:
             return
         for site in facts.sites:
             func = site.func
@@ -53,6 +59,15 @@ class Plugins:
             for plugin in sorted(self._plugins(facts, site)):
                 yield Call(plugin, facts.path, site.line, site.col, site.end_line, site.end_col,
                            where, False, resolved)
+
+    def _entry_point(self, target: str) -> set[str]:
+        """The plugin an entry point loads: ``module``, or ``module:attribute`` (a class, an
+        instance, a submodule: what the attribute is, when the module is in view)."""
+        module, _, attribute = target.replace(" ", "").partition(":")
+        if not attribute:
+            return {module}
+        keys = self._keys(self.ev.eval(("name", attribute.split(".")[0]), module, ""))
+        return keys or {f"{module}.{attribute}"}
 
     def _on_a_dispatcher(self, facts: FileFacts, site: Site,
                          mechanisms: list[Mechanism]) -> bool | None:
@@ -78,9 +93,16 @@ class Plugins:
             refs = [self.tables.bound_site(site, env).args[at].ref for env in envs]
         out: set[str] = set()
         for ref in refs:
-            for value in self.ev.eval(ref, facts.module, site.scope):
-                if value[0] == "mod":
-                    out.add(value[1])
-                elif value[0] in ("inst", "cls"):
-                    out.update(self.ev.mro(value[1]))
+            out |= self._keys(self.ev.eval(ref, facts.module, site.scope))
+        return out
+
+    def _keys(self, values: frozenset) -> set[str]:
+        """The plugins *values* may be: modules, and each class an instance (or the class
+        itself) is of, with its bases."""
+        out: set[str] = set()
+        for value in values:
+            if value[0] == "mod":
+                out.add(value[1])
+            elif value[0] in ("inst", "cls"):
+                out.update(self.ev.mro(value[1]))
         return out
