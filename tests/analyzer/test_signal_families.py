@@ -428,6 +428,25 @@ def scan_plugins(tmp_path: Path, files: dict[str, str]) -> ScanResult:
                        jobs=1, use_context=False))
 
 
+
+def test_a_receiver_reloading_the_instance_changes_it(tmp_path: Path) -> None:
+    result = scan_app(tmp_path, {"shop/__init__.py": "", "shop/receivers.py": """
+        from django.db.models.signals import pre_save
+        from django.dispatch import receiver
+
+
+        @receiver(pre_save)
+        def reload(sender, instance, **kwargs):
+            instance.refresh_from_db()  # the Django pack's mutator
+
+
+        @receiver(pre_save)
+        def peek(sender, instance, **kwargs):
+            print(instance.pk)
+        """})
+    assert planes(result, "shop/receivers.py") == {
+        ("pre_save", "reload"): "interceptor", ("pre_save", "peek"): "subscriber"}, show(result)
+
 PYTEST_PLUGIN = """
 import pytest
 
@@ -473,6 +492,30 @@ def test_pytest_hooks_by_marker_and_by_name_with_their_options(tmp_path: Path) -
         (24, "pytest_configure"): ("subscriber", (), "medium"),
     }, show(result)
 
+
+
+def test_a_method_the_pack_names_as_a_mutator_changes_what_it_is_called_on(
+        tmp_path: Path) -> None:
+    result = scan_plugins(tmp_path, {"myplugin/__init__.py": "", "myplugin/plugin.py": """
+        def pytest_configure(config):
+            config.addinivalue_line("markers", "slow: a slow test")
+
+
+        def pytest_unconfigure(config):
+            config.add_cleanup(print)
+
+
+        def pytest_addoption(parser):
+            parser.addoption("--slow", action="store_true")
+
+
+        def pytest_sessionstart(session):
+            session.addinivalue_line("x")  # a method of that name on anything: the pack's word
+        """})
+    found = {r.point: r.plane for r in regs(result, file="myplugin/plugin.py")}
+    assert found == {"pytest_configure": "interceptor", "pytest_unconfigure": "interceptor",
+                     "pytest_addoption": "subscriber", "pytest_sessionstart": "interceptor"
+                     }, show(result)
 
 def test_a_firstresult_hook_s_result_ends_the_call(tmp_path: Path) -> None:
     result = scan_plugins(tmp_path, {"myplugin/__init__.py": "", "myplugin/plugin.py": """

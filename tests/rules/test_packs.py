@@ -460,3 +460,11 @@ def test_a_hookimpl_form_names_the_methods_registering_a_plugin_whole(
         return
     err = load_error(tmp_path, text)
     assert err.key == key and detail in err.detail, err
+
+
+
+def test_a_pack_names_the_library_s_mutating_methods(tmp_path: Path) -> None:
+    pack = load_pack(write(tmp_path, "mutators: [addinivalue_line, refresh]\n" + VALID))
+    assert pack.mutators == ("addinivalue_line", "refresh")
+    err = load_error(tmp_path, "mutators: [config.add]\n" + VALID)
+    assert err.key == "mutators[0]" and "expected a method name" in err.detail, err

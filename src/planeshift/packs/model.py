@@ -256,6 +256,9 @@ class Pack:
     mechanisms: tuple[Mechanism, ...]
     description: str = ""
     not_registrations: tuple[str, ...] = field(default=())  # qualified names never to report
+    # the library's methods that change the object they are called on (pytest's
+    # `config.addinivalue_line(...)`): a handler calling one on what it is handed changes it
+    mutators: tuple[str, ...] = field(default=())
     package: str = ""  # the import package whose mechanisms the pack describes (its context)
     # its source is looked for in the app's environment (false: read only when given with
     # --context: a large library whose own instances the pack names)

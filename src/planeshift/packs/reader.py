@@ -37,6 +37,10 @@ FORM_OPTIONS = ("callable", "point", "handler", "receiver", "fixed_point", "many
                 "keyed", "prefix", "spec", "firstresult", "plugins", "conditions",
                 "distinctive", "decorates")
 
+# a pack's own keys
+PACK_KEYS = ("pack", "package", "context", "description", "mechanisms", "not_registrations",
+             "mutators", "migrate")
+
 
 class FormKind(Protocol):
     """What the reader needs of a registration form kind: its pack key, the options it takes,
@@ -77,8 +81,7 @@ class PackReader(ValueReader):
         self.migrate = read_pack_migrate(self, None)
 
     def pack(self, data: Any) -> Pack:
-        data = self.mapping(data, "<top>", ("pack", "package", "context", "description",
-                                            "mechanisms", "not_registrations", "migrate"))
+        data = self.mapping(data, "<top>", PACK_KEYS)
         context = self.flag(data.get("context", True), "context")
         name = self.string(data.get("pack"), "pack")
         self.migrate = read_pack_migrate(self, data.get("migrate"))
@@ -96,6 +99,7 @@ class PackReader(ValueReader):
             mechanisms=mechanisms,
             description=str(data.get("description") or "").strip(),
             not_registrations=self.strings(data.get("not_registrations"), "not_registrations"),
+            mutators=self.method_names(data.get("mutators"), "mutators"),
             package=self.package(data.get("package")),
             context=context,
             migrate=self.migrate,

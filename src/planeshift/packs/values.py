@@ -31,6 +31,14 @@ class ValueReader:
             raise self.fail(key, "expected a non-empty string")
         return value.strip()
 
+    def method_names(self, value: Any, key: str) -> tuple[str, ...]:
+        """A string or a list of them, each a method's name (``register``)."""
+        names = self.strings(value, key)
+        for i, name in enumerate(names):
+            if not name.isidentifier():
+                raise self.fail(f"{key}[{i}]", f"expected a method name, got {name!r}")
+        return names
+
     def strings(self, value: Any, key: str) -> tuple[str, ...]:
         if value is None:
             return ()

@@ -160,7 +160,7 @@ def _extract(data: bytes, path: str, module: str, is_package: bool, vocab: Vocab
     wants_sites = prefilter is not None and prefilter.admits(text)
     try:
         facts = collect_symbols(tree, path, module, is_package, vocab if wants_sites else None,
-                                text)
+                                text, vocab.mutators)
         return replace(facts, rule_facts=file_facts(tree, text) if rule_facts is None
                        else rule_facts)
     except RecursionError:

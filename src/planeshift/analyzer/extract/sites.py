@@ -28,11 +28,14 @@ class Vocabulary:
     config_keys: frozenset[str] = frozenset()  # settings files: dotted paths to hook event maps
     item_attrs: frozenset[str] = frozenset()  # mappings of handlers: <obj>.<attr>[key] = handler
     decorators: frozenset[str] = frozenset()  # forms used as decorators: `receiver(...)(fn)` too
+    # the packs' methods that change what they are called on (read in every file's bodies, not
+    # only in files the prefilter admits)
+    mutators: frozenset[str] = frozenset()
 
     def fingerprint(self) -> str:
         """A stable text for cache keys (frozenset order varies between processes)."""
         parts = (self.calls, self.keywords, self.list_attrs, self.assign_attrs, self.config_keys,
-                 self.item_attrs, self.decorators)
+                 self.item_attrs, self.decorators, self.mutators)
         return "|".join(",".join(sorted(p)) for p in parts)
 
 

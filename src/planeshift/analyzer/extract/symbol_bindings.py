@@ -48,8 +48,7 @@ def _from_handed(value: ast.AST, handed: set[str]) -> bool:
 
 # a container's own methods that change it in place
 MUTATORS = frozenset({"append", "extend", "insert", "setdefault", "update", "add", "remove",
-                      "sort", "reverse", "discard", "pop", "clear", "__setitem__",
-                      "refresh_from_db"})
+                      "sort", "reverse", "discard", "pop", "clear", "__setitem__"})
 
 
 @dataclass
@@ -87,6 +86,7 @@ class BindingVisits(FastVisitor):
     module: str
     is_package: bool
     vocab: Vocabulary | None
+    mutators: frozenset[str]  # MUTATORS and the packs' own
     src: Positions
     sites: list[Site]
     aliases: set[str]
@@ -161,7 +161,7 @@ class BindingVisits(FastVisitor):
     def _mutator_call(self, func: ast.expr) -> None:
         """``param.items.append(x)``, ``inst.tags.add(t)``: a container the function is handed,
         changed in place by its own method (a store into it, as ``_arg_store`` reads one)."""
-        if self.frames and isinstance(func, ast.Attribute) and func.attr in MUTATORS:
+        if self.frames and isinstance(func, ast.Attribute) and func.attr in self.mutators:
             self._arg_store(func)
 
     # -- statements that bind -------------------------------------------------------------------

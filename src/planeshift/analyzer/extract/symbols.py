@@ -15,7 +15,7 @@ from .facts import CallRow, Class, FileFacts, Function, Site
 from .loops import dispatch_facts
 from .refs import Ref, annotation_from_ast, from_ast
 from .sites import Positions, Vocabulary, applied_decorator_site, call_site, decorator_sites
-from .symbol_bindings import BindingVisits, Frame, Scope, root_of
+from .symbol_bindings import MUTATORS, BindingVisits, Frame, Scope, root_of
 
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
 
@@ -25,10 +25,11 @@ class SymbolCollector(BindingVisits):
     that bind names are visited by :class:`~.symbol_bindings.BindingVisits`)."""
 
     def __init__(self, module: str, is_package: bool, vocab: Vocabulary | None,
-                 src: Positions) -> None:
+                 src: Positions, mutators: frozenset[str] = frozenset()) -> None:
         self.module = module
         self.is_package = is_package
         self.vocab = vocab
+        self.mutators = MUTATORS | mutators if mutators else MUTATORS
         self.src = src
         self.sites: list[Site] = []
         # local names standing for a vocabulary API: `from m import hook as on_point`,
@@ -241,10 +242,12 @@ def collect_symbols(
     is_package: bool,
     vocab: Vocabulary | None = None,
     text: str = "",
+    mutators: frozenset[str] = frozenset(),
 ) -> FileFacts:
     """Run the symbol pass over a parsed module (*text* is its source, for exact positions);
-    with *vocab*, also record candidate sites."""
-    collector = SymbolCollector(module, is_package, vocab, Positions(text))
+    with *vocab*, also record candidate sites; *mutators*: the packs' methods that change what
+    they are called on."""
+    collector = SymbolCollector(module, is_package, vocab, Positions(text), mutators)
     collector.module_node = tree
     for stmt in tree.body:
         collector.visit(stmt)

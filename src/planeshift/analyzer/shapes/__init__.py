@@ -61,4 +61,5 @@ def vocabulary(packs: tuple[Pack, ...]) -> Vocabulary:
     decorators = {form.name.rsplit(".", 1)[-1] for pack in packs for mech in pack.mechanisms
                   for form in mech.registrations if form.kind == "decorator" or form.decorates}
     return Vocabulary(**{k: frozenset(v) for k, v in words.items()},
-                      config_keys=frozenset(config_keys), decorators=frozenset(decorators))
+                      config_keys=frozenset(config_keys), decorators=frozenset(decorators),
+                      mutators=frozenset(name for pack in packs for name in pack.mutators))

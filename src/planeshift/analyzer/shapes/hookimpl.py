@@ -66,10 +66,7 @@ class HookimplShape(Shape):
         prefix = data.get("prefix")
         if prefix is not None and not (isinstance(prefix, str) and prefix.isidentifier()):
             raise reader.fail(f"{key}.prefix", "expected the start of a function name")
-        plugins = reader.strings(data.get("plugins"), f"{key}.plugins")
-        for i, name in enumerate(plugins):
-            if not name.isidentifier():
-                raise reader.fail(f"{key}.plugins[{i}]", "expected a method name")
+        plugins = reader.method_names(data.get("plugins"), f"{key}.plugins")
         return {"prefix": prefix or "", "spec": reader.strings(data.get("spec"), f"{key}.spec"),
                 "firstresult": reader.strings(data.get("firstresult"), f"{key}.firstresult"),
                 "plugins": plugins}
