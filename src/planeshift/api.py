@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .analyzer.context import PREFIX, ContextRoot, context_files, find_roots, is_context
-from .analyzer.discover import SourceFile, discover
-from .analyzer.extract.entry_points import metadata_paths
+from .analyzer.discover import IgnoreRules, SourceFile, discover
+from .analyzer.extract.entry_points import is_metadata, metadata_paths
 from .analyzer.extract.facts import FileFacts
 from .analyzer.extract.pool import Extracted, Extraction
 from .analyzer.link.linker import Linked
@@ -53,7 +53,7 @@ def scan(config: Config, progress: Progress | None = None,
     roots, missing = find_roots(packs, config.root, config.context, {f.module for f in files},
                                 look=config.use_context)
     library = context_files(roots)
-    sources, unreadable = store.read([*files, *metadata_files(config.root, packs), *library])
+    sources, unreadable = store.read([*files, *metadata_files(config, packs), *library])
     unreadable += [FileError(rel, cause) for rel, cause in unlisted]
     if seen is not None:
         seen.update((s.file.rel, (s.key, s.file.module, s.file.is_package)) for s in sources)
@@ -78,7 +78,11 @@ def scan(config: Config, progress: Progress | None = None,
         project = classified(outcome.linked, config, tuple(r.package for r in roots))
         findings, registrations = run_checks(project)
         tree = [f for f in outcome.linked.summaries if not is_context(f.path)]
-        skipped = [FileError(f.path, f.error) for f in tree if f.error is not None]
+        skipped = [FileError(f.path, f.error) for f in tree
+                   if f.error is not None and not (is_metadata(f.path) and not f.module)]
+        store.warnings.extend(f"{f.path}: not read for plugin entry points: {f.error}"
+                              for f in tree if f.error is not None and is_metadata(f.path)
+                              and not f.module)
         result = ScanResult(
             root=config.root.as_posix(),
             registrations=tuple(registrations),
@@ -253,12 +257,16 @@ def load_packs(config: Config) -> tuple[Pack, ...]:
     return tuple(packs)
 
 
-def metadata_files(root: Path, packs: tuple[Pack, ...]) -> list[SourceFile]:
+def metadata_files(config: Config, packs: tuple[Pack, ...]) -> list[SourceFile]:
     """The root's packaging metadata, read for plugin entry points when a pack registers plugins
-    whole (``extract.entry_points``): read and linked, not counted among the files scanned."""
+    whole (``extract.entry_points``): read and linked, not counted among the files scanned (one
+    that cannot be read is a warning, not a skipped file); ``exclude`` leaves one out."""
     if not any(f.plugins for p in packs for m in p.mechanisms for f in m.registrations):
         return []
-    return [SourceFile(path, path.name, "", False) for path in metadata_paths(root)]
+    excluded = IgnoreRules()
+    excluded.add_lines(list(config.exclude), "")
+    return [SourceFile(path, path.name, "", False) for path in metadata_paths(config.root)
+            if not excluded.ignored(path.name, False)]
 
 
 def settings_patterns(packs: tuple[Pack, ...]) -> tuple[str, ...]:

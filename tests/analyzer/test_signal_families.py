@@ -5,6 +5,7 @@ decorator, and the plane comes from what the receiver's body does."""
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -663,6 +664,11 @@ PLUGIN_PACKAGE = {"shop_extras/__init__.py": "", "shop_extras/audit.py": """
         def shop_refunded(self, order):
             print(order)
 
+        class Inner:
+            @hookimpl
+            def shop_shipped(self, order):
+                print(order)
+
 
     tracker = Tracker()
     """, "shop_extras/unlisted.py": """
@@ -675,46 +681,85 @@ PLUGIN_PACKAGE = {"shop_extras/__init__.py": "", "shop_extras/audit.py": """
     """}
 
 
-@pytest.mark.parametrize(("name", "metadata", "line"), [
+# each entry also spelled where the search for it could stop first: a script of the same name,
+# the group's name in another value, extras after the target, a group in capitals
+@pytest.mark.parametrize(("name", "metadata", "lines"), [
     ("pyproject.toml", """
         [project]
         name = "shop-extras"
-        scripts = {shop-extras = "shop_extras.audit:main"}
 
-        [project.entry-points.shop]
-        audit = "shop_extras.audit"
-        tracker = "shop_extras.audit:tracker"
-        """, 7),
+        [project.scripts]
+        audit = "shop_extras.audit:main"
+
+        [project.entry-points."Shop.Plugins"]
+        audit = "shop_extras.audit [fast]"
+        tracker = "shop_extras.audit:tracker [fast, slow]"
+        'inner' = "shop_extras.audit:Tracker.Inner"
+
+        [tool.poetry.plugins."console_scripts"]
+        audit = "shop_extras.audit:main"
+        """, (8, 9, 10)),
     ("setup.cfg", """
         [metadata]
         name = shop-extras
 
         [options.entry_points]
         console_scripts =
-            shop-extras = shop_extras.audit:main
-        shop =
-            audit = shop_extras.audit
-            tracker = shop_extras.audit:tracker
-        """, 9),
+            audit = shop_extras.audit:main
+        Shop.Plugins =
+            audit = shop_extras.audit [fast]
+
+            tracker = shop_extras.audit:tracker [fast, slow]
+            inner = shop_extras.audit:Tracker.Inner
+        """, (8, 10, 11)),
 ], ids=["pyproject", "setup.cfg"])
 def test_a_plugin_package_s_entry_points_activate_its_implementations(
-        tmp_path: Path, name: str, metadata: str, line: int) -> None:
+        tmp_path: Path, name: str, metadata: str, lines: tuple[int, int, int]) -> None:
     result = scan_plugins(tmp_path, {**PLUGIN_PACKAGE, name: metadata})
     activated = {(r.file, r.point): [(a.file, a.line, a.helper) for a in r.activations]
                  for r in result.registrations}
+    audit, tracker, inner = lines
     assert activated == {
-        ("shop_extras/audit.py", "shop_order_paid"): [(name, line - 1, "shop_extras.audit")],
-        ("shop_extras/audit.py", "shop_refunded"): [(name, line, "shop_extras.audit.Tracker")],
+        ("shop_extras/audit.py", "shop_order_paid"): [(name, audit, "shop_extras.audit")],
+        ("shop_extras/audit.py", "shop_refunded"): [(name, tracker, "shop_extras.audit.Tracker")],
+        ("shop_extras/audit.py", "shop_shipped"): [
+            (name, inner, "shop_extras.audit.Tracker.Inner")],
         ("shop_extras/unlisted.py", "shop_order_paid"): [],
     }, show(result)
     assert result.files_scanned == 3 and not result.errors  # read and linked, not scanned
 
 
-def test_packaging_metadata_that_does_not_parse_is_a_skipped_file(tmp_path: Path) -> None:
-    result = scan_plugins(tmp_path, {**PLUGIN_PACKAGE, "setup.cfg": "[options.entry_points\n"})
-    assert [(e.file, e.message.split(":")[0]) for e in result.errors] == [
-        ("setup.cfg", "cannot parse")], result.errors
-    assert len(result.registrations) == 3
+def test_metadata_that_does_not_parse_is_a_warning_and_can_be_excluded(tmp_path: Path) -> None:
+    write_tree(tmp_path, {**PLUGIN_PACKAGE, "setup.cfg": "[options.entry_points\n"})
+    config = Config(root=tmp_path, packs=(), builtin_packs=("pluggy",), use_cache=False, jobs=1,
+                    use_context=False)
+    result = scan(config)
+    assert not result.errors and len(result.registrations) == 4, result.errors
+    assert [w.split(": ")[:2] for w in result.stats["warnings"]] == [
+        ["setup.cfg", "not read for plugin entry points"]], result.stats["warnings"]
+    excluded = scan(replace(config, exclude=("setup.cfg",)))
+    assert not excluded.errors and not excluded.stats["warnings"]
+
+
+def test_an_edit_of_the_metadata_alone_is_seen_by_a_cached_scan(tmp_path: Path) -> None:
+    write_tree(tmp_path, {**PLUGIN_PACKAGE, "pyproject.toml": """
+        [project.entry-points.shop]
+        audit = "shop_extras.audit"
+        """})
+    config = Config(root=tmp_path, packs=(), builtin_packs=("pluggy",), jobs=1,
+                    use_context=False, cache_dir=tmp_path / "cache")
+
+    def activated() -> int:
+        return sum(len(r.activations) for r in scan(config).registrations)
+
+    assert activated() == 1
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    assert activated() == 0
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "setup.cfg").write_text(
+        "[options.entry_points]\nshop =\n    t = shop_extras.audit:tracker\n", encoding="utf-8")
+    assert activated() == 1
+
 
 def test_hooks_called_through_the_plugin_manager_s_relay_are_emissions(tmp_path: Path) -> None:
     result = scan_plugins(tmp_path, {"shop/__init__.py": "", "shop/hookspecs.py": """

@@ -4,21 +4,24 @@ every module the installed distributions name under that group).
 
 Read from the scan root's ``pyproject.toml`` (``[project.entry-points.<group>]``, and Poetry's
 ``[tool.poetry.plugins."<group>"]``) and ``setup.cfg`` (``[options.entry_points]``), each entry
-as (group, name, target, line): the target is ``module`` or ``module:attribute``; the line is
-where the entry is written. Console scripts are entry points too, but nothing registers them as
-plugins, so they are left out.
+as (group, name, target, line): the target is ``module`` or ``module:attribute``, its extras
+(``[fast]``) dropped; the line is where the entry is written, in its group's table. Console and
+GUI scripts are entry points too, but nothing registers them as plugins, so they are left out.
+A file that cannot be read is reported as such (``api.scan`` warns: it is not a source file).
 """
 
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 from .facts import FileFacts
 
 METADATA = ("pyproject.toml", "setup.cfg")
+SCRIPTS = ("console_scripts", "gui_scripts")
 EntryPoint = tuple[str, str, str, int]  # (group, name, target, line)
+_EXTRAS = re.compile(r"\s*\[[^\]]*\]\s*$")
+_HEADER = re.compile(r"^\s*\[")
 
 
 def metadata_paths(root: Path) -> list[Path]:
@@ -39,15 +42,22 @@ def extract_entry_points(data: bytes, path: str) -> FileFacts:
         return FileFacts(path=path, module="", error=f"cannot decode: {exc}")
     except ValueError as exc:  # a TOMLDecodeError, or a configparser.Error raised as one
         return FileFacts(path=path, module="", error=f"cannot parse: {exc}")
+    except (RecursionError, MemoryError):
+        return FileFacts(path=path, module="", error="cannot parse: nesting too deep")
     lines = text.splitlines()
+    cfg = not path.endswith(".toml")
     return FileFacts(path=path, module="", entry_points=tuple(
-        (group, name, target, _line(lines, group, name)) for group, name, target in found))
+        (group, name, _EXTRAS.sub("", target), _line(lines, group, name, cfg))
+        for group, name, target in found))
 
 
 def _toml(text: str) -> list[tuple[str, str, str]]:
+    import tomllib
+
     data = tomllib.loads(text)
     project = data.get("project")
-    poetry = data.get("tool", {}).get("poetry") if isinstance(data.get("tool"), dict) else None
+    tool = data.get("tool")
+    poetry = tool.get("poetry") if isinstance(tool, dict) else None
     tables = [project.get("entry-points") if isinstance(project, dict) else None,
               poetry.get("plugins") if isinstance(poetry, dict) else None]
     out = []
@@ -55,7 +65,7 @@ def _toml(text: str) -> list[tuple[str, str, str]]:
         if not isinstance(table, dict):
             continue
         for group, entries in table.items():
-            if isinstance(entries, dict):
+            if isinstance(entries, dict) and group not in SCRIPTS:
                 out += [(group, name, target.strip()) for name, target in entries.items()
                         if isinstance(target, str)]
     return out
@@ -64,7 +74,8 @@ def _toml(text: str) -> list[tuple[str, str, str]]:
 def _cfg(text: str) -> list[tuple[str, str, str]]:
     import configparser  # here: a scan of a tree without a setup.cfg never needs it
 
-    parser = configparser.ConfigParser(interpolation=None)
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # as setuptools reads it
     try:
         parser.read_string(text)
     except configparser.Error as exc:
@@ -73,7 +84,7 @@ def _cfg(text: str) -> list[tuple[str, str, str]]:
         return []
     out = []
     for group, value in parser.items("options.entry_points"):
-        if group == "console_scripts" or group == "gui_scripts":
+        if group in SCRIPTS:
             continue
         for entry in value.splitlines():
             name, sep, target = entry.partition("=")
@@ -82,14 +93,35 @@ def _cfg(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def _line(lines: list[str], group: str, name: str) -> int:
-    """Where the entry *name* of *group* is written: the first line naming it (as a key) after
-    the first line naming the group; else the group's line; else 1."""
-    key = re.compile(rf"^\s*[\"']?{re.escape(name)}[\"']?\s*=")
-    start = next((i for i, line in enumerate(lines) if group in line), None)
+def _line(lines: list[str], group: str, name: str, cfg: bool) -> int:
+    """Where the entry *name* of *group* is written: its line in the group's table (a TOML
+    header naming the group; in setup.cfg, the group's key in ``[options.entry_points]``);
+    else the table's first line; else 1."""
+    g, n = re.escape(group), re.escape(name)
+    if cfg:
+        section = _first(lines, re.compile(r"^\s*\[options\.entry_points\]"), 0)
+        start = None if section is None else _first(
+            lines, re.compile(rf"^{g}\s*[=:]"), section + 1, stop=_HEADER)
+        key = re.compile(rf"^\s+{n}\s*=")
+    else:
+        quoted = rf"(?:{g}|\"{g}\"|'{g}')"
+        start = _first(lines, re.compile(
+            rf"^\s*\[\s*(?:project\s*\.\s*entry-points|tool\s*\.\s*poetry\s*\.\s*plugins)"
+            rf"\s*\.\s*{quoted}\s*\]"), 0)
+        key = re.compile(rf"^\s*(?:{n}|\"{n}\"|'{n}')\s*=")
     if start is None:
         return 1
+    found = _first(lines, key, start + 1, stop=_HEADER if not cfg else re.compile(r"^\S"))
+    return (found if found is not None else start) + 1
+
+
+def _first(lines: list[str], pattern: re.Pattern[str], start: int,
+           stop: re.Pattern[str] | None = None) -> int | None:
+    """The index of the first line from *start* matching *pattern*, before one matching
+    *stop*."""
     for i in range(start, len(lines)):
-        if key.match(lines[i]):
-            return i + 1
-    return start + 1
+        if pattern.match(lines[i]):
+            return i
+        if stop is not None and stop.match(lines[i]):
+            return None
+    return None

@@ -66,7 +66,11 @@ class Plugins:
         module, _, attribute = target.replace(" ", "").partition(":")
         if not attribute:
             return {module}
-        keys = self._keys(self.ev.eval(("name", attribute.split(".")[0]), module, ""))
+        first, *rest = attribute.split(".")
+        ref: Ref = ("name", first)
+        for part in rest:  # `module:Outer.Inner`
+            ref = ("attr", ref, part)
+        keys = self._keys(self.ev.eval(ref, module, ""))
         return keys or {f"{module}.{attribute}"}
 
     def _on_a_dispatcher(self, facts: FileFacts, site: Site,
