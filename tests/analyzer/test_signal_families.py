@@ -636,13 +636,36 @@ def test_a_plugin_registered_whole_activates_each_of_its_implementations(tmp_pat
 
 
         Registry().register(mail)  # another class's register: no plugin registered
+        """, "shop/builtin.py": """
+        import importlib
+        import sys
+
+        import pluggy
+
+        from shop.markers import hookimpl
+
+
+        @hookimpl
+        def shop_price(item):
+            return 2
+
+
+        def manager():
+            pm = pluggy.PluginManager("shop")
+            pm.register(sys.modules[__name__])
+            for name in ("shop.audit", "shop.mail"):
+                pm.register(importlib.import_module(name))
+            return pm
         """})
     activated = {(r.file, r.point): [(a.file, a.line, a.helper, a.resolved)
                                      for a in r.activations] for r in result.registrations}
     assert activated == {
-        ("shop/audit.py", "shop_order_paid"): [("shop/main.py", 9, "shop.audit", True),
+        ("shop/audit.py", "shop_order_paid"): [("shop/builtin.py", 18, "shop.audit", True),
+                                               ("shop/main.py", 9, "shop.audit", True),
                                                ("shop/main.py", 13, "shop.audit", False)],
-        ("shop/mail.py", "shop_order_paid"): [("shop/main.py", 12, "shop.mail", True)],
+        ("shop/builtin.py", "shop_price"): [("shop/builtin.py", 16, "shop.builtin", True)],
+        ("shop/mail.py", "shop_order_paid"): [("shop/builtin.py", 18, "shop.mail", True),
+                                              ("shop/main.py", 12, "shop.mail", True)],
         ("shop/stock.py", "shop_order_paid"): [("shop/main.py", 10, "shop.stock.Base", True)],
         ("shop/stock.py", "shop_price"): [("shop/main.py", 10, "shop.stock.Stock", True)],
     }, show(result)

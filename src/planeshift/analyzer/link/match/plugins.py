@@ -29,6 +29,20 @@ def plugin_of(module: str, scope: str) -> str:
     return f"{module}.{scope}" if scope else module
 
 
+def _module_spelled(ref: Ref, here: str) -> str:
+    """The module a plugin argument names by its spelling: ``sys.modules[__name__]`` (the
+    module itself), ``importlib.import_module("pkg.mod")`` / ``__import__("pkg.mod")`` with a
+    literal name (or one a loop over a literal table binds); "" for anything else."""
+    if ref == ("sub", ("attr", ("name", "sys"), "modules"), ("name", "__name__")):
+        return here
+    if ref[0] == "call" and ref[2] and ref[2][0][0] == "str" and not ref[2][0][1].startswith("."):
+        func = ref[1]
+        name = func[1] if func[0] == "name" else func[2] if func[0] == "attr" else ""
+        if name in ("import_module", "__import__"):
+            return ref[2][0][1]
+    return ""
+
+
 class Plugins:
     def __init__(self, evaluator: Evaluator, identity: Identity, tables: Tables,
                  forms: FormIndex) -> None:
@@ -97,7 +111,8 @@ class Plugins:
             refs = [self.tables.bound_site(site, env).args[at].ref for env in envs]
         out: set[str] = set()
         for ref in refs:
-            out |= self._keys(self.ev.eval(ref, facts.module, site.scope))
+            module = _module_spelled(ref, facts.module)
+            out |= {module} if module else self._keys(self.ev.eval(ref, facts.module, site.scope))
         return out
 
     def _keys(self, values: frozenset) -> set[str]:
