@@ -656,6 +656,13 @@ def test_a_plugin_registered_whole_activates_each_of_its_implementations(tmp_pat
             for name in ("shop.audit", "shop.mail"):
                 pm.register(importlib.import_module(name))
             return pm
+
+
+        DEFAULT_PLUGINS = ("shop.mail",)
+        pm = pluggy.PluginManager("shop")
+        for plugin in DEFAULT_PLUGINS:
+            mod = importlib.import_module(plugin)
+            pm.register(mod, plugin)
         """})
     activated = {(r.file, r.point): [(a.file, a.line, a.helper, a.resolved)
                                      for a in r.activations] for r in result.registrations}
@@ -665,6 +672,7 @@ def test_a_plugin_registered_whole_activates_each_of_its_implementations(tmp_pat
                                                ("shop/main.py", 13, "shop.audit", False)],
         ("shop/builtin.py", "shop_price"): [("shop/builtin.py", 16, "shop.builtin", True)],
         ("shop/mail.py", "shop_order_paid"): [("shop/builtin.py", 18, "shop.mail", True),
+                                              ("shop/builtin.py", 26, "shop.mail", True),
                                               ("shop/main.py", 12, "shop.mail", True)],
         ("shop/stock.py", "shop_order_paid"): [("shop/main.py", 10, "shop.stock.Base", True)],
         ("shop/stock.py", "shop_price"): [("shop/main.py", 10, "shop.stock.Stock", True)],

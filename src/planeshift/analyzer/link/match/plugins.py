@@ -13,6 +13,7 @@ known to be something else registers nothing here.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ....packs.model import Mechanism
 from ...extract.facts import FileFacts, Ref, Site
@@ -35,12 +36,17 @@ def _module_spelled(ref: Ref, here: str) -> str:
     literal name (or one a loop over a literal table binds); "" for anything else."""
     if ref == ("sub", ("attr", ("name", "sys"), "modules"), ("name", "__name__")):
         return here
-    if ref[0] == "call" and ref[2] and ref[2][0][0] == "str" and not ref[2][0][1].startswith("."):
-        func = ref[1]
-        name = func[1] if func[0] == "name" else func[2] if func[0] == "attr" else ""
-        if name in ("import_module", "__import__"):
-            return ref[2][0][1]
+    if (ref[0] == "call" and _imports(ref) and ref[2] and ref[2][0][0] == "str"
+            and not ref[2][0][1].startswith(".")):
+        return ref[2][0][1]
     return ""
+
+
+def _imports(call: Ref) -> bool:
+    """Is *call* ``importlib.import_module(...)`` / ``import_module(...)`` / ``__import__(...)``?"""
+    func = call[1]
+    name = func[1] if func[0] == "name" else func[2] if func[0] == "attr" else ""
+    return name in ("import_module", "__import__")
 
 
 class Plugins:
@@ -105,6 +111,10 @@ class Plugins:
                    and not a.star), None)
         if at is None:
             return set()
+        imported = self._imported_local(facts, site, site.args[at].ref)
+        if imported is not None:  # `mod = importlib.import_module(name)`, then `register(mod)`
+            site = replace(site, args=tuple(replace(a, ref=imported) if i == at else a
+                                            for i, a in enumerate(site.args)))
         refs: list[Ref] = [site.args[at].ref]
         envs = self.tables.bindings(facts.module, site, [site.args[at]])
         if envs:  # `for plugin in (a, b): pm.register(plugin)`: each entry
@@ -114,6 +124,22 @@ class Plugins:
             module = _module_spelled(ref, facts.module)
             out |= {module} if module else self._keys(self.ev.eval(ref, facts.module, site.scope))
         return out
+
+    @staticmethod
+    def _imported_local(facts: FileFacts, site: Site, ref: Ref) -> Ref | None:
+        """The import call a plain name is bound to in the site's own scope (its one binding
+        there to such a call), for the module it names: datasette's and llm's `for plugin in
+        DEFAULT_PLUGINS: mod = importlib.import_module(plugin); pm.register(mod, plugin)`. A
+        binding of another loop's, bound by no literal table at this site, names nothing here."""
+        if ref[0] != "name":
+            return None
+        if site.scope:
+            func = next((f for f in facts.functions if f.qualname == site.scope), None)
+            bindings = func.bindings if func is not None else ()
+        else:
+            bindings = facts.bindings
+        bound = [r for name, r in bindings if name == ref[1] and r[0] == "call" and _imports(r)]
+        return bound[0] if len(bound) == 1 else None
 
     def _keys(self, values: frozenset) -> set[str]:
         """The plugins *values* may be: modules, and each class an instance (or the class
