@@ -760,6 +760,32 @@ def test_a_plugin_package_s_entry_points_activate_its_implementations(
     assert result.files_scanned == 3 and not result.errors  # read and linked, not scanned
 
 
+def test_the_entry_points_a_setup_py_passes_as_a_literal_activate_too(tmp_path: Path) -> None:
+    result = scan_plugins(tmp_path, {**PLUGIN_PACKAGE, "setup.py": """
+        from setuptools import setup
+
+        setup(
+            name="shop-extras",
+            entry_points={
+                "shop": ["audit = shop_extras.audit [fast]",
+                         "tracker = shop_extras.audit:tracker"],
+                "console_scripts": ["audit = shop_extras.audit:main"],
+                "shop.more": "inner = shop_extras.audit:Tracker.Inner",
+            },
+        )
+        """, "other/setup.py": "from setuptools import setup\nsetup(entry_points={'shop': "
+             "['x = shop_extras.unlisted']})\n"})
+    activated = {(r.file, r.point): [(a.file, a.line, a.helper) for a in r.activations]
+                 for r in result.registrations}
+    assert activated == {
+        ("shop_extras/audit.py", "shop_order_paid"): [("setup.py", 6, "shop_extras.audit")],
+        ("shop_extras/audit.py", "shop_refunded"): [
+            ("setup.py", 7, "shop_extras.audit.Tracker")],
+        ("shop_extras/audit.py", "shop_shipped"): [
+            ("setup.py", 9, "shop_extras.audit.Tracker.Inner")],
+        ("shop_extras/unlisted.py", "shop_order_paid"): [],  # only the root's setup.py counts
+    }, show(result)
+
 def test_metadata_that_does_not_parse_is_a_warning_and_can_be_excluded(tmp_path: Path) -> None:
     write_tree(tmp_path, {**PLUGIN_PACKAGE, "setup.cfg": "[options.entry_points\n"})
     config = Config(root=tmp_path, packs=(), builtin_packs=("pluggy",), use_cache=False, jobs=1,

@@ -3,7 +3,9 @@ plugins with a host it does not call (``pm.load_setuptools_entrypoints("pytest11
 every module the installed distributions name under that group).
 
 Read from the scan root's ``pyproject.toml`` (``[project.entry-points.<group>]``, and Poetry's
-``[tool.poetry.plugins."<group>"]``) and ``setup.cfg`` (``[options.entry_points]``), each entry
+``[tool.poetry.plugins."<group>"]``), ``setup.cfg`` (``[options.entry_points]``) and, from its
+syntax, ``setup.py`` (``setup(entry_points={...})`` as a literal; it is scanned as a Python
+file besides, and its facts carry them), each entry
 as (group, name, target, line): the target is ``module`` or ``module:attribute``, its extras
 (``[fast]``) dropped; the line is where the entry is written, in its group's table. Console and
 GUI scripts are entry points too, but nothing registers them as plugins, so they are left out.
@@ -12,6 +14,7 @@ A file that cannot be read is reported as such (``api.scan`` warns: it is not a 
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -49,6 +52,37 @@ def extract_entry_points(data: bytes, path: str) -> FileFacts:
     return FileFacts(path=path, module="", entry_points=tuple(
         (group, name, _EXTRAS.sub("", target), _line(lines, group, name, cfg))
         for group, name, target in found))
+
+
+def setup_py_entry_points(tree: ast.Module) -> tuple[EntryPoint, ...]:
+    """The entry points a root ``setup.py`` passes to ``setup(entry_points={...})`` as a literal
+    (each group a list of ``"name = target"`` strings, or one string of such lines), read from
+    its syntax, never run; each at its own string's line."""
+    out: list[EntryPoint] = []
+    for node in tree.body:
+        call = node.value if isinstance(node, ast.Expr) else None
+        if not isinstance(call, ast.Call):
+            continue
+        func = call.func
+        name = func.id if isinstance(func, ast.Name) else (
+            func.attr if isinstance(func, ast.Attribute) else "")
+        table = next((k.value for k in call.keywords if k.arg == "entry_points"), None)
+        if name != "setup" or not isinstance(table, ast.Dict):
+            continue
+        for key, value in zip(table.keys, table.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)) or (
+                    key.value in SCRIPTS):
+                continue
+            items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+            for item in items:
+                if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+                    continue
+                for offset, entry in enumerate(item.value.splitlines()):
+                    name_, sep, target = entry.partition("=")
+                    if sep and name_.strip() and target.strip():
+                        out.append((key.value, name_.strip(), _EXTRAS.sub("", target.strip()),
+                                    item.lineno + offset))
+    return tuple(out)
 
 
 def _toml(text: str) -> list[tuple[str, str, str]]:

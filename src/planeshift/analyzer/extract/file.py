@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...heap import collector_paused
+from .entry_points import setup_py_entry_points
 from .facts import FileFacts
 from .sites import Vocabulary
 from .symbols import collect_symbols
@@ -162,6 +163,7 @@ def _extract(data: bytes, path: str, module: str, is_package: bool, vocab: Vocab
         facts = collect_symbols(tree, path, module, is_package, vocab if wants_sites else None,
                                 text, vocab.mutators)
         return replace(facts, rule_facts=file_facts(tree, text) if rule_facts is None
-                       else rule_facts)
+                       else rule_facts, entry_points=setup_py_entry_points(tree)
+                       if path == "setup.py" else ())
     except RecursionError:
         return FileFacts(path=path, module=module, error="cannot analyse: nesting too deep")
