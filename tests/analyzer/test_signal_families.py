@@ -518,6 +518,33 @@ def test_a_method_the_pack_names_as_a_mutator_changes_what_it_is_called_on(
                      "pytest_addoption": "subscriber", "pytest_sessionstart": "interceptor"
                      }, show(result)
 
+def test_a_module_added_as_specs_declares_its_unmarked_hooks(tmp_path: Path) -> None:
+    # pytest-html's shape: its own hooks, unmarked, in a module the plugin adds as specs
+    result = scan_plugins(tmp_path, {"myplugin/__init__.py": "", "myplugin/hooks.py": """
+        import pytest
+
+
+        def pytest_report_title(report):
+            \"\"\"Called before adding the title to the report\"\"\"
+
+
+        @pytest.hookimpl
+        def pytest_configure(config):
+            print(config)
+        """, "myplugin/other.py": """
+        def pytest_report_title(report):
+            return "other"
+        """, "myplugin/plugin.py": """
+        def pytest_addhooks(pluginmanager):
+            from myplugin import hooks
+
+            pluginmanager.add_hookspecs(hooks)
+        """})
+    found = sorted((r.file, r.point) for r in result.registrations)
+    assert found == [("myplugin/hooks.py", "pytest_configure"),  # marked: an implementation
+                     ("myplugin/other.py", "pytest_report_title"),  # not added as specs
+                     ("myplugin/plugin.py", "pytest_addhooks")], show(result)
+
 def test_a_firstresult_hook_s_result_ends_the_call(tmp_path: Path) -> None:
     result = scan_plugins(tmp_path, {"myplugin/__init__.py": "", "myplugin/plugin.py": """
         import pytest

@@ -91,6 +91,9 @@ class RegistrationForm:
     # hookimpl: the dispatcher's methods that register a plugin whole (`pm.register(module)`):
     # their calls are where the plugin's implementations are activated
     plugins: tuple[str, ...] = ()
+    # hookimpl: the dispatcher's methods that add a module or class of specs whole
+    # (`pm.add_hookspecs(hooks)`): its unmarked functions named with `prefix` are specs
+    adds_specs: tuple[str, ...] = ()
     # keywords that narrow a registration, read into its evidence (`sender=Book`, `weak=False`)
     conditions: tuple[str, ...] = ()
     # method: a name only this library spells (blinker's `connect_via`): matched on a receiver of

@@ -34,7 +34,7 @@ from .values import ValueReader
 
 # every option any registration form takes (each shape says which of them it accepts)
 FORM_OPTIONS = ("callable", "point", "handler", "receiver", "fixed_point", "many", "owner", "item",
-                "keyed", "prefix", "spec", "firstresult", "plugins", "conditions",
+                "keyed", "prefix", "spec", "firstresult", "plugins", "adds_specs", "conditions",
                 "distinctive", "decorates")
 
 # a pack's own keys

@@ -11,6 +11,7 @@ from .candidate import Call, Candidate
 from .index import ProjectIndex
 from .match.emissions import RawEmission
 from .match.matcher import Matcher
+from .match.plugins import spec_plugins
 
 if TYPE_CHECKING:
     from .unit import Unit
@@ -35,13 +36,17 @@ def candidates_of(units: dict[str, Unit]) -> list[Candidate]:
 
 def with_activations(candidates: list[Candidate], units: dict[str, Unit]) -> list[Candidate]:
     """Each candidate made in a helper, with the calls that activate it; a hook implementation,
-    with the calls registering its plugin."""
+    with the calls registering its plugin. An unmarked one (taken by its name: confidence
+    medium) of a module or class the project adds as specs (``pm.add_hookspecs(hooks)``) is a
+    spec, and goes."""
     calls: dict[str, list[Call]] = {}
     for unit in units.values():
         for call in unit.calls:
             calls.setdefault(call.helper, []).append(call)
+    specs = spec_plugins(c for unit in units.values() for c in unit.calls)
     return [replace(c, activations=activations_of(c.helper or c.plugin, calls))
-            if c.helper or c.plugin else c for c in candidates]
+            if c.helper or c.plugin else c for c in candidates
+            if not (c.plugin in specs and c.via == "hookimpl" and c.confidence == "medium")]
 
 
 def forwarder_apis(units: dict[str, Unit],

@@ -29,7 +29,7 @@ OPTIONS = ("tryfirst", "trylast", "wrapper", "hookwrapper", "optionalhook")
 @register
 class HookimplShape(Shape):
     kind = "hookimpl"
-    options = ("callable", "prefix", "spec", "firstresult", "plugins")
+    options = ("callable", "prefix", "spec", "firstresult", "plugins", "adds_specs")
     definitions = True
     MATCHES = [
         Example("""
@@ -69,12 +69,13 @@ class HookimplShape(Shape):
         plugins = reader.method_names(data.get("plugins"), f"{key}.plugins")
         return {"prefix": prefix or "", "spec": reader.strings(data.get("spec"), f"{key}.spec"),
                 "firstresult": reader.strings(data.get("firstresult"), f"{key}.firstresult"),
-                "plugins": plugins}
+                "plugins": plugins,
+                "adds_specs": reader.method_names(data.get("adds_specs"), f"{key}.adds_specs")}
 
     def words(self, form: RegistrationForm):
         # the implementations are matched on the definitions every file's facts hold; the calls
         # registering a plugin whole (`pm.register(module)`) are sites, read for activations
-        return [("calls", name) for name in form.plugins]
+        return [("calls", name) for name in (*form.plugins, *form.adds_specs)]
 
     def match_definitions(self, m: Matching, facts: FileFacts, mech: Mechanism,
                           form: RegistrationForm) -> Iterator[Match]:

@@ -1,4 +1,5 @@
-"""Plugins registered whole: ``pm.register(module)``, ``pm.register(Plugin())``, a loop over a
+"""Plugins registered whole (and modules or classes of specs added whole: ``pm.add_hookspecs(hooks)``,
+whose unmarked functions named like hooks are specs, not implementations): ``pm.register(module)``, ``pm.register(Plugin())``, a loop over a
 literal list of them, an entry point in the project's packaging metadata (which
 ``pm.load_setuptools_entrypoints(group)`` loads). pluggy reads a plugin's hook implementations when it is registered, so
 such a call is where each of its implementations is activated (``Candidate.plugin`` names the
@@ -12,7 +13,7 @@ known to be something else registers nothing here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from ....packs.model import Mechanism
@@ -49,14 +50,24 @@ def _imports(call: Ref) -> bool:
     return name in ("import_module", "__import__")
 
 
+SPECS = "specs:"  # a Call's `helper` for a module or class of specs added whole
+
+
+def spec_plugins(calls: Iterable[Call]) -> frozenset[str]:
+    """The modules and classes the project adds as specs (``pm.add_hookspecs(hooks)``)."""
+    return frozenset(c.helper[len(SPECS):] for c in calls if c.helper.startswith(SPECS))
+
+
 class Plugins:
     def __init__(self, evaluator: Evaluator, identity: Identity, tables: Tables,
                  forms: FormIndex) -> None:
         self.ev, self.identity, self.tables = evaluator, identity, tables
         self.methods: dict[str, list[Mechanism]] = {}
+        self.adds_specs: set[str] = set()
         for mech, form in forms.definitions:
-            for name in form.plugins:
+            for name in (*form.plugins, *form.adds_specs):
                 self.methods.setdefault(name, []).append(mech)
+            self.adds_specs.update(form.adds_specs)
 
     def calls(self, facts: FileFacts) -> Iterator[Call]:
         """The file's calls registering a plugin whole, one per plugin each registers (its
@@ -76,9 +87,10 @@ class Plugins:
             if resolved is None:
                 continue
             where = f"{facts.module}.{site.scope}" if site.scope else ""
+            kind = SPECS if func[2] in self.adds_specs else ""
             for plugin in sorted(self._plugins(facts, site)):
-                yield Call(plugin, facts.path, site.line, site.col, site.end_line, site.end_col,
-                           where, False, resolved)
+                yield Call(kind + plugin, facts.path, site.line, site.col, site.end_line,
+                           site.end_col, where, False, resolved)
 
     def _entry_point(self, target: str) -> set[str]:
         """The plugin an entry point loads: ``module``, or ``module:attribute`` (a class, an
