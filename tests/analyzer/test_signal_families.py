@@ -1322,3 +1322,23 @@ def test_send_robust_returns_its_errors_as_read_from_the_loop(tmp_path: Path) ->
     (mech,) = [m for m in result.mechanisms if m.id == "django_signals"]
     paths = {p.entry: {a.axis: a.value for a in p.axes} for p in mech.dispatch_paths}
     assert paths["Signal.send_robust"]["error_surface"] == "return_report", paths
+    # the pack declares send_robust's own policy (`policy.entries`): its loop contradicts
+    # nothing the pack says (before, the policy of `send` was reported stale against it)
+    declared = {p.entry: {a.axis: a.declared for a in p.axes} for p in mech.dispatch_paths}
+    assert {axis: declared["Signal.send_robust"][axis] for axis in
+            ("failure", "completion", "error_surface")} == {
+        "failure": "isolate", "completion": "await_all", "error_surface": "return_report"}
+    assert not [e for e in mech.policy_evidence if e.startswith("pack declares")], \
+        mech.policy_evidence
+    assert not [f for f in result.findings if f.rule == "PS108"], result.findings
+
+
+def test_without_django_s_source_the_pack_says_what_send_robust_does(tmp_path: Path) -> None:
+    result = scan_app(tmp_path, {"app.py": """
+        from django.db.models.signals import post_save
+
+        post_save.connect(print)
+        """})
+    (mech,) = [m for m in result.mechanisms if m.id == "django_signals"]
+    assert ("declared in pack django for send_robust: failure=isolate, completion=await_all, "
+            "error_surface=return_report") in mech.policy_evidence, mech.policy_evidence

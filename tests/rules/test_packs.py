@@ -468,3 +468,27 @@ def test_a_pack_names_the_library_s_mutating_methods(tmp_path: Path) -> None:
     assert pack.mutators == ("addinivalue_line", "refresh")
     err = load_error(tmp_path, "mutators: [config.add]\n" + VALID)
     assert err.key == "mutators[0]" and "expected a method name" in err.detail, err
+
+
+
+@pytest.mark.parametrize(("entries", "key", "detail"), [
+    ("{send_robust: {failure: isolate, error_surface: return_report}}", None, None),
+    ("{send_robust: {failure: maybe}}", "mechanisms[0].policy.entries.send_robust.failure",
+     "is not one of"),
+    ("{send_robust: {colour: red}}", "mechanisms[0].policy.entries.send_robust.colour",
+     "unknown key"),
+    ("{'send robust': {failure: isolate}}", "mechanisms[0].policy.entries", "a method name"),
+    ("[send_robust]", "mechanisms[0].policy.entries", "expected a mapping"),
+])
+def test_a_policy_names_the_entries_whose_own_loop_differs(
+        tmp_path: Path, entries: str, key: str | None, detail: str | None) -> None:
+    text = VALID.replace("    classify:\n", "    policy:\n      failure: propagate\n"
+                         f"      entries: {entries}\n    classify:\n", 1)
+    if key is None:
+        mech = load_pack(write(tmp_path, text)).mechanisms[0]
+        assert mech.policy_for("send_robust") == {"failure": "isolate",
+                                                  "error_surface": "return_report"}
+        assert mech.policy_for("send") == {"failure": "propagate"}
+        return
+    err = load_error(tmp_path, text)
+    assert err.key == key and detail in err.detail, err

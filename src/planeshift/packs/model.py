@@ -236,6 +236,8 @@ class Mechanism:
     emissions: tuple[EmissionForm, ...] = ()
     policy: tuple[tuple[str, str], ...] = ()
     policy_evidence: str = ""
+    # (emitting method, the axes its own loop declares otherwise): Django's send_robust
+    entry_policies: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
     profile: tuple[tuple[str, str], ...] = ()  # (entry method or "*", ADR-0120 D2 profile name)
     classify: tuple[ClassifyRule, ...] = ()
     pack: str = ""
@@ -250,6 +252,11 @@ class Mechanism:
     @property
     def policy_map(self) -> dict[str, str]:
         return dict(self.policy)
+
+    def policy_for(self, method: str) -> dict[str, str]:
+        """The axes the pack declares for one emitting method: the policy, with the method's
+        own (``policy.entries``) over it."""
+        return {**self.policy_map, **dict(dict(self.entry_policies).get(method, ()))}
 
 
 @dataclass(frozen=True, slots=True)

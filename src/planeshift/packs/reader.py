@@ -134,7 +134,7 @@ class PackReader(ValueReader):
             isinstance(r, dict) and any(kind in r for kind in needing) for r in registrations
         ):
             raise self.fail(f"{key}.dispatcher", f"{'/'.join(needing)} forms need a dispatcher")
-        policy, evidence = self.policy(data.get("policy"), f"{key}.policy")
+        policy, evidence, entries = read_policy(self, data.get("policy"), f"{key}.policy")
         classify = data.get("classify")
         if not isinstance(classify, list) or not classify:
             raise self.fail(f"{key}.classify", "expected a non-empty list of rules")
@@ -170,6 +170,7 @@ class PackReader(ValueReader):
             ),
             policy=policy,
             policy_evidence=evidence,
+            entry_policies=entries,
             profile=self.profile(data.get("profile"), f"{key}.profile"),
             classify=rules,
             pack=pack,
@@ -304,19 +305,6 @@ class PackReader(ValueReader):
                             point=self.argspec(data.get("point"), f"{key}.point"),
                             prefix=prefix or "")
 
-    def policy(self, data: Any, key: str) -> tuple[tuple[tuple[str, str], ...], str]:
-        if data is None:
-            return (), ""
-        data = self.mapping(data, key, (*POLICY_AXES, "evidence"))
-        out: list[tuple[str, str]] = []
-        for axis, choices in POLICY_AXES.items():
-            if axis in data:
-                value = self.string(data[axis], f"{key}.{axis}")
-                if value not in choices:
-                    raise self.fail(f"{key}.{axis}", f"{value!r} is not one of {', '.join(choices)}")
-                out.append((axis, value))
-        return tuple(out), str(data.get("evidence") or "").strip()
-
     def profile(self, data: Any, key: str) -> tuple[tuple[str, str], ...]:
         """``profile: name`` (every dispatch path) or ``profile: {entry method: name}``."""
         if data is None:
@@ -372,3 +360,37 @@ class PackReader(ValueReader):
             when=tuple(when),
             confidence=confidence,
         )
+
+
+Axes = tuple[tuple[str, str], ...]
+
+
+def read_policy(reader: ValueReader, data: Any, key: str
+                ) -> tuple[Axes, str, tuple[tuple[str, Axes], ...]]:
+    """A mechanism's ``policy``: its axes, their evidence, and ``entries``: an emitting method
+    whose own loop differs (Django's ``send_robust``), with the axes it overrides."""
+    if data is None:
+        return (), "", ()
+    data = reader.mapping(data, key, (*POLICY_AXES, "evidence", "entries"))
+    entries = data.get("entries") or {}
+    if not isinstance(entries, dict):
+        raise reader.fail(f"{key}.entries", "expected a mapping of method name to axes")
+    overrides = []
+    for method, axes in entries.items():
+        if not (isinstance(method, str) and method.isidentifier()):
+            raise reader.fail(f"{key}.entries", f"expected a method name, got {method!r}")
+        where = f"{key}.entries.{method}"
+        overrides.append((method, _axes(reader, reader.mapping(axes, where, tuple(POLICY_AXES)),
+                                        where)))
+    return _axes(reader, data, key), str(data.get("evidence") or "").strip(), tuple(overrides)
+
+
+def _axes(reader: ValueReader, data: dict[str, Any], key: str) -> Axes:
+    out: list[tuple[str, str]] = []
+    for axis, choices in POLICY_AXES.items():
+        if axis in data:
+            value = reader.string(data[axis], f"{key}.{axis}")
+            if value not in choices:
+                raise reader.fail(f"{key}.{axis}", f"{value!r} is not one of {', '.join(choices)}")
+            out.append((axis, value))
+    return tuple(out)

@@ -61,9 +61,11 @@ def resolve_policy(mech: Mechanism, classes: Iterable[str], index: ProjectIndex,
     return MechanismPolicy(_evidence(mech, paths) + notes, axes, tuple(paths), profile)
 
 
-def merge(mech: Mechanism, readings: dict[str, Reading]) -> tuple[PolicyAxis, ...]:
-    """Every axis: the code's reading where it decides one, else the pack's, else unknown."""
-    declared = mech.policy_map
+def merge(mech: Mechanism, readings: dict[str, Reading], method: str = ""
+          ) -> tuple[PolicyAxis, ...]:
+    """Every axis: the code's reading where it decides one, else the pack's (for *method*, an
+    entry's own declaration over the policy), else unknown."""
+    declared = mech.policy_for(method)
     note = AxisEvidence(None, None, f"declared in pack {mech.pack}"
                         + (f": {mech.policy_evidence}" if mech.policy_evidence else ""))
     out = []
@@ -83,8 +85,8 @@ def merge(mech: Mechanism, readings: dict[str, Reading]) -> tuple[PolicyAxis, ..
 
 
 def _dispatch_path(mech: Mechanism, path: Path) -> DispatchPath:
-    axes = merge(mech, PathReader(path).read())
     method = path.entry.rsplit(".", 1)[-1]
+    axes = merge(mech, PathReader(path).read(), method)
     profiles = dict(mech.profile)
     declared = profiles.get(method, profiles.get("*"))
     notes = tuple(f"calls {d}, another entry of this mechanism (its own dispatch path)"
@@ -96,7 +98,9 @@ def _dispatch_path(mech: Mechanism, path: Path) -> DispatchPath:
 def stale(mech_axes: Iterable[PolicyAxis], paths: Iterable[DispatchPath]
           ) -> list[tuple[PolicyAxis, PolicyAxis, str]]:
     """(declared axis, the code's reading, its path's entry) for each declaration that no
-    dispatch path reads as (an axis the code finds nothing to apply to contradicts nothing)."""
+    dispatch path reads as (an axis the code finds nothing to apply to contradicts nothing).
+    Each path is held to what the pack declares for it: an entry's own axes
+    (``policy.entries``: Django's ``send_robust``) over the policy."""
     paths = list(paths)
     out = []
     for axis in mech_axes:
@@ -105,13 +109,17 @@ def stale(mech_axes: Iterable[PolicyAxis], paths: Iterable[DispatchPath]
         read = [(p_axis, p.entry) for p in paths for p_axis in p.axes
                 if p_axis.axis == axis.axis and p_axis.provenance == "inferred"
                 and p_axis.value != "not_applicable"]
-        if read and all(r.value != axis.declared for r, _ in read):
-            out.append((axis, *read[0]))
+        if read and all(r.value != (r.declared or axis.declared) for r, _ in read):
+            first, entry = read[0]
+            out.append((first if first.declared else axis, first, entry))
     return out
 
 
 def _evidence(mech: Mechanism, paths: list[DispatchPath]) -> tuple[str, ...]:
     lines = [f"declared in pack {mech.pack}: {mech.policy_evidence}"] if mech.policy else []
+    lines += [f"declared in pack {mech.pack} for {method}: "
+              + ", ".join(f"{axis}={value}" for axis, value in axes)
+              for method, axes in mech.entry_policies]
     for path in paths:
         read = [f"{a.axis}={a.value}" for a in path.axes if a.provenance == "inferred"]
         if read:
