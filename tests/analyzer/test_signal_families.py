@@ -545,6 +545,22 @@ def test_a_module_added_as_specs_declares_its_unmarked_hooks(tmp_path: Path) -> 
                      ("myplugin/other.py", "pytest_report_title"),  # not added as specs
                      ("myplugin/plugin.py", "pytest_addhooks")], show(result)
 
+
+def test_a_module_added_as_specs_and_registered_keeps_its_implementations(
+        tmp_path: Path) -> None:
+    result = scan_plugins(tmp_path, {"myplugin/__init__.py": "", "myplugin/both.py": """
+        def pytest_myplugin_both(config):
+            print(config)
+        """, "myplugin/plugin.py": """
+        def pytest_addhooks(pluginmanager):
+            from myplugin import both
+
+            pluginmanager.add_hookspecs(both)
+            pluginmanager.register(both)
+        """})
+    assert ("myplugin/both.py", "pytest_myplugin_both") in {
+        (r.file, r.point) for r in result.registrations}, show(result)
+
 def test_a_firstresult_hook_s_result_ends_the_call(tmp_path: Path) -> None:
     result = scan_plugins(tmp_path, {"myplugin/__init__.py": "", "myplugin/plugin.py": """
         import pytest
@@ -706,6 +722,43 @@ def test_a_plugin_registered_whole_activates_each_of_its_implementations(tmp_pat
     }, show(result)
 
 
+def test_plugin_spellings_resolve_as_python_imports_them(tmp_path: Path) -> None:
+    modules = {f"shop/{m}.py": f"""
+        from shop.markers import hookimpl
+
+
+        @hookimpl
+        def shop_{m}(order):
+            print(order)
+        """ for m in "abcdefg"}
+    result = scan_plugins(tmp_path, {"shop/__init__.py": "", "shop/markers.py": """
+        import pluggy
+
+        hookimpl = pluggy.HookimplMarker("shop")
+        """, **modules, "shop/main.py": """
+        import importlib
+
+        import pluggy
+
+        from shop import a, b
+
+        EXTRA = ("shop.c",)
+        pm = pluggy.PluginManager("shop")
+        for mod in (a, b):
+            pm.register(mod)  # a name bound to an import elsewhere keeps its own values
+        for name in EXTRA:
+            mod = importlib.import_module(name)
+            pm.register(mod)
+        pm.register(__import__("shop.d"))  # the top package, shop
+        pm.register(__import__("shop.e", fromlist=["x"]))  # shop.e itself
+        pm.register(importlib.import_module(".f", package="shop"))
+        pm.register(importlib.import_module(".g", __package__))
+        """})
+    activated = {r.point: sorted({a.line for a in r.activations}) for r in result.registrations}
+    assert activated == {"shop_a": [10], "shop_b": [10], "shop_c": [13], "shop_d": [],
+                         "shop_e": [15], "shop_f": [16], "shop_g": [17]}, show(result)
+
+
 PLUGIN_PACKAGE = {"shop_extras/__init__.py": "", "shop_extras/audit.py": """
     import pluggy
 
@@ -797,7 +850,7 @@ def test_the_entry_points_a_setup_py_passes_as_a_literal_activate_too(tmp_path: 
                 "shop": ["audit = shop_extras.audit [fast]",
                          "tracker = shop_extras.audit:tracker"],
                 "console_scripts": ["audit = shop_extras.audit:main"],
-                "shop.more": "inner = shop_extras.audit:Tracker.Inner",
+                "shop.more": "# old = shop_extras.unlisted\\ninner = shop_extras.audit:Tracker.Inner",
             },
         )
         """, "other/setup.py": "from setuptools import setup\nsetup(entry_points={'shop': "

@@ -77,11 +77,12 @@ def setup_py_entry_points(tree: ast.Module) -> tuple[EntryPoint, ...]:
             for item in items:
                 if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
                     continue
+                spans = (item.end_lineno or item.lineno) > item.lineno  # a string of lines
                 for offset, entry in enumerate(item.value.splitlines()):
                     name_, sep, target = entry.partition("=")
-                    if sep and name_.strip() and target.strip():
+                    if sep and name_.strip() and target.strip() and not _comment(entry):
                         out.append((key.value, name_.strip(), _EXTRAS.sub("", target.strip()),
-                                    item.lineno + offset))
+                                    item.lineno + (offset if spans else 0)))
     return tuple(out)
 
 
@@ -122,9 +123,14 @@ def _cfg(text: str) -> list[tuple[str, str, str]]:
             continue
         for entry in value.splitlines():
             name, sep, target = entry.partition("=")
-            if sep and name.strip() and target.strip():
+            if sep and name.strip() and target.strip() and not _comment(entry):
                 out.append((group, name.strip(), target.strip()))
     return out
+
+
+def _comment(line: str) -> bool:
+    """A line setuptools skips in an ini-style list of entry points."""
+    return line.lstrip().startswith(("#", ";"))
 
 
 def _line(lines: list[str], group: str, name: str, cfg: bool) -> int:

@@ -37,16 +37,17 @@ def candidates_of(units: dict[str, Unit]) -> list[Candidate]:
 def with_activations(candidates: list[Candidate], units: dict[str, Unit]) -> list[Candidate]:
     """Each candidate made in a helper, with the calls that activate it; a hook implementation,
     with the calls registering its plugin. An unmarked one (taken by its name: confidence
-    medium) of a module or class the project adds as specs (``pm.add_hookspecs(hooks)``) is a
-    spec, and goes."""
+    medium) of a module or class the project adds as specs (``pm.add_hookspecs(hooks)``) and
+    registers nowhere is a spec, and goes (registered too, pytest reads it as both)."""
     calls: dict[str, list[Call]] = {}
     for unit in units.values():
         for call in unit.calls:
             calls.setdefault(call.helper, []).append(call)
     specs = spec_plugins(c for unit in units.values() for c in unit.calls)
-    return [replace(c, activations=activations_of(c.helper or c.plugin, calls))
-            if c.helper or c.plugin else c for c in candidates
-            if not (c.plugin in specs and c.via == "hookimpl" and c.confidence == "medium")]
+    out = [replace(c, activations=activations_of(c.helper or c.plugin, calls))
+           if c.helper or c.plugin else c for c in candidates]
+    return [c for c in out if not (c.plugin in specs and c.via == "hookimpl"
+                                   and c.confidence == "medium" and not c.activations)]
 
 
 def forwarder_apis(units: dict[str, Unit],

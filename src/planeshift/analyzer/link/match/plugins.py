@@ -13,6 +13,7 @@ known to be something else registers nothing here.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
@@ -31,16 +32,36 @@ def plugin_of(module: str, scope: str) -> str:
     return f"{module}.{scope}" if scope else module
 
 
-def _module_spelled(ref: Ref, here: str) -> str:
-    """The module a plugin argument names by its spelling: ``sys.modules[__name__]`` (the
-    module itself), ``importlib.import_module("pkg.mod")`` / ``__import__("pkg.mod")`` with a
-    literal name (or one a loop over a literal table binds); "" for anything else."""
+def _module_spelled(ref: Ref, here: str, package: str) -> str:
+    """The module a plugin argument names by its spelling: ``sys.modules[__name__]`` (*here*,
+    the module itself), ``importlib.import_module("pkg.mod")`` with a literal name (or one a
+    loop over a literal table binds; a relative one with a literal ``package=``, or
+    ``__package__`` / ``__name__``), ``__import__("pkg.mod")`` (the top package ``pkg``, unless
+    a ``fromlist`` asks for the module itself); "" for anything else."""
     if ref == ("sub", ("attr", ("name", "sys"), "modules"), ("name", "__name__")):
         return here
-    if (ref[0] == "call" and _imports(ref) and ref[2] and ref[2][0][0] == "str"
-            and not ref[2][0][1].startswith(".")):
-        return ref[2][0][1]
-    return ""
+    if ref[0] != "call" or not _imports(ref) or not ref[2] or ref[2][0][0] != "str":
+        return ""
+    name, keywords = ref[2][0][1], dict(ref[3])
+    func = ref[1]
+    if (func[1] if func[0] == "name" else func[2]) == "__import__":
+        if name.startswith("."):
+            return ""
+        fromlist = keywords.get("fromlist", ref[2][3] if len(ref[2]) > 3 else None)
+        empty = (None, ("const", "None"), ("seq", "list", ()), ("seq", "tuple", ()))
+        return name if fromlist not in empty else name.partition(".")[0]
+    if not name.startswith("."):
+        return name
+    anchor = keywords.get("package", ref[2][1] if len(ref[2]) > 1 else None)
+    base = {("name", "__name__"): here, ("name", "__package__"): package}.get(anchor) if (
+        anchor is not None and anchor[0] == "name") else (anchor[1] if anchor is not None
+                                                          and anchor[0] == "str" else "")
+    if not base:
+        return ""
+    try:
+        return importlib.util.resolve_name(name, base)
+    except (ImportError, ValueError):
+        return ""
 
 
 def _imports(call: Ref) -> bool:
@@ -123,35 +144,38 @@ class Plugins:
                    and not a.star), None)
         if at is None:
             return set()
-        imported = self._imported_local(facts, site, site.args[at].ref)
-        if imported is not None:  # `mod = importlib.import_module(name)`, then `register(mod)`
-            site = replace(site, args=tuple(replace(a, ref=imported) if i == at else a
-                                            for i, a in enumerate(site.args)))
-        refs: list[Ref] = [site.args[at].ref]
-        envs = self.tables.bindings(facts.module, site, [site.args[at]])
-        if envs:  # `for plugin in (a, b): pm.register(plugin)`: each entry
-            refs = [self.tables.bound_site(site, env).args[at].ref for env in envs]
+        package = facts.module if facts.is_package else facts.module.rpartition(".")[0]
         out: set[str] = set()
-        for ref in refs:
-            module = _module_spelled(ref, facts.module)
-            out |= {module} if module else self._keys(self.ev.eval(ref, facts.module, site.scope))
+        # the argument as written, and (`mod = importlib.import_module(name)`, then
+        # `register(mod)`) each import call the name is bound to in the site's scope
+        for ref in [site.args[at].ref, *self._imported_locals(facts, site, site.args[at].ref)]:
+            read = replace(site, args=tuple(replace(a, ref=ref) if i == at else a
+                                            for i, a in enumerate(site.args)))
+            refs: list[Ref] = [ref]
+            envs = self.tables.bindings(facts.module, read, [read.args[at]])
+            if envs:  # `for plugin in (a, b): pm.register(plugin)`: each entry
+                refs = [self.tables.bound_site(read, env).args[at].ref for env in envs]
+            for each in refs:
+                module = _module_spelled(each, facts.module, package)
+                out |= {module} if module else self._keys(
+                    self.ev.eval(each, facts.module, site.scope))
         return out
 
     @staticmethod
-    def _imported_local(facts: FileFacts, site: Site, ref: Ref) -> Ref | None:
-        """The import call a plain name is bound to in the site's own scope (its one binding
-        there to such a call), for the module it names: datasette's and llm's `for plugin in
-        DEFAULT_PLUGINS: mod = importlib.import_module(plugin); pm.register(mod, plugin)`. A
-        binding of another loop's, bound by no literal table at this site, names nothing here."""
+    def _imported_locals(facts: FileFacts, site: Site, ref: Ref) -> list[Ref]:
+        """The import calls a plain name is bound to in the site's own scope, for the modules
+        they name: datasette's and llm's `for plugin in DEFAULT_PLUGINS: mod =
+        importlib.import_module(plugin); pm.register(mod, plugin)`. Read besides the name's own
+        value (another binding of it may register something else); a binding in another loop,
+        bound by no literal table at this site, names nothing here."""
         if ref[0] != "name":
-            return None
+            return []
         if site.scope:
             func = next((f for f in facts.functions if f.qualname == site.scope), None)
             bindings = func.bindings if func is not None else ()
         else:
             bindings = facts.bindings
-        bound = [r for name, r in bindings if name == ref[1] and r[0] == "call" and _imports(r)]
-        return bound[0] if len(bound) == 1 else None
+        return [r for name, r in bindings if name == ref[1] and r[0] == "call" and _imports(r)]
 
     def _keys(self, values: frozenset) -> set[str]:
         """The plugins *values* may be: modules, and each class an instance (or the class
