@@ -78,11 +78,10 @@ def scan(config: Config, progress: Progress | None = None,
         project = classified(outcome.linked, config, tuple(r.package for r in roots))
         findings, registrations = run_checks(project)
         tree = [f for f in outcome.linked.summaries if not is_context(f.path)]
-        skipped = [FileError(f.path, f.error) for f in tree
-                   if f.error is not None and not (is_metadata(f.path) and not f.module)]
+        failed = [f for f in tree if f.error is not None]
+        skipped = [FileError(f.path, f.error) for f in failed if not is_metadata(f.path)]
         store.warnings.extend(f"{f.path}: not read for plugin entry points: {f.error}"
-                              for f in tree if f.error is not None and is_metadata(f.path)
-                              and not f.module)
+                              for f in failed if is_metadata(f.path))
         result = ScanResult(
             root=config.root.as_posix(),
             registrations=tuple(registrations),

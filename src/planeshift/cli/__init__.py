@@ -70,10 +70,11 @@ def run() -> NoReturn:
     """The console script and ``python -m planeshift``: :func:`main`, then the process exits.
 
     The heap a scan leaves is kept frozen for the rest of the command (``heap.heap_frozen``).
-    Everything alive at the end is frozen too, so the collections the interpreter runs while it shuts
-    down skip it: they would traverse every object the command made (a cold scan of lionagi:
-    up to a third of a second) only to free memory the exit frees anyway. Finalizers still run
-    for what reference counting frees; nothing the commands write is left buffered in a cycle.
+    Everything alive at the end is frozen too, so the collections the interpreter runs while it
+    shuts down skip it: they would traverse every object the command made (a cold scan of
+    lionagi: up to a third of a second) only to free memory the exit frees anyway. Finalizers
+    still run for what reference counting frees; nothing the commands write is left buffered in a
+    cycle.
     """
     exit_follows_command()
     code = main()

@@ -5,17 +5,18 @@ every module the installed distributions name under that group).
 Read from the scan root's ``pyproject.toml`` (``[project.entry-points.<group>]``, and Poetry's
 ``[tool.poetry.plugins."<group>"]``), ``setup.cfg`` (``[options.entry_points]``) and, from its
 syntax, ``setup.py`` (``setup(entry_points={...})`` as a literal; it is scanned as a Python
-file besides, and its facts carry them), each entry
-as (group, name, target, line): the target is ``module`` or ``module:attribute``, its extras
-(``[fast]``) dropped; the line is where the entry is written, in its group's table. Console and
-GUI scripts are entry points too, but nothing registers them as plugins, so they are left out.
-A file that cannot be read is reported as such (``api.scan`` warns: it is not a source file).
+file besides, and its facts carry them), each entry as (group, name, target, line): the
+target is ``module`` or ``module:attribute``, its extras (``[fast]``) dropped; the line is where
+the entry is written, in its group's table. Console and GUI scripts are entry points too, but
+nothing registers them as plugins, so they are left out. A file that cannot be read is reported
+as such (``api.scan`` warns: it is not a source file).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from .facts import FileFacts
@@ -40,7 +41,8 @@ def extract_entry_points(data: bytes, path: str) -> FileFacts:
     """The entry points *data* declares; a file that does not parse is an error."""
     try:
         text = data.decode("utf-8-sig")
-        found = _toml(text) if path.endswith(".toml") else _cfg(text)
+        toml = path.endswith(".toml")
+        found = _toml(text) if toml else _cfg(text)
     except UnicodeDecodeError as exc:
         return FileFacts(path=path, module="", error=f"cannot decode: {exc}")
     except ValueError as exc:  # a TOMLDecodeError, or a configparser.Error raised as one
@@ -48,9 +50,8 @@ def extract_entry_points(data: bytes, path: str) -> FileFacts:
     except (RecursionError, MemoryError):
         return FileFacts(path=path, module="", error="cannot parse: nesting too deep")
     lines = text.splitlines()
-    cfg = not path.endswith(".toml")
     return FileFacts(path=path, module="", entry_points=tuple(
-        (group, name, _EXTRAS.sub("", target), _line(lines, group, name, cfg))
+        (group, name, _EXTRAS.sub("", target), _line(lines, group, name, cfg=not toml))
         for group, name, target in found))
 
 
@@ -78,11 +79,9 @@ def setup_py_entry_points(tree: ast.Module) -> tuple[EntryPoint, ...]:
                 if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
                     continue
                 spans = (item.end_lineno or item.lineno) > item.lineno  # a string of lines
-                for offset, entry in enumerate(item.value.splitlines()):
-                    name_, sep, target = entry.partition("=")
-                    if sep and name_.strip() and target.strip() and not _comment(entry):
-                        out.append((key.value, name_.strip(), _EXTRAS.sub("", target.strip()),
-                                    item.lineno + (offset if spans else 0)))
+                out += [(key.value, entry, _EXTRAS.sub("", target),
+                         item.lineno + (offset if spans else 0))
+                        for offset, entry, target in _ini_entries(item.value)]
     return tuple(out)
 
 
@@ -119,18 +118,19 @@ def _cfg(text: str) -> list[tuple[str, str, str]]:
         return []
     out = []
     for group, value in parser.items("options.entry_points"):
-        if group in SCRIPTS:
-            continue
-        for entry in value.splitlines():
-            name, sep, target = entry.partition("=")
-            if sep and name.strip() and target.strip() and not _comment(entry):
-                out.append((group, name.strip(), target.strip()))
+        if group not in SCRIPTS:
+            out += [(group, name, target) for _, name, target in _ini_entries(value)]
     return out
 
 
-def _comment(line: str) -> bool:
-    """A line setuptools skips in an ini-style list of entry points."""
-    return line.lstrip().startswith(("#", ";"))
+def _ini_entries(text: str) -> Iterator[tuple[int, str, str]]:
+    """(line offset, name, target) of each ``name = target`` line of an ini-style list of entry
+    points (a value of setup.cfg's ``[options.entry_points]``, a string in ``setup.py``), the
+    comment lines setuptools skips left out."""
+    for offset, entry in enumerate(text.splitlines()):
+        name, sep, target = entry.partition("=")
+        if sep and name.strip() and target.strip() and not entry.lstrip().startswith(("#", ";")):
+            yield offset, name.strip(), target.strip()
 
 
 def _line(lines: list[str], group: str, name: str, cfg: bool) -> int:

@@ -1,9 +1,10 @@
-"""Plugins registered whole (and modules or classes of specs added whole: ``pm.add_hookspecs(hooks)``,
-whose unmarked functions named like hooks are specs, not implementations): ``pm.register(module)``, ``pm.register(Plugin())``, a loop over a
+"""Plugins registered whole: ``pm.register(module)``, ``pm.register(Plugin())``, a loop over a
 literal list of them, an entry point in the project's packaging metadata (which
-``pm.load_setuptools_entrypoints(group)`` loads). pluggy reads a plugin's hook implementations when it is registered, so
-such a call is where each of its implementations is activated (``Candidate.plugin`` names the
-plugin an implementation belongs to: its module, or its class).
+``pm.load_setuptools_entrypoints(group)`` loads). pluggy reads a plugin's hook implementations
+when it is registered, so such a call is where each of its implementations is activated
+(``Candidate.plugin`` names the plugin an implementation belongs to: its module, or its class).
+A module or class of specs added whole (``pm.add_hookspecs(hooks)``) is found the same way:
+its unmarked functions named like hooks are specs, not implementations.
 
 The call is a site of one of the methods a ``hookimpl`` form lists as ``plugins``, on the
 mechanism's dispatcher (resolved), or on a receiver whose type is not known (said to be
@@ -19,6 +20,7 @@ from dataclasses import replace
 
 from ....packs.model import Mechanism
 from ...extract.facts import FileFacts, Ref, Site
+from ...extract.refs import last_word
 from ..candidate import Call
 from ..evaluate.engine import Evaluator
 from .forms import FormIndex
@@ -43,8 +45,7 @@ def _module_spelled(ref: Ref, here: str, package: str) -> str:
     if ref[0] != "call" or not _imports(ref) or not ref[2] or ref[2][0][0] != "str":
         return ""
     name, keywords = ref[2][0][1], dict(ref[3])
-    func = ref[1]
-    if (func[1] if func[0] == "name" else func[2]) == "__import__":
+    if last_word(ref) == "__import__":
         if name.startswith("."):
             return ""
         fromlist = keywords.get("fromlist", ref[2][3] if len(ref[2]) > 3 else None)
@@ -66,9 +67,7 @@ def _module_spelled(ref: Ref, here: str, package: str) -> str:
 
 def _imports(call: Ref) -> bool:
     """Is *call* ``importlib.import_module(...)`` / ``import_module(...)`` / ``__import__(...)``?"""
-    func = call[1]
-    name = func[1] if func[0] == "name" else func[2] if func[0] == "attr" else ""
-    return name in ("import_module", "__import__")
+    return last_word(call) in ("import_module", "__import__")
 
 
 SPECS = "specs:"  # a Call's `helper` for a module or class of specs added whole
