@@ -448,6 +448,51 @@ def test_a_receiver_reloading_the_instance_changes_it(tmp_path: Path) -> None:
     assert planes(result, "shop/receivers.py") == {
         ("pre_save", "reload"): "interceptor", ("pre_save", "peek"): "subscriber"}, show(result)
 
+def test_rows_written_through_a_manager_a_fetched_row_or_an_alias(
+        tmp_path: Path) -> None:
+    """django-oscar's and django-cms's receivers: a row created through `_default_manager`,
+    a row fetched by a query then deleted, a log entry written through a module-level alias of
+    the manager's method; a row only read stays a read."""
+    result = scan_app(tmp_path, {"shop/__init__.py": "", "shop/receivers.py": """
+        from django.contrib.admin.models import LogEntry
+        from django.db.models.signals import post_delete, post_save
+        from django.dispatch import Signal, receiver
+
+        from .models import Condition, Offer, UserSearch
+
+        user_search = Signal()
+        create_log_entry = LogEntry.objects.log_action
+
+
+        @receiver(user_search)
+        def remember(sender, query, user, **kwargs):
+            UserSearch._default_manager.create(user=user, query=query)
+
+
+        @receiver(post_delete, sender=Offer)
+        def drop_unused(instance, **kwargs):
+            condition = Condition.objects.get(id=instance.condition_id)
+            if not condition.offers.exists():
+                condition.delete()
+
+
+        @receiver(post_save, sender=Offer)
+        def log_it(sender, instance, **kwargs):
+            create_log_entry(user_id=1, object_id=instance.pk)
+
+
+        @receiver(post_save, sender=Offer)
+        def peek(sender, instance, **kwargs):
+            found = Offer.objects.get(pk=instance.pk)
+            print(found.name)
+        """})
+    assert planes(result, "shop/receivers.py") == {
+        ("user_search", "remember"): "commit_participant",
+        ("post_delete", "drop_unused"): "commit_participant",
+        ("post_save", "log_it"): "commit_participant",
+        ("post_save", "peek"): "subscriber"}, show(result)
+
+
 PYTEST_PLUGIN = """
 import pytest
 
@@ -621,6 +666,38 @@ def test_registering_on_what_it_is_handed_and_raising_of_its_own(tmp_path: Path)
     assert found == {"pytest_addoption": "subscriber", "pytest_configure": "interceptor",
                      "pytest_sessionstart": "interceptor"}, show(result)
 
+
+
+def test_a_plugin_registered_on_a_manager_the_config_holds_and_markers_added_to_items(
+        tmp_path: Path) -> None:
+    """pytask keeps its plugin manager in the config mapping (`config["pm"].register(...)`);
+    pytest-benchmark skips items by adding a marker to each (`item.add_marker(skip)`): both
+    change what the run does next."""
+    result = scan_plugins(tmp_path, {"myplugin/__init__.py": "", "myplugin/plugin.py": """
+        import pytest
+
+
+        class Live:
+            pass
+
+
+        def pytest_configure(config):
+            config["pm"].register(Live())
+
+
+        def pytest_collection_modifyitems(config, items):
+            for item in items:
+                if "benchmark" not in item.fixturenames:
+                    item.add_marker(pytest.mark.skip(reason="not a benchmark"))
+
+
+        def pytest_report_header(config):
+            print(config["pm"])
+        """})
+    found = {r.point: r.plane for r in regs(result, file="myplugin/plugin.py")}
+    assert found == {"pytest_configure": "interceptor",
+                     "pytest_collection_modifyitems": "interceptor",
+                     "pytest_report_header": "subscriber"}, show(result)
 
 
 def test_a_plugin_registered_whole_activates_each_of_its_implementations(tmp_path: Path) -> None:

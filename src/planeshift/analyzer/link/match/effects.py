@@ -26,9 +26,9 @@ _DURABLE_ANY = frozenset({"save", "bulk_create", "bulk_update", "get_or_create",
 # `db.session.add(row)`) only: a cache's `delete`, a dict's `update` or a stream's `flush` is not
 # a write, nor is a cursor's `execute` (as often a read)
 _DURABLE_ON_QUERY = frozenset({"create", "update", "delete", "insert", "add", "add_all",
-                               "flush", "merge", "commit"})
-_QUERY_WORDS = frozenset({"objects", "all", "filter", "exclude", "using", "select_for_update",
-                          "query", "session"})
+                               "flush", "merge", "commit", "log_action", "log_actions"})
+_QUERY_WORDS = frozenset({"objects", "_default_manager", "_base_manager", "all", "filter",
+                          "exclude", "using", "select_for_update", "query", "session"})
 # (a container's own mutators called on what the handler is handed are read at extraction:
 # `Function.arg_stores`, `pelican.settings["MD_EXTENSIONS"].append(ext)`)
 _DELIVERY_FUNCS = frozenset({"send_mail", "send_mass_mail", "mail_admins", "mail_managers",
@@ -84,7 +84,8 @@ class Effects:
         owner = scope.rpartition(".")[0]
         for row in self._calls(module, scope):
             callee, handed = row[0], set(row[6])
-            effect = _effect_of(callee)
+            effect = (_effect_of(callee) or _on_a_row(callee, func.bindings)
+                      or self._aliased(callee, module))
             if effect is not None:
                 out.add(effect)
             elif callee == ("name", "setattr") and params & handed:
@@ -99,6 +100,16 @@ class Effects:
                 if MUTATES in inner and (params & handed or last_word(callee) in func.hands_on):
                     out.add(MUTATES)  # a helper changes what it was handed
         return out
+
+    def _aliased(self, callee: Ref, module: str) -> str | None:
+        """The effect of a module-level alias of a method called by its name:
+        ``create_log_entry = LogEntry.objects.log_action``, then ``create_log_entry(...)``."""
+        facts = self.ev.index.modules.get(module)
+        if callee[0] != "name" or facts is None:
+            return None
+        effects = (_effect_of(ref) for name, ref in facts.bindings
+                   if name == callee[1] and ref[0] == "attr")
+        return next((effect for effect in effects if effect is not None), None)
 
     def _guard(self, callee: Ref, target: str, module: str) -> bool:
         """Is *target* a method of another module's class, called on an object other than
@@ -147,6 +158,28 @@ def _effect_of(callee: Ref) -> str | None:
     return None
 
 
+def _on_a_row(callee: Ref, bindings: tuple[tuple[str, Ref], ...]) -> str | None:
+    """``condition.delete()`` on a local bound to what a query returned (``condition =
+    Condition.objects.get(...)``, ``for row in Book.objects.filter(...)``): a row or rows
+    written, as the same call on the query itself is."""
+    if callee[0] != "attr" or callee[1][0] != "name" or callee[2] not in _DURABLE_ON_QUERY:
+        return None
+    name = callee[1][1]
+    return DURABLE if any(bound == name and _queried(ref) for bound, ref in bindings) else None
+
+
+def _queried(ref: Ref) -> bool:
+    """Is *ref* a query's result: a chain of calls and attributes through a manager, a
+    queryset method or a session (``Model.objects.get(pk=1)``, ``qs.filter(...).first()``)?"""
+    if ref[0] == "iter":
+        ref = ref[1]
+    while ref[0] in ("call", "attr"):
+        if ref[0] == "attr" and ref[2] in _QUERY_WORDS:
+            return True
+        ref = ref[1]
+    return False
+
+
 def _registers(callee: Ref, params: set[str], handed: set[str]) -> bool:
     """``config.pluginmanager.register(plugin)``, ``manager.register(p)``,
     ``register_hstore(connection.connection)``: a registration on what the handler is handed
@@ -162,6 +195,7 @@ def _registers(callee: Ref, params: set[str], handed: set[str]) -> bool:
 
 
 def _root_name(ref: Ref) -> str:
-    while ref[0] == "attr":
+    """The name an attribute or item chain starts from: ``config`` of ``config["pm"].x``."""
+    while ref[0] in ("attr", "sub"):
         ref = ref[1]
     return ref[1] if ref[0] == "name" else ""
