@@ -68,9 +68,137 @@ def test_concurrent_fan_out_starts_in_order_and_reports_in_order(kernels: Module
     assert report.values == ("slow", "fast")
 
 
+# -- gather after invocations (SessionObserver's composite profile) ------------------------------
+
+
+def _observer(trace: list[str], subs: list[tuple[Any, Any]]) -> Any:
+    """SessionObserver.emit's loop: each handler once per value its filter matches, computed
+    as the loop reaches it (a generator over the live subscriptions)."""
+    return ((handler, matched) for match, handler in subs for matched in match(trace))
+
+
+def _call_with(ctx: Any) -> Any:
+    return lambda entry, call: call(entry[0], entry[1], ctx)
+
+
+def test_gather_after_invocations_runs_sync_handlers_inline_then_gathers_the_awaitables(
+        kernels: ModuleType) -> None:
+    trace: list[str] = []
+
+    async def body(label: str) -> str:
+        trace.append(f"{label} body")
+        return label
+
+    def returns(label: str) -> Any:
+        def handler(value: Any, ctx: Any) -> Any:
+            trace.append(f"{label}({value}, {ctx})")
+            return body(label)
+        return handler
+
+    def sync(value: Any, ctx: Any) -> str:
+        trace.append(f"sync({value}, {ctx})")
+        return f"sync {value}"
+
+    def matches(*values: Any) -> Any:
+        def match(seen: list[str]) -> list[Any]:
+            seen.append(f"match {values}")
+            return list(values)
+        return match
+
+    subs = [(matches(1, 2), returns("a")), (matches(3), sync)]
+    report = run(kernels.fan_out(kernels.DispatchPolicy.session_observer(),
+                                 _observer(trace, subs), _call_with("ctx")))
+    # filters and handlers interleave as the loop ran them; the awaitables only after all
+    assert trace == ["match (1, 2)", "a(1, ctx)", "a(2, ctx)", "match (3,)", "sync(3, ctx)",
+                     "a body", "a body"]
+    assert report.invocation_values == ("sync 3",)
+    assert report.gathered_values == ("a", "a")
+    assert [o.gathered for o in report.outcomes] == [True, True, False]
+
+
+def test_an_entry_or_a_handler_that_raises_leaves_the_kept_awaitables_unawaited(
+        kernels: ModuleType) -> None:
+    kept: list[Any] = []
+
+    async def body() -> None:
+        raise AssertionError("never awaited")
+
+    def returns(value: Any, ctx: Any) -> Any:
+        kept.append(body())
+        return kept[-1]
+
+    def raising_match(seen: list[str]) -> list[Any]:
+        raise LookupError("broken filter")
+
+    boom = ValueError("sync handler failed")
+
+    def raises(value: Any, ctx: Any) -> None:
+        raise boom
+
+    never: list[str] = []
+    for subs, error in (([(lambda seen: [1], returns), (raising_match, print)], LookupError),
+                        ([(lambda seen: [1], returns), (lambda seen: [1], raises),
+                          (lambda seen: never.append("taken") or [1], print)], ValueError)):
+        with pytest.raises(error):
+            run(kernels.fan_out(kernels.DispatchPolicy.session_observer(),
+                                _observer([], subs), _call_with(None)))
+        assert inspect.getcoroutinestate(kept[-1]) == inspect.CORO_CREATED
+        kept[-1].close()
+    assert never == []  # nothing is taken after the failing entry
+
+
+def test_the_owner_s_gather_awaits_the_awaitables_and_its_result_or_error_is_the_outcome(
+        kernels: ModuleType) -> None:
+    async def value(v: Any) -> Any:
+        await asyncio.sleep(0)
+        return v
+
+    async def owners_gather(*aws: Any) -> list[Any]:
+        results = list(await asyncio.gather(*aws, return_exceptions=True))
+        errors = [r for r in results if isinstance(r, Exception)]
+        if errors:
+            raise errors[0] from ExceptionGroup("gathered", errors)
+        return [f"owner {r}" for r in results]
+
+    handlers = [lambda v, ctx: value(v), lambda v, ctx: v * 10]
+    subs = [(lambda seen: [1], handlers[0]), (lambda seen: [2], handlers[1])]
+    report = run(kernels.fan_out(kernels.DispatchPolicy.session_observer(), _observer([], subs),
+                                 _call_with(None), gather=owners_gather))
+    assert report.invocation_values == (20,)
+    assert report.gathered_values == ("owner 1",)
+    boom = KeyError("async handler failed")
+
+    async def fails(v: Any, ctx: Any) -> None:
+        raise boom
+
+    with pytest.raises(KeyError) as caught:
+        run(kernels.fan_out(kernels.DispatchPolicy.session_observer(),
+                            _observer([], [(lambda seen: [1], fails)]), _call_with(None),
+                            gather=owners_gather))
+    assert caught.value is boom and caught.value.__cause__.exceptions == (boom,)
+    with pytest.raises(TypeError, match="GATHER_AFTER_INVOCATIONS"):
+        run(kernels.fan_out(kernels.DispatchPolicy.broadcaster(), [], _direct("s"),
+                            gather=owners_gather))
+
+
+def test_the_kernel_s_gather_stage_returns_a_cancelled_awaitable_s_cancellation(
+        kernels: ModuleType) -> None:
+    cancelled = asyncio.CancelledError("gave up")
+
+    async def gives_up(v: Any, ctx: Any) -> None:
+        raise cancelled
+
+    async def fine(v: Any, ctx: Any) -> str:
+        return "fine"
+
+    subs = [(lambda seen: [1], gives_up), (lambda seen: [1], fine)]
+    report = run(kernels.fan_out(kernels.DispatchPolicy.session_observer(), _observer([], subs),
+                                 _call_with(None)))
+    assert report.gathered_values[0] is cancelled
+    assert report.outcomes[0].status is kernels.OutcomeStatus.CANCELLED
+
+
 def test_fan_out_refuses_a_policy_it_cannot_run(kernels: ModuleType) -> None:
-    with pytest.raises(kernels.PolicyError, match="fan-out-no-gather"):
-        run(kernels.fan_out(kernels.DispatchPolicy.session_observer(), [], _direct("s")))
     two = kernels.DispatchPolicy(phases=(
         phase(kernels, selector="declared_sync",
               handler_classification=kernels.HandlerClassification.BY_DECLARATION,
