@@ -12,6 +12,7 @@ from .helpers import dedent, run
 
 HEAD = '''
 import asyncio
+import inspect
 import logging
 
 import anyio
@@ -258,6 +259,59 @@ CASES = {
             await maybe_await(listener(event))
         return last
 ''', "Relay.fire: the loop body assigns `last`, which the method reads outside the loop"),
+    # near misses of the two-list loop that gathers its awaitables after the last invocation
+    "partition_lists_not_made_empty_above": ('''
+    async def fire(self, event):
+        results = list(self.seed)
+        pending = []
+        for listener in list(self._listeners):
+            out = listener(event)
+            if inspect.isawaitable(out):
+                pending.append(out)
+            else:
+                results.append(out)
+        if pending:
+            gathered = list(await gather(*pending))
+        else:
+            gathered = []
+        return results + gathered
+''', "returned awaitable: Relay.fire keeps the awaitables its handlers return"),
+    "partition_pending_read_after": ('''
+    async def fire(self, event):
+        results = []
+        pending = []
+        for listener in list(self._listeners):
+            out = listener(event)
+            if inspect.isawaitable(out):
+                pending.append(out)
+            else:
+                results.append(out)
+        if pending:
+            gathered = list(await gather(*pending))
+        else:
+            gathered = []
+        logger.info("%d gathered", len(pending))
+        return results + gathered
+''', "returned awaitable: Relay.fire keeps the awaitables its handlers return and gathers "
+     "them after every handler was invoked (gather_after_invocations: example.py:28: Relay.fire: "
+     "out = listener(event)); the owner codemods rewrite that as one loop keeping what its "
+     "handlers return in two lists, the awaitables gathered right after it (SessionObserver."
+     "emit's shape), and not otherwise: Relay.fire: `pending` or `out` is read outside"),
+    "partition_gathered_otherwise": ('''
+    async def fire(self, event):
+        results = []
+        pending = []
+        for listener in list(self._listeners):
+            out = listener(event)
+            if inspect.isawaitable(out):
+                pending.append(out)
+            else:
+                results.append(out)
+        for awaitable in pending:
+            results.append(await awaitable)
+        return results
+''', "Relay.fire: after the loop, `pending` is not gathered as `if pending: results = "
+     "list(await gather(*pending)) else: results = []`"),
 }
 
 

@@ -38,13 +38,14 @@ REWRITTEN = {
     "TerminalCallbackRegistry": ("terminal_callback", "nearest",
                                  ["failure", "handler_cancellation"]),
     "MessageManager": ("message_manager_async", "exact", []),
+    # sync handlers inline, each once per value its filter matches, awaitables gathered after
+    "SessionObserver": ("session_observer", "exact", []),
 }
 # MessageManager's second entry, its sync one, on fan_out_sync under the sync profile
 SYNC_ENTRIES = {"MessageManager.add_message": "message_manager_sync"}
 # the same class owns a second mechanism, not one of the seven: its pile-rewritten callbacks
 PILE_REWRITTEN = "message_pile_rewritten"
 REFUSED = {  # class -> {entry: the start of its reason}
-    "SessionObserver": {"SessionObserver.emit": "returned awaitable: SessionObserver.emit keeps"},
     "HookRegistry": {"HookRegistry.call": "concurrency: HookRegistry.call calls one handler",
                      "HookRegistry.handle_streaming_chunk": "concurrency: "},
 }
@@ -142,6 +143,13 @@ def test_the_dispatchers_the_kernels_reproduce_are_rewritten_under_their_own_pol
     assert "                if refusal_in(exc) is not None:\n" in bus
     assert 'logger.exception("Hook failed: %s", point.value)' in bus
     assert "        finally:\n            _emitting_bus.reset(token)\n" in bus
+    observer = (migrated.root / "lionagi/session/observer.py").read_text()
+    assert "_SESSION_OBSERVER_EMIT_POLICY = DispatchPolicy.session_observer()" in observer
+    assert ("        def _entries():\n            for flt, handler in self._subs:\n"
+            "                for matched in self._match(flt, event, payload):\n"
+            "                    yield handler, matched\n") in observer
+    assert "gather=_gather," in observer and "return sync_results + async_results" in observer
+    assert "_SESSION_OBSERVER_DECLARATIONS" not in observer  # its entries are no registrations
     broadcaster = (migrated.root / "lionagi/service/broadcaster.py").read_text()
     assert "_BROADCASTER_BROADCAST_POLICY = DispatchPolicy.broadcaster()" in broadcaster
     assert 'logger.error(f"Error in subscriber callback: {e}", exc_info=True)' in broadcaster
@@ -166,6 +174,7 @@ def test_the_migrated_package_imports_and_every_rewritten_file_compiles(migrated
     changed = [c.file for c in migrated.result.changes]
     assert sorted(changed) == ["lionagi/hooks/bus.py", "lionagi/protocols/messages/manager.py",
                                "lionagi/service/broadcaster.py",
+                               "lionagi/session/observer.py",
                                "lionagi/state/lifecycle/callbacks.py",
                                "lionagi/studio/scheduler/signals.py"]
     modules = [rel[:-3].replace("/", ".") for rel in changed]

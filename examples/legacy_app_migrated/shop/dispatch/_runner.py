@@ -24,6 +24,7 @@ __all__ = [
     "run_sequential",
     "runner_for",
     "settle_deadline",
+    "stops_stage",
 ]
 
 _TRIGGERS = (OutcomeStatus.FAILED, OutcomeStatus.REJECTED)
@@ -41,6 +42,8 @@ class Slot:
     error: BaseException | None = None
     matched: bool = True
     awaitable: Any = None  # a returned awaitable waiting for the gather stage
+    # its value is what the gather stage awaited (not what the invocation returned)
+    gathered: bool = False
     # error is a cancellation raised out of the handler's call: its own, or (in a
     # sequential stage that catches BaseException) the emitter's or deadline's as it
     # reached the awaited handler
@@ -74,6 +77,7 @@ class Slot:
             error=self.error,
             phase=self.phase,
             registration=self.reg,
+            gathered=self.gathered,
         )
 
 
@@ -104,7 +108,8 @@ def settle_deadline(slot: Slot) -> None:
         slot.settle(OutcomeStatus.TIMED_OUT)
 
 
-def _stops(slot: Slot, completion: CompletionTiming) -> bool:
+def stops_stage(slot: Slot, completion: CompletionTiming) -> bool:
+    """Does *slot*'s ending stop a sequential stage (the later slots do not start)?"""
     if slot.abort or slot.stop_siblings or slot.status is OutcomeStatus.STOPPED:
         return True
     stopping = (
@@ -148,7 +153,7 @@ async def run_sequential(
             expired = True
             settle_deadline(slot)
             continue
-        stopped = _stops(slot, completion)
+        stopped = stops_stage(slot, completion)
     return expired
 
 
@@ -177,7 +182,7 @@ async def run_concurrent(
                 expired = True
                 await _cancel(pending, tasks, "deadline")
                 break
-            if pending and any(_stops(tasks[t], completion) for t in done):
+            if pending and any(stops_stage(tasks[t], completion) for t in done):
                 await _cancel(pending, tasks, "sibling")
                 break
     except asyncio.CancelledError:

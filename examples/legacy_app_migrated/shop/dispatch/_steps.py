@@ -217,7 +217,7 @@ class PhaseSteps:
             )
             return False
         if disposition is ReturnedAwaitableDisposition.GATHER_AFTER_INVOCATIONS:
-            slot.awaitable = value
+            slot.awaitable, slot.gathered = value, True
             return False
         return True
 

@@ -18,15 +18,27 @@ by declaration or by returned value, thread offload, returned-awaitable disposit
 failure, whatever it returns is the entry's value in the report (registration order: the
 order of *entries*, also for concurrent execution). ``call(handler, *args, **kwargs)``
 calls one handler as the policy's phase says and returns its value. The policy has one
-``selector="all"`` phase and no gather stage (GATHER_AFTER_INVOCATIONS needs the
-registration table: use FanoutDispatcher).
+``selector="all"`` phase.
+
+*entries* that are a collection (a list, a tuple) are taken when the fan-out starts; an
+iterator (a generator) is consumed as a sequential stage runs, one entry before each step,
+as a ``for`` loop over it would: an entry computed from what an earlier handler did sees it,
+and one that raises while it is computed leaves the fan-out there.
+
+Under GATHER_AFTER_INVOCATIONS (SessionObserver's composite profile) ``call`` hands back
+the awaitable a handler returned, as the handler returned it, and keeps it; once every
+entry was invoked, the kept awaitables are awaited together, by the owner's own ``gather``
+when it hands one, else by the kernel's gather stage under the phase's
+``returned_awaitables`` policy. The report's ``invocation_values`` and ``gathered_values``
+are the two lists such a loop returns. If the invocation stage raises, the awaitables kept
+so far are left as the handlers returned them, never awaited, as the loop left them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import Any, cast
 
 from ._calls import (
@@ -39,7 +51,7 @@ from ._calls import (
     run_in_thread,
 )
 from ._hooks import OwnerHooks
-from ._runner import Slot, phase_deadline, runner_for
+from ._runner import Slot, phase_deadline, run_concurrent, runner_for, stops_stage
 from ._steps import PhaseSteps
 from ._surface import finish_stage
 from ._vocab import (
@@ -49,6 +61,7 @@ from ._vocab import (
     OutcomeStatus,
     ReturnedAwaitableDisposition,
     SyncHandlerMode,
+    UnsetType,
 )
 from .errors import DeadlineExceededError, PolicyError, ReturnedAwaitableRejectedError
 from .policy import DispatchPolicy
@@ -58,6 +71,12 @@ __all__ = ["Call", "Step", "fan_out"]
 
 _logger = logging.getLogger(__name__)
 _GATHER = ReturnedAwaitableDisposition.GATHER_AFTER_INVOCATIONS
+# a slot whose stage ended before or while it ran: the later entries are not taken
+_ENDED = (
+    OutcomeStatus.NOT_STARTED,
+    OutcomeStatus.TIMED_OUT,
+    OutcomeStatus.ABANDONED_UNKNOWN,
+)
 
 Call = Callable[..., Awaitable[Any]]
 Step = Callable[[Any, Call], Awaitable[Any]]
@@ -70,8 +89,15 @@ def entry_slots(
 ) -> list[Slot]:
     """One slot an entry, in order, each run by the owner's *step* and named by *name* (else
     the handler's qualified name for a callable entry, else its place)."""
+    return list(_slots_of(entries, step, name))
+
+
+def _slots_of(
+    entries: Iterable[Any],
+    step: Any,
+    name: Callable[[Any], str | None] | None,
+) -> Iterator[Slot]:
     token = object()
-    slots = []
     for index, entry in enumerate(entries):
         label = name(entry) if name is not None else None
         if label is None:
@@ -84,8 +110,34 @@ def entry_slots(
             seq=index,
             owner=token,
         )
-        slots.append(Slot(reg=reg, phase=0, entry=entry))
-    return slots
+        yield Slot(reg=reg, phase=0, entry=entry)
+
+
+def _taken(
+    entries: Iterable[Any],
+    slots: list[Slot],
+    make: Callable[[Iterable[Any]], Iterator[Slot]],
+    completion: CompletionTiming,
+) -> Iterable[Slot]:
+    """The slots the stage runs, each appended to *slots* as it is made: a sequential stage
+    over an iterator takes its next entry only when the one before it is done, and none
+    after the stage stopped (a failure, a stop signal, the deadline)."""
+    if iter(entries) is not entries:  # a collection: taken now
+        slots.extend(make(entries))
+        return slots
+    return _lazily(make(entries), slots, completion)
+
+
+def _lazily(
+    made: Iterator[Slot],
+    slots: list[Slot],
+    completion: CompletionTiming,
+) -> Iterator[Slot]:
+    for slot in made:
+        slots.append(slot)
+        yield slot
+        if stops_stage(slot, completion) or slot.status in _ENDED:
+            return
 
 
 def _check(policy: DispatchPolicy) -> None:
@@ -94,13 +146,6 @@ def _check(policy: DispatchPolicy) -> None:
     bad = []
     if len(policy.phases) != 1 or policy.phases[0].selector != "all":
         bad.append(("fan-out-single-phase", "fan_out runs one selector='all' phase"))
-    elif policy.phases[0].returned_awaitable is _GATHER:
-        bad.append(
-            (
-                "fan-out-no-gather",
-                "fan_out cannot GATHER_AFTER_INVOCATIONS: use FanoutDispatcher",
-            ),
-        )
     elif policy.phases[0].invocation.completion is CompletionTiming.DETACH_BOUNDED:
         bad.append(
             (
@@ -189,6 +234,11 @@ class _EntrySteps(PhaseSteps):
             raise ReturnedAwaitableRejectedError(
                 f"handler {slot.reg.name!r} returned an awaitable ({kind}) under REJECT",
             )
+        if disposition is _GATHER:  # kept for the gather stage, handed back as it is
+            if slot.awaitable is not None:
+                raise TypeError("a step calls one handler when it gathers")
+            slot.awaitable, slot.gathered = value, True
+            return value
         return await value
 
     async def invoke(self, slot: Slot) -> None:
@@ -214,6 +264,7 @@ async def fan_out(
     name: Callable[[Any], str | None] | None = None,
     offload: Offload | None = None,
     stop: type[BaseException] | tuple[type[BaseException], ...] = (),
+    gather: Callable[..., Awaitable[Sequence[Any]]] | None = None,
 ) -> DispatchReport:
     """Run *step* for each of *entries* (taken as a list now) under *policy*; see the
     module.
@@ -225,15 +276,18 @@ async def fan_out(
     default: a daemon thread per call). *stop* is the owner's stop signal, an exception
     class or a tuple of them (a loop's ``except StopHook: break``): an entry raising one
     is STOPPED and the rest do not start, with nothing logged, recorded or raised; a
-    sequential policy only (``fan-out-stop-requires-sequential``).
+    sequential policy only (``fan-out-stop-requires-sequential``). *gather* is the owner's
+    way to await the awaitables a GATHER_AFTER_INVOCATIONS policy keeps
+    (``gather(*awaitables)`` returns their results in order, or raises as the owner's own
+    gather does); default: the kernel's gather stage.
     """
     _check(policy)
     stops = _stop_signals(policy, stop)
     if logger is not None and not isinstance(logger, logging.Logger):
         raise TypeError(f"logger must be a logging.Logger, got {type(logger).__name__}")
-    items = list(entries)
     phase = policy.phases[0]
-    slots = entry_slots(items, step, name)
+    if gather is not None:
+        _check_gather(phase)
     hooks = OwnerHooks(
         failed=failed,
         group=group,
@@ -250,7 +304,17 @@ async def fan_out(
     loop = asyncio.get_running_loop()
     deadline = phase_deadline(phase, loop)
     run = runner_for(phase)
-    expired = await run(slots, steps.invoke, phase.invocation.completion, deadline)
+    completion = phase.invocation.completion
+    slots: list[Slot] = []
+    sequential = phase.concurrency is DispatchConcurrency.SEQUENTIAL
+    source = _taken(
+        entries if sequential else list(entries),
+        slots,
+        lambda items: _slots_of(items, step, name),
+        completion,
+    )
+    expired = await run(source, steps.invoke, completion, deadline)
+    # raising here leaves the awaitables kept so far unawaited, as the loop left them
     finish_stage(
         slots,
         phase.invocation,
@@ -258,6 +322,13 @@ async def fan_out(
         label="invocation",
         hooks=hooks,
     )
+    pending = [s for s in slots if s.awaitable is not None]
+    if pending and expired:
+        for slot in pending:
+            slot.awaitable = None
+            slot.settle(OutcomeStatus.NOT_STARTED)
+    elif pending:
+        expired = await _gather_stage(phase, steps, pending, deadline, gather, hooks)
     report = DispatchReport(
         outcomes=tuple(s.outcome() for s in slots),
         deadline_expired=expired,
@@ -269,3 +340,45 @@ async def fan_out(
         if phase.deadline_disposition is DeadlineDisposition.LOG_AND_STOP:
             steps.log.warning("%s; unfinished handlers were stopped", message)
     return report
+
+
+def _check_gather(phase: Any) -> None:
+    """The owner's *gather* replaces the gather stage of a GATHER_AFTER_INVOCATIONS policy
+    that has no deadline (the owner's gather runs outside the kernel's deadline)."""
+    if phase.returned_awaitable is not _GATHER:
+        raise TypeError("gather is for a GATHER_AFTER_INVOCATIONS policy")
+    if not isinstance(phase.deadline_seconds, UnsetType):
+        raise TypeError("the owner's gather runs under no deadline")
+
+
+async def _gather_stage(
+    phase: Any,
+    steps: _EntrySteps,
+    pending: list[Slot],
+    deadline: float | None,
+    gather: Callable[..., Awaitable[Sequence[Any]]] | None,
+    hooks: OwnerHooks,
+) -> bool:
+    """Await the awaitables the handlers returned, together: by the owner's *gather*, whose
+    results are the entries' values, else under the phase's returned-awaitables stage.
+    True when the shared deadline expired."""
+    if gather is not None:
+        results = list(await gather(*(s.awaitable for s in pending)))
+        if len(results) != len(pending):
+            counts = f"{len(results)} results for {len(pending)}"
+            raise TypeError(f"the owner's gather returned {counts} awaitables")
+        for slot, value in zip(pending, results, strict=True):
+            slot.awaitable = None
+            slot.settle(OutcomeStatus.RETURNED, value)
+        return False
+    stage = phase.returned_awaitables
+    awaited = steps.await_returned
+    expired = await run_concurrent(pending, awaited, stage.completion, deadline)
+    finish_stage(
+        pending,
+        stage,
+        gather_stage=True,
+        label="returned awaitables",
+        hooks=hooks,
+    )
+    return expired

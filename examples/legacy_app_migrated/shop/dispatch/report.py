@@ -50,6 +50,9 @@ class HandlerOutcome:
     error: BaseException | None = None
     phase: int = 0
     registration: Registration | None = None
+    # the handler returned an awaitable the gather stage awaited (GATHER_AFTER_INVOCATIONS):
+    # value / error are the awaitable's
+    gathered: bool = False
 
     @property
     def ok(self) -> bool:
@@ -77,6 +80,23 @@ class DispatchReport:
     def values(self) -> tuple[Any, ...]:
         returned = [o for o in self.outcomes if o.status is OutcomeStatus.RETURNED]
         return tuple(o.value for o in returned)
+
+    @property
+    def invocation_values(self) -> tuple[Any, ...]:
+        """What the handlers returned when invoked, in order, leaving out the awaitables a
+        gather stage awaited: a legacy loop's ``sync_results``."""
+        returned = OutcomeStatus.RETURNED
+        invoked = [o for o in self.outcomes if not o.gathered]
+        return tuple(o.value for o in invoked if o.status is returned)
+
+    @property
+    def gathered_values(self) -> tuple[Any, ...]:
+        """What each awaitable a gather stage awaited gave, in order: its result, or the
+        cancellation or error it ended with where that did not leave the emit (a legacy
+        ``gather``'s result list, which holds a cancelled awaitable's cancellation)."""
+        gathered = [o for o in self.outcomes if o.gathered]
+        returned = OutcomeStatus.RETURNED
+        return tuple(o.value if o.status is returned else o.error for o in gathered)
 
     @property
     def failures(self) -> tuple[HandlerOutcome, ...]:

@@ -215,6 +215,16 @@ class _Rewrite:
         fan_outs = [n for n in _walk(cls) if isinstance(n, cst.Call) and _is_fan_out(n)]
         if not fan_outs:
             return self.tree  # not on the kernel: owner_dispatch says why
+        if any(arg.keyword is not None and arg.keyword.value == "gather"
+               for call in fan_outs for arg in call.args):
+            self.codemod.refuse(
+                Item(owner.file, owner.line),
+                f"{owner.cls}'s fan-out gathers after invoking each handler once per value its "
+                "filter matches, over entries computed as it runs: an entry is a (handler, "
+                "value) pair, not a registration, and a declared order could only be kept by "
+                "running every filter first; its call sites' declarations would reach nothing",
+                owner=_info(owner))
+            return self.tree
         taken = re.findall(r"\b(" + re.escape(self.name) + "|" + DECLARATIONS + r")\b",
                            self.tree.code)
         if taken:

@@ -8,7 +8,6 @@ import re
 from typing import Any, ClassVar
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.codemod.visitors import RemoveImportsVisitor
 
 from ..base import Codemod, Example, Item, Plan, register
@@ -17,6 +16,7 @@ from ..model import Migrated, NotMigrated
 from ..support.names import ModuleNames, module_names, package_of
 from .examples import DISPATCH_EXAMPLES
 from .examples_collect import COLLECT_EXAMPLES
+from .examples_partition import PARTITION_EXAMPLES
 from .idiom import Refused
 from .local_imports import calls_in, imported
 from .names import Resolver, fresh, reads_and_binds, statements
@@ -65,7 +65,13 @@ class OwnerDispatch(Codemod):
     - a sync entry whose first statement takes its snapshot through a method of the class that
       raises for a declared-async handler (before the owner's mutation, as ADR-0120 D2 has it)
       keeps that preflight, and its loop over the snapshot (in the entry or in the one method it
-      hands the snapshot to) becomes `fan_out_sync(policy, snapshot, step, ...)`.
+      hands the snapshot to) becomes `fan_out_sync(policy, snapshot, step, ...)`;
+    - a loop (loops nested, filters `if` between them) that invokes each handler inline and keeps
+      what it returns in two lists, the awaitables (`inspect.isawaitable`) and the rest, then
+      gathers the awaitables after the last invocation (SessionObserver.emit, ADR-0120 D2's
+      GATHER_AFTER_INVOCATIONS) keeps its loops as a generator of the kernel's entries (each
+      filter computed when the loop reaches it, as before), its gather as the kernel's `gather=`,
+      and reads its two lists back from the report (`invocation_values`, `gathered_values`).
 
     The policy is the scan's, checked against the loop (a disagreement refuses the owner), and is
     written as a module-level constant: `DispatchPolicy.<profile>()` when it is one of ADR-0120
@@ -104,9 +110,9 @@ class OwnerDispatch(Codemod):
     first `except <Type>: break` (`continue`, `return`, `break` with more statements, a stop
     clause after another clause, `break` on every failure or on a cancellation), re-raises some
     exceptions otherwise than `if <test>: raise`, catches one class, or collects failures that
-    other code reads or raises in another form; a handler called once per matched value;
-    returned awaitables gathered after every handler was invoked (`fan_out` awaits in the
-    invocation); `await h(x)` (which fails on a sync handler's result); an
+    other code reads or raises in another form; awaitables gathered after every handler was
+    invoked other than from the two lists of the shape above; `await h(x)` (which fails on a
+    sync handler's result); an
     offload that waits for its thread on cancellation; an asyncio.TaskGroup; a gather without
     `return_exceptions=True`. An owner is rewritten whole or not at all.
 
@@ -124,7 +130,8 @@ class OwnerDispatch(Codemod):
     id = "owner_dispatch"
     owner = True
     DESCRIPTION = "Dispatcher fan-out loops become a call of the kernel under the loop's policy."
-    EXAMPLES: ClassVar[list[Example]] = [*DISPATCH_EXAMPLES, *STOP_EXAMPLES, *COLLECT_EXAMPLES]
+    EXAMPLES: ClassVar[list[Example]] = [*DISPATCH_EXAMPLES, *STOP_EXAMPLES, *COLLECT_EXAMPLES,
+                                         *PARTITION_EXAMPLES]
 
     @classmethod
     def plan(cls, facts: MigrateFacts) -> Plan:
@@ -207,7 +214,7 @@ class OwnerRewrite:
                     raise Refused(gate)
                 read.append((path, fan.host or method, fan, build(path, fan)))
             except Refused as exc:
-                refusals[path.entry] = self._reason(path, method, str(exc))
+                refusals[path.entry] = self._reason(path, str(exc))
         if refusals:
             first = next(iter(refusals.items()))
             for path in owner.paths:
@@ -311,14 +318,14 @@ class OwnerRewrite:
                  and s.name.value == name]
         return found[-1] if found else None
 
-    def _reason(self, path: Any, method: cst.FunctionDef, reason: str) -> str:
-        """The reader's reason, or a better one: an axis the scan read that no rewrite
-        produces, and a handler invoked inside a loop nested in another."""
+    @staticmethod
+    def _reason(path: Any, reason: str) -> str:
+        """The reader's reason, headed by the axis the scan read that only one loop shape
+        reproduces, if that is the path's."""
         better = scan_reason(path)
         if better is None:
             return reason
-        nested = _nested_call(method, path, self.code)
-        return f"{better}; and {nested}" if nested else better
+        return f"{better}: {reason}"
 
     def _resolver_in(self, method: cst.FunctionDef) -> Resolver:
         """The module's names with the imports the method makes itself (lionagi imports
@@ -370,19 +377,3 @@ class OwnerRewrite:
         else:
             self.codemod.refuse(item, outcome.reason, outcome.error, owner=outcome.owner)
 
-
-def _nested_call(method: cst.FunctionDef, path: Any, code: Any) -> str | None:
-    """'each handler runs once per value of ...' when the scan's handler call sits in a loop
-    nested in another loop of the method."""
-    calls = [e.seen.split(": ", 1)[1].split(" (")[0] for a in path.axes
-             if a.axis == "handler_classification" for e in a.evidence if ": " in e.seen]
-    for outer in [s for s in statements(method.body) if isinstance(s, cst.For)]:
-        for inner in m.findall(outer.body, m.For()):
-            assert isinstance(inner, cst.For)
-            text = code(inner)
-            if any(call and call in text for call in calls):
-                return (f"concurrency: each handler is invoked once per value of `for "
-                        f"{code(inner.target).strip()} in {code(inner.iter).strip()}`, where the "
-                        "kernel invokes each entry once (computing every match first would run "
-                        "a raising match before the handlers registered ahead of it)")
-    return None

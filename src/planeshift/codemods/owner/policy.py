@@ -75,11 +75,9 @@ def scan_reason(path: DispatchPath) -> str | None:
     if gather is not None and gather.value == "gather_after_invocations":
         return (f"returned awaitable: {path.entry} keeps the awaitables its handlers return and "
                 f"gathers them after every handler was invoked (gather_after_invocations: "
-                f"{_where(gather)}); ADR-0120 D2 gathers them in FanoutDispatcher.emit, over its "
-                "own registration table taken when the emit starts, one invocation and one "
-                "reported outcome per registration, while fan_out, which runs over an owner's "
-                "own entries, awaits in the invocation; the owner codemods leave a gathering "
-                "owner alone")
+                f"{_where(gather)}); the owner codemods rewrite that as one loop keeping what "
+                "its handlers return in two lists, the awaitables gathered right after it "
+                "(SessionObserver.emit's shape), and not otherwise")
     return None
 
 

@@ -38,13 +38,14 @@ from .names import (
     statements,
     target_names,
 )
+from .partition import Partition, PartitionReader
 from .snapshot import Snapshots
 from .stops import Stop, split_stop
 
 
 @dataclass
 class FanOut:
-    kind: str  # loop | task_group | gather
+    kind: str  # loop | task_group | gather | partition
     start: int  # the method-body statements [start, end) the kernel call replaces
     end: int
     entries: cst.BaseExpression
@@ -61,6 +62,7 @@ class FanOut:
     collected: Collected | None = None  # the failures collected and raised after the loop
     sync: bool = False  # a sync entry's fan-out: fan_out_sync
     host: cst.FunctionDef | None = None  # the method holding the loop, when not the entry's own
+    partition: Partition | None = None  # a loop keeping its awaitables for one gather after
 
 
 class MethodReader:
@@ -99,8 +101,8 @@ class MethodReader:
 
     def _at(self, index: int, stmt: cst.BaseStatement) -> FanOut | None:
         deadline, inner, disposition = self._deadline(stmt)
-        fan = self._loop(index, inner) or self._task_group(index, inner) or \
-            self._gather(index, inner)
+        fan = self._partition(index, inner) or self._loop(index, inner) or \
+            self._task_group(index, inner) or self._gather(index, inner)
         if fan is None:
             return None
         if deadline is not None:
@@ -130,6 +132,19 @@ class MethodReader:
         if len(inner) != 1 or not isinstance(inner[0], cst.BaseStatement):
             raise Refused(f"deadline: {self.where}'s deadline block holds more than the fan-out")
         return call.args[0].value, inner[0], disposition
+
+    def _partition(self, index: int, stmt: cst.BaseStatement) -> FanOut | None:
+        if stmt is not self.body[index]:  # inside a deadline block: not this shape
+            return None
+        read = PartitionReader(self.body, self.r, self.code, self.idioms.call_name,
+                               self.where).read(index)
+        if read is None:
+            return None
+        return FanOut("partition", read.start, read.end, cst.Name("_entries"),
+                      cst.parse_expression(read.target), [cst.parse_statement(read.step)],
+                      read.invocation, read.failure,
+                      {"concurrency": "sequential", "handler_cancellation": "propagate"},
+                      partition=read.partition)
 
     def _loop(self, index: int, stmt: cst.BaseStatement) -> FanOut | None:
         if not isinstance(stmt, cst.For) or stmt.asynchronous is not None:
@@ -297,7 +312,8 @@ class MethodReader:
     # -- checks -------------------------------------------------------------------------------
 
     def _check_step(self, fan: FanOut) -> None:
-        if not self.entries_checked:
+        if not self.entries_checked and fan.kind != "partition":  # (a generator, taken as
+            # the loops took it)
             Snapshots(self.method, self.cls, self.code).require(fan.entries,
                                                                  self.body[:fan.start], self.where)
         params = target_names(fan.target)

@@ -29,6 +29,7 @@ from .idiom import Code
 from .local_imports import drop_unused_local_imports
 from .names import has_await, reads_and_binds, target_names
 from .policy import OwnerPolicy, axes_source
+from .partition import Partition
 from .read import FanOut
 
 
@@ -130,9 +131,15 @@ class MethodWriter:
             kwargs.append(f"stop={fan.stop.source}")
         if fan.collected is not None:
             kwargs.append(f"group={_callee(fan.collected.group)}")
-        args = [expr, self.code(fan.entries).strip(), step, *kwargs]
-        head = ""
-        if fan.post is not None:
+        entries = self.code(fan.entries).strip()
+        if fan.partition is not None:
+            kwargs.append(f"gather={fan.partition.gather}")
+            entries, source = self._entries(fan.partition)
+            # the gather block's own imports, then the loops as the entries' generator
+            replaced[:0] = [*fan.partition.imports, self.stmt(source)]
+        args = [expr, entries, step, *kwargs]
+        head = report = ""
+        if fan.post is not None or fan.partition is not None:
             report = self.fresh("report")
             head = f"{report} = "
         kernel = "fan_out_sync" if fan.sync else "await fan_out"
@@ -146,6 +153,13 @@ class MethodWriter:
         calls = [self.stmt(text)]
         if fan.post is not None:
             calls.append(self.stmt(f"{fan.post.raw} = list({report}.values)\n"))
+        if fan.partition is not None:  # the loop's two lists, as the report holds them
+            calls += [self.stmt(f"{fan.partition.results}list({report}.invocation_values)\n"),
+                      self.stmt(f"{fan.partition.gathered}list({report}.gathered_values)\n")]
+        for i in range(1, len(replaced)):  # a blank line above a nested definition, as the
+            # target's formatter puts one
+            if isinstance(replaced[i], cst.FunctionDef) and not replaced[i].leading_lines:
+                replaced[i] = replaced[i].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
         if replaced:  # a blank line between the definitions and the call
             calls[0] = calls[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
         replaced += calls
@@ -172,6 +186,16 @@ class MethodWriter:
             new = [s for s in new if not any(s is d for d in fan.post.dead)]
         new = drop_unused_local_imports(body, new)
         return Written(new, module, ["DispatchPolicy", "fan_out_sync" if fan.sync else "fan_out"])
+
+    def _entries(self, partition: Partition) -> tuple[str, str]:
+        """The call of a generator function holding the owner's loops, yielding what each
+        step needs, and its definition."""
+        name = self.fresh("_entries")
+        body, indent = "", "    "
+        for loop in partition.loops:
+            body += f"{indent}{loop}\n"
+            indent += "    "
+        return f"{name}()", f"def {name}():\n{body}{indent}yield {partition.element}\n"
 
     def _params(self, call: str) -> tuple[str, list[str]]:
         """The step's parameters and, for a tuple target, the unpacking its body starts with."""

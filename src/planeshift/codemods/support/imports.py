@@ -76,6 +76,10 @@ class BlankKeepingRemoveImportsVisitor(RemoveImportsVisitor):
                 stmt = stmt.with_changes(leading_lines=carry)
             carry = ()
             out.append(stmt)
+        if out and old and not (old[0].deep_equals(out[0]) or _rewritten(old[0], out[0])):
+            # the module's first line went: the line now first starts where it started (a
+            # blank line between groups at the top of a file is no gap)
+            out[0] = out[0].with_changes(leading_lines=getattr(old[0], "leading_lines", ()))
         return result.with_changes(body=out)
 
 
