@@ -731,6 +731,23 @@ def test_a_hook_declaring_options_is_told_whatever_its_body_changes(tmp_path: Pa
                      "pytest_configure": "interceptor"}, show(result)
 
 
+def test_an_implementation_under_another_name_implements_its_specname(tmp_path: Path) -> None:
+    """pytest-asyncio's `@pytest.hookimpl(specname="pytest_pycollect_makeitem",
+    hookwrapper=True)` on a function of its own name: the hook is the specname."""
+    result = scan_plugins(tmp_path, {"myplugin/__init__.py": "", "myplugin/plugin.py": """
+        import pytest
+
+
+        @pytest.hookimpl(specname="pytest_pycollect_makeitem", hookwrapper=True)
+        def convert_async_functions(collector, name, obj):
+            outcome = yield
+            outcome.force_result(outcome.get_result())
+        """})
+    (found,) = regs(result, file="myplugin/plugin.py")
+    assert (found.point, found.plane) == ("pytest_pycollect_makeitem", "interceptor"), show(result)
+    assert any("specname=" in e for e in found.evidence)
+
+
 def test_a_plugin_registered_whole_activates_each_of_its_implementations(tmp_path: Path) -> None:
     result = scan_plugins(tmp_path, {"shop/__init__.py": "", "shop/markers.py": """
         import pluggy

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -212,3 +213,26 @@ def test_a_second_owners_run_is_a_no_op(migrated: Owners) -> None:
          "--check", "--jobs", "2"], cwd=migrated.root, env=env, capture_output=True, text=True,
         timeout=600, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+def test_the_suite_goes_red_when_the_migrated_observer_gathers_otherwise(
+        migrated: Owners, tmp_path: Path) -> None:
+    """SessionObserver's failure and cancellation forms are its own gather's (anyio's group
+    message, one failure raised with the group as its cause, a sibling's scope cancellation
+    returned): on the kernel's own gather stage instead, the suite goes red exactly there."""
+    copy = tmp_path / "copy"
+    shutil.copytree(migrated.root / "lionagi", copy / "lionagi",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    observer = copy / "lionagi" / "session" / "observer.py"
+    source = observer.read_text()
+    assert source.count("            gather=_gather,\n") == 1
+    observer.write_text(source.replace("            gather=_gather,\n", ""))
+    done = run_suite(copy, "-q", "-p", "no:randomly", "-k", "session_observer")
+    assert done.returncode == 1, done.stdout[-2000:]
+    failed = set(re.findall(r"^FAILED \S*?::(test_\w+)", done.stdout, re.MULTILINE))
+    assert failed == {
+        "test_one_failing_awaitable_is_raised_as_itself_and_cancels_its_siblings",
+        "test_several_failing_awaitables_are_raised_as_one_exception_group",
+        "test_one_cancelled_awaitable_cancels_its_sibling_and_both_are_returned_not_raised",
+        "test_failure_beside_a_cancelled_awaitable_is_raised_and_the_cancellation_dropped",
+    }, done.stdout[-3000:]

@@ -71,8 +71,9 @@ Refused owners are listed with the axis or behaviour the kernels cannot reproduc
 scan could not read, a sync dispatch method, one handler per call, a clause that leaves the
 loop otherwise than a first `except <Type>: break` (the stop signal), an except clause that
 re-raises some failures otherwise than `if <test>: raise` or collects them for a helper to
-raise, a handler invoked once per matched value, returned awaitables gathered after the
-loop, a loop over the storage itself rather than a snapshot. Vendor the kernels first.
+raise, returned awaitables gathered after the loop otherwise than from the two lists of
+SessionObserver's shape, a loop over the storage itself rather than a snapshot. Vendor the
+kernels first.
 
 --series DIR writes the whole migration as an ordered patch series instead, `git format-patch`
 style (`git am DIR/*.patch` applies it), one pull request a patch: the vendored kernels, the

@@ -43,8 +43,14 @@ def unread(reg: Registration, facts: MigrateFacts) -> str:
         modules = {seen[1]: rel for rel, seen in facts.scanned.items() if seen[1]}
         name = (mech.dispatchers[0].rsplit(".", 1)[-1] if mech.dispatchers else reg.mechanism)
         methods = frozenset(m for q in mech.dispatchers for m in _accepting(q, modules, facts))
+        if not methods and any(_gathers(q, modules, facts) for q in mech.dispatchers):
+            methods = _PAIRS
         cache[reg.mechanism] = (name, methods)
     name, methods = cache[reg.mechanism]
+    if methods is _PAIRS:
+        return (f"not rewritten: {name} runs on the kernels, but its fan-out takes each handler "
+                "with a value its filter matched, computed as it runs, and reads no "
+                "declaration (owner_declarations leaves such an owner as it is)")
     if not methods:
         return (f"not rewritten: {name} does not read declarations until its owner runs on the "
                 "kernels (migrate --owners)")
@@ -73,6 +79,18 @@ def unnamed(reg: Registration, facts: MigrateFacts) -> str:
     return (f"not rewritten: the handler `{reg.handler.expr}` is no one callable the scan can "
             "name (a variable, a parameter, a table's value): a declared name would name every "
             "handler it holds")
+
+
+_PAIRS: frozenset[str] = frozenset({"<pairs>"})  # an owner on the kernels reading no declaration
+
+
+def _gathers(dispatcher: str, modules: dict[str, str], facts: MigrateFacts) -> bool:
+    """Does *dispatcher*'s module run a fan-out that gathers after its invocations on the
+    kernel (``fan_out(..., gather=...)``, owner_dispatch's rewrite of SessionObserver.emit)?"""
+    module, _, cls = dispatcher.rpartition(".")
+    rel = modules.get(module) or module.replace(".", "/") + ".py"
+    text = "\n".join(facts.lines(rel))
+    return f"class {cls}" in text and "fan_out(" in text and "gather=" in text
 
 
 def _accepting(dispatcher: str, modules: dict[str, str], facts: MigrateFacts) -> set[str]:

@@ -99,13 +99,17 @@ class HookimplShape(Shape):
             evidence = ([f"marked @{_spelled(marked)}, a {form.name.rsplit('.', 1)[-1]}"]
                         if marked is not None else
                         [f"named {form.prefix}*: an implementation without a marker"])
+            point = _specname(marked) if marked is not None else None
+            if point is not None:
+                evidence.append(f"implements {point} (specname=), not a hook of its own name")
             site = Site(kind="decorator", line=func.line, col=0, scope=scope,
                         func=("name", func.name), text=func.name, decorated=func.qualname,
                         decorated_async=func.is_async, has_call=False, end_line=func.line,
                         end_col=0)
             handler = m.build.decorated(facts, site)
-            yield m.build.match(facts, site, mech, form, "hookimpl", func.name, None, handler,
-                                "high" if marked is not None else "medium", evidence, flags)
+            yield m.build.match(facts, site, mech, form, "hookimpl", point or func.name, None,
+                                handler, "high" if marked is not None else "medium", evidence,
+                                flags)
 
 
 class _Marker:
@@ -147,6 +151,14 @@ def _options(decorator: Ref) -> list[str]:
     if decorator[0] != "call":
         return []
     return [name for name, value in decorator[3] if name in OPTIONS and value == ("const", "True")]
+
+
+def _specname(decorator: Ref) -> str | None:
+    """The hook a marked function implements under another name: ``@impl(specname="x")``."""
+    if decorator[0] != "call":
+        return None
+    return next((value[1] for name, value in decorator[3]
+                 if name == "specname" and value[0] == "str"), None)
 
 
 def _spelled(decorator: Ref) -> str:
