@@ -57,7 +57,8 @@ def scan_gate(path: DispatchPath) -> str | None:
     if single is not None and single.value == "not_applicable":
         return (f"concurrency: {path.entry} calls one handler per call, no fan-out "
                 f"(not_applicable: {_where(single)}); there is nothing for the fan-out kernel to "
-                "run")
+                "run: ADR-0120 D2 makes such a dispatcher \"an interceptor profile rather than "
+                "Signal fan-out: one handler per hook/chunk key\" (the service HookRegistry's)")
     for axis in AXES:
         got = axes.get(axis)
         if got is None or got.provenance == "unknown" or got.value == "unknown":
