@@ -297,6 +297,27 @@ CASES = {
      "out = listener(event)); the owner codemods rewrite that as one loop keeping what its "
      "handlers return in two lists, the awaitables gathered right after it (SessionObserver."
      "emit's shape), and not otherwise: Relay.fire: `pending` or `out` is read outside"),
+    "partition_loop_variable_read_after": ('''
+    async def fire(self, event):
+        results = []
+        pending = []
+        for listener in list(self._listeners):
+            out = listener(event)
+            if inspect.isawaitable(out):
+                pending.append(out)
+            else:
+                results.append(out)
+        if pending:
+            gathered = list(await gather(*pending))
+        else:
+            gathered = []
+        logger.info("last: %r", listener)
+        return results + gathered
+''', "returned awaitable: Relay.fire keeps the awaitables its handlers return and gathers "
+     "them after every handler was invoked (gather_after_invocations: example.py:28: Relay.fire: "
+     "out = listener(event)); the owner codemods rewrite that as one loop keeping what its "
+     "handlers return in two lists, the awaitables gathered right after it (SessionObserver."
+     "emit's shape), and not otherwise: Relay.fire: `listener`, a loop variable, is read after"),
     "partition_gathered_otherwise": ('''
     async def fire(self, event):
         results = []

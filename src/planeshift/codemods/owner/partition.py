@@ -100,11 +100,15 @@ class PartitionReader:
         post = index + 1
         gathered, gather, imports = self._gather(post, pending)
         start, end = index - 2, post + 1
+        bound = [target_names(loop.target) for loop in loops if isinstance(loop, cst.For)]
+        after = reads_and_binds(self.body[end:])[0]
+        leaked = sorted(after & set().union(*bound))
+        if leaked:  # a loop's variable keeps its last value after the loop, not the generator's
+            raise Refused(f"{self.where}: `{leaked[0]}`, a loop variable, is read after the loop")
         outside = [s for i, s in enumerate(self.body) if not start <= i < end]
         if pending in reads_and_binds(outside)[0] or out in reads_and_binds(outside)[0]:
             raise Refused(f"{self.where}: `{pending}` or `{out}` is read outside the loop and "
                           "its gather")
-        bound = [target_names(loop.target) for loop in loops if isinstance(loop, cst.For)]
         used = reads_and_binds([call])[0]
         names = [n for names in bound for n in sorted(names) if n in used]
         if not names or _name(call.func) not in names:
