@@ -557,3 +557,54 @@ def test_the_table_fans_out_over_its_handlers_under_its_policy_and_logger(
         report = run(table.fan_out(_direct("s")))
     assert [r.name for r in caplog.records] == ["owner.bus"]  # no failed hook: the kernel's record
     assert report.failures[0].error.args == ("x",)
+
+
+def test_a_sequential_fan_out_without_a_deadline_needs_no_asyncio_loop(
+        kernels: ModuleType) -> None:
+    """anyio's trio backend runs SessionObserver.emit: a sequential stage with no deadline
+    asks asyncio for nothing (driven here with no event loop at all)."""
+    def sync(value: Any, ctx: Any) -> str:
+        return f"sync {value}"
+
+    subs = [(lambda seen: [1, 2], sync)]
+    coro = kernels.fan_out(kernels.DispatchPolicy.session_observer(), _observer([], subs),
+                           _call_with(None))
+    with pytest.raises(StopIteration) as finished:
+        coro.send(None)
+    assert finished.value.value.invocation_values == ("sync 1", "sync 2")
+    broadcast = kernels.fan_out(kernels.DispatchPolicy.broadcaster(), [print], _direct("s"))
+    with pytest.raises(StopIteration):
+        broadcast.send(None)
+
+
+def test_an_error_raised_out_of_the_fan_out_is_freed_when_the_caller_lets_go(
+        kernels: ModuleType) -> None:
+    """No reference cycle through the kernel's own records: the error, its frames and what
+    they hold go when the caller drops it, as with the loop the kernel replaces (the
+    awaitables a raising SessionObserver.emit abandons warn then, not at a collection)."""
+    import gc
+    import weakref
+
+    class Boom(Exception):
+        pass
+
+    def raises(value: Any, ctx: Any) -> None:
+        raise Boom
+
+    async def main(policy: Any, entries: Any, step: Any) -> Any:
+        try:
+            await kernels.fan_out(policy, entries, step)
+        except Exception as exc:  # Boom itself, or the scheduler's group of it
+            return weakref.ref(exc if isinstance(exc, Boom) else exc.exceptions[0])
+        raise AssertionError("not raised")
+
+    gc.disable()
+    try:
+        for policy, entries, step in (
+                (kernels.DispatchPolicy.session_observer(),
+                 _observer([], [(lambda seen: [1], raises)]), _call_with(None)),
+                (kernels.DispatchPolicy.scheduler(), [raises], lambda h, call: call(h, 1, 2))):
+            ref = run(main(policy, entries, step))
+            assert ref() is None
+    finally:
+        gc.enable()

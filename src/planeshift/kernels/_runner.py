@@ -81,10 +81,17 @@ class Slot:
 Step = Callable[[Slot], Coroutine[Any, Any, None]]
 
 
-def phase_deadline(phase: Any, loop: asyncio.AbstractEventLoop) -> float | None:
-    """The loop time at which *phase*'s shared deadline expires; None without one."""
+def phase_deadline(
+    phase: Any,
+    loop: asyncio.AbstractEventLoop | None = None,
+) -> float | None:
+    """The loop time at which *phase*'s shared deadline expires; None without one (then
+    no asyncio loop is asked for: a sequential stage runs under any event loop anyio
+    drives, trio's included)."""
     seconds = phase.deadline_seconds
-    return None if isinstance(seconds, UnsetType) else loop.time() + seconds
+    if isinstance(seconds, UnsetType):
+        return None
+    return (loop or asyncio.get_running_loop()).time() + seconds
 
 
 def runner_for(phase: Any) -> Callable[..., Coroutine[Any, Any, bool]]:
@@ -123,15 +130,18 @@ async def run_sequential(
     deadline: float | None,
 ) -> bool:
     """Run slots one after another in registration order; return whether the deadline
-    expired."""
-    loop = asyncio.get_running_loop()
+    expired. Without a deadline nothing of asyncio's is used (anyio's trio backend)."""
     stopped = expired = False
     for slot in slots:
-        due = deadline is not None and loop.time() >= deadline
+        due = deadline is not None and asyncio.get_running_loop().time() >= deadline
         if not (stopped or expired) and due:
             expired = True
         if stopped or expired:
             slot.settle(OutcomeStatus.NOT_STARTED)
+            continue
+        if deadline is None:
+            await step(slot)
+            stopped = stops_stage(slot, completion)
             continue
         try:
             async with deadline_at(deadline) as scope:

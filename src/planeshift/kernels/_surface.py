@@ -29,8 +29,32 @@ def finish_stage(
     label: str,
     hooks: OwnerHooks = NO_HOOKS,
 ) -> None:
-    """Raise or keep quiet about a finished stage, as its policy says; returns when
-    nothing is raised.
+    """Raise or keep quiet about a finished stage, as its policy says (see ``_surfaced``).
+
+    Before it raises, the slots let go of their errors: the raised error's traceback holds
+    the frames that hold the slots, and a slot holding it back would keep the error, its
+    frames and what they hold (the payloads, the awaitables kept) alive until the cyclic
+    collector runs, where the loop the kernel replaces freed them when the caller let go.
+    """
+    error = _surfaced(slots, stage, gather_stage, label, hooks)
+    if error is None:
+        return
+    for slot in slots:
+        slot.error = None
+    try:
+        raise error
+    finally:
+        del error
+
+
+def _surfaced(
+    slots: Sequence[Slot],
+    stage: DispatchStagePolicy,
+    gather_stage: bool,
+    label: str,
+    hooks: OwnerHooks,
+) -> BaseException | None:
+    """What a finished stage raises, as its policy says; None when nothing is.
 
     LOG_ONLY failures were already logged where they happened (PhaseSteps), so nothing
     is logged here.
@@ -45,7 +69,7 @@ def finish_stage(
     ordered = sorted(slots, key=lambda s: s.reg.seq)
     aborts = [s.error for s in ordered if s.abort and s.error is not None]
     if aborts:
-        raise aborts[0]
+        return aborts[0]
     failed = [s for s in ordered if s.status in _FAILED and s.error is not None]
     failures: list[BaseException] = [s.error for s in failed if s.error is not None]
     cancelled = [s for s in ordered if s.handler_cancelled]
@@ -69,8 +93,9 @@ def finish_stage(
             )
         ordinary = [e for e in failures if isinstance(e, Exception)]
         if ordinary:
-            raise translated from hooks.make_group(_message(label, ordinary), ordinary)
-        raise translated from first
+            group = hooks.make_group(_message(label, ordinary), ordinary)
+            return _caused(translated, group)
+        return _caused(translated, first)
     raising = failures if surface in _RAISING else []
     # A collected KeyboardInterrupt or SystemExit leaves whatever the surface, like a
     # collected cancellation; a gather stage returns its cancellations in the report
@@ -88,15 +113,21 @@ def finish_stage(
         errors = [s.error for s in ordered if s.error is not None]
         merged = [e for e in errors if id(e) in raised_ids]
         if surface is ErrorSurface.RAISE_GROUP or len(merged) > 1:
-            raise hooks.make_group(_message(label, merged), merged)
-        raise merged[0]
+            return hooks.make_group(_message(label, merged), merged)
+        return merged[0]
     if not raising:
-        return
+        return None
     if surface is ErrorSurface.RAISE_FIRST:
-        raise raising[0]
+        return raising[0]
     if surface is ErrorSurface.RAISE_GROUP or len(raising) > 1:
-        raise hooks.make_group(_message(label, raising), raising)
-    raise raising[0]
+        return hooks.make_group(_message(label, raising), raising)
+    return raising[0]
+
+
+def _caused(error: BaseException, cause: BaseException) -> BaseException:
+    """*error* as ``raise error from cause`` leaves it."""
+    error.__cause__ = cause
+    return error
 
 
 def _first_cancelled(firsts: Sequence[Slot]) -> str:

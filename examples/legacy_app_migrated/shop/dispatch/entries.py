@@ -301,8 +301,7 @@ async def fan_out(
         hooks,
         offload,
     )
-    loop = asyncio.get_running_loop()
-    deadline = phase_deadline(phase, loop)
+    deadline = phase_deadline(phase)
     run = runner_for(phase)
     completion = phase.invocation.completion
     slots: list[Slot] = []
