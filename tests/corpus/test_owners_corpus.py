@@ -236,3 +236,14 @@ def test_the_suite_goes_red_when_the_migrated_observer_gathers_otherwise(
         "test_one_cancelled_awaitable_cancels_its_sibling_and_both_are_returned_not_raised",
         "test_failure_beside_a_cancelled_awaitable_is_raised_and_the_cancellation_dropped",
     }, done.stdout[-3000:]
+
+
+def test_the_observer_s_call_sites_say_why_they_stay(migrated: Owners) -> None:
+    """SessionObserver runs on the kernels but reads no declaration (its entries are
+    (handler, value) pairs): its call sites are left as they are, and say so."""
+    config = load_config(migrated.root).with_flags(jobs=2)
+    result = migrate(config, MigrateOptions(write=False, kernel_module="lionagi.runtime.dispatch"))
+    reasons = {n.reason for n in result.not_migrated
+               if n.registration is not None and n.registration.mechanism == "session_observer"}
+    assert reasons and all("SessionObserver runs on the kernels, but its fan-out" in r
+                           for r in reasons), reasons

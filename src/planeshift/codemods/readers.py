@@ -37,17 +37,16 @@ def unread(reg: Registration, facts: MigrateFacts) -> str:
         return ""
     if facts.mechanisms[reg.mechanism][1].migrate.declarations == "always":
         return ""
-    cache: dict[str, tuple[str, frozenset[str]]] = facts.__dict__.setdefault("_unread", {})
+    cache: dict[str, tuple[str, frozenset[str], bool]] = facts.__dict__.setdefault("_unread", {})
     if reg.mechanism not in cache:
         mech = facts.mechanisms[reg.mechanism][0]
         modules = {seen[1]: rel for rel, seen in facts.scanned.items() if seen[1]}
         name = (mech.dispatchers[0].rsplit(".", 1)[-1] if mech.dispatchers else reg.mechanism)
         methods = frozenset(m for q in mech.dispatchers for m in _accepting(q, modules, facts))
-        if not methods and any(_gathers(q, modules, facts) for q in mech.dispatchers):
-            methods = _PAIRS
-        cache[reg.mechanism] = (name, methods)
-    name, methods = cache[reg.mechanism]
-    if methods is _PAIRS:
+        pairs = not methods and any(_gathers(q, modules, facts) for q in mech.dispatchers)
+        cache[reg.mechanism] = (name, methods, pairs)
+    name, methods, pairs = cache[reg.mechanism]
+    if pairs:
         return (f"not rewritten: {name} runs on the kernels, but its fan-out takes each handler "
                 "with a value its filter matched, computed as it runs, and reads no "
                 "declaration (owner_declarations leaves such an owner as it is)")
@@ -79,9 +78,6 @@ def unnamed(reg: Registration, facts: MigrateFacts) -> str:
     return (f"not rewritten: the handler `{reg.handler.expr}` is no one callable the scan can "
             "name (a variable, a parameter, a table's value): a declared name would name every "
             "handler it holds")
-
-
-_PAIRS: frozenset[str] = frozenset({"<pairs>"})  # an owner on the kernels reading no declaration
 
 
 def _gathers(dispatcher: str, modules: dict[str, str], facts: MigrateFacts) -> bool:

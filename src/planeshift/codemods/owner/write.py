@@ -28,8 +28,8 @@ from libcst._types import CSTNodeT
 from .idiom import Code
 from .local_imports import drop_unused_local_imports
 from .names import has_await, reads_and_binds, target_names
-from .policy import OwnerPolicy, axes_source
 from .partition import Partition
+from .policy import OwnerPolicy, axes_source
 from .read import FanOut
 
 
