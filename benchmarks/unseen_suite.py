@@ -117,6 +117,32 @@ def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
+STALLED = 120  # seconds a log may stay still after "node down" before the run is interrupted
+
+
+def _wait(proc: subprocess.Popen[bytes], log_path: Path, limit: float) -> str:
+    """Wait for *proc*; why it must be interrupted ("" when it ended): over *limit* seconds, or
+    an xdist worker down (``node down`` in its log) and the log still for STALLED seconds, where
+    the controller would wait for that worker's last test forever (lionagi's suite: a worker
+    crashing in a trio test)."""
+    started = time.monotonic()
+    while True:
+        try:
+            proc.wait(timeout=10)
+            return ""
+        except subprocess.TimeoutExpired:
+            pass
+        if time.monotonic() - started > limit:
+            return f"suite over {limit} s"
+        try:
+            still = time.time() - log_path.stat().st_mtime
+            down = still > STALLED and "node down" in log_path.read_text(errors="replace")
+        except OSError:
+            down = False
+        if down:
+            return f"a worker went down and the log stayed still for {STALLED} s"
+
+
 def run(cmd: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, text=True, capture_output=True, **kw)
 
@@ -226,18 +252,19 @@ def suite(python: str, copy: Path, out: Path, opts: argparse.Namespace,
     with open(Path(f"{out}.log"), "w") as logf:
         proc = subprocess.Popen(cmd, cwd=copy, env=env, stdout=logf, stderr=subprocess.STDOUT,
                                 start_new_session=True)
-        try:
-            rc = proc.wait(timeout=opts.suite_timeout)
-        except subprocess.TimeoutExpired:
-            # an xdist controller can hang after its workers died: interrupt it (pytest still
-            # writes its reports), then kill what is left of its process group
-            log(f"  suite over {opts.suite_timeout} s: interrupted")
+        why = _wait(proc, Path(f"{out}.log"), opts.suite_timeout)
+        if why:
+            # an xdist controller can hang after one of its workers died: interrupt it (pytest
+            # still writes its reports), then kill what is left of its process group
+            log(f"  {why}: interrupted")
             os.killpg(proc.pid, signal.SIGINT)
             try:
                 rc = proc.wait(timeout=120)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 rc = proc.wait()
+        else:
+            rc = proc.returncode
     seconds = time.monotonic() - started
     if not opts.keep_trees:
         shutil.rmtree(tree, ignore_errors=True)
