@@ -266,8 +266,8 @@ async def fan_out(
     stop: type[BaseException] | tuple[type[BaseException], ...] = (),
     gather: Callable[..., Awaitable[Sequence[Any]]] | None = None,
 ) -> DispatchReport:
-    """Run *step* for each of *entries* (taken as a list now) under *policy*; see the
-    module.
+    """Run *step* for each of *entries* (a collection taken now, an iterator as the
+    stage runs) under *policy*; see the module.
 
     *failed*, *group* and *translated* are the owner's (``OwnerHooks``); *logger*
     receives the records the kernel writes itself; *name* names an entry in the report
