@@ -84,8 +84,7 @@ class Effects:
         owner = scope.rpartition(".")[0]
         for row in self._calls(module, scope):
             callee, handed = row[0], set(row[6])
-            effect = (_effect_of(callee) or _on_a_row(callee, func.bindings)
-                      or self._aliased(callee, module))
+            effect = _effect_of(callee) or self._bound(callee, module, scope)
             if effect is not None:
                 out.add(effect)
             elif callee == ("name", "setattr") and params & handed:
@@ -101,15 +100,21 @@ class Effects:
                     out.add(MUTATES)  # a helper changes what it was handed
         return out
 
-    def _aliased(self, callee: Ref, module: str) -> str | None:
-        """The effect of a module-level alias of a method called by its name:
-        ``create_log_entry = LogEntry.objects.log_action``, then ``create_log_entry(...)``."""
-        facts = self.ev.index.modules.get(module)
-        if callee[0] != "name" or facts is None:
+    def _bound(self, callee: Ref, module: str, scope: str) -> str | None:
+        """The effect a call has through what a name is bound to, read through the index (so
+        an edit of the binding alone reaches the memo): ``condition.delete()`` on a local bound
+        to what a query returned (``condition = Condition.objects.get(...)``, ``for row in
+        Book.objects.filter(...)``), a row written as the same call on the query itself is; and
+        a module-level alias of a method called by its name (``create_log_entry =
+        LogEntry.objects.log_action``, then ``create_log_entry(...)``)."""
+        if callee[0] == "name":
+            refs = self.ev.index.binding((module, ""), callee[1]) or []
+            effects = (_effect_of(ref) for ref in refs if ref[0] == "attr")
+            return next((effect for effect in effects if effect is not None), None)
+        if callee[0] != "attr" or callee[1][0] != "name" or callee[2] not in _DURABLE_ON_QUERY:
             return None
-        effects = (_effect_of(ref) for name, ref in facts.bindings
-                   if name == callee[1] and ref[0] == "attr")
-        return next((effect for effect in effects if effect is not None), None)
+        refs = self.ev.index.binding((module, scope), callee[1][1]) or []
+        return DURABLE if any(_queried(ref) for ref in refs) else None
 
     def _guard(self, callee: Ref, target: str, module: str) -> bool:
         """Is *target* a method of another module's class, called on an object other than
@@ -156,16 +161,6 @@ def _effect_of(callee: Ref) -> str | None:
     if name in ("send", "sendall") and last_word(base) in _OUTBOUND:
         return DELIVERY
     return None
-
-
-def _on_a_row(callee: Ref, bindings: tuple[tuple[str, Ref], ...]) -> str | None:
-    """``condition.delete()`` on a local bound to what a query returned (``condition =
-    Condition.objects.get(...)``, ``for row in Book.objects.filter(...)``): a row or rows
-    written, as the same call on the query itself is."""
-    if callee[0] != "attr" or callee[1][0] != "name" or callee[2] not in _DURABLE_ON_QUERY:
-        return None
-    name = callee[1][1]
-    return DURABLE if any(bound == name and _queried(ref) for bound, ref in bindings) else None
 
 
 def _queried(ref: Ref) -> bool:
