@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..support.sections import import_line
 from .clauses import Failure
 from .idiom import Code, Invocation, Refused
 from .names import CLASSIFIERS, Resolver, reads_and_binds, statements, target_names
@@ -60,7 +61,6 @@ class Partition:
 
     gather: str  # the owner's gather, as written (``_gather``, ``asyncio.gather``)
     loops: list[str]  # `for flt, handler in self._subs:`, `if key in event:`, ... as written
-    element: str  # what each entry is: `handler, matched`
     imports: list[cst.BaseStatement] = field(default_factory=list)
     results: str = ""  # `results: list[Any] = `: the invoked values' target, as written
     gathered: str = ""  # `gathered: list[Any] = `: the gathered values' target
@@ -105,8 +105,9 @@ class PartitionReader:
         leaked = sorted(after & set().union(*bound))
         if leaked:  # a loop's variable keeps its last value after the loop, not the generator's
             raise Refused(f"{self.where}: `{leaked[0]}`, a loop variable, is read after the loop")
-        outside = [s for i, s in enumerate(self.body) if not start <= i < end]
-        if pending in reads_and_binds(outside)[0] or out in reads_and_binds(outside)[0]:
+        outside = reads_and_binds([s for i, s in enumerate(self.body)
+                                   if not start <= i < end])[0]
+        if pending in outside or out in outside:
             raise Refused(f"{self.where}: `{pending}` or `{out}` is read outside the loop and "
                           "its gather")
         used = reads_and_binds([call])[0]
@@ -129,7 +130,7 @@ class PartitionReader:
         failure = Failure("propagate", seen=f"{self.where}: no except clause around the handler")
         results_target = self._target(inits[results], results)
         return Read(start, end, target, step, invocation, failure,
-                    Partition(gather, fors, target, imports, results_target, gathered))
+                    Partition(gather, fors, imports, results_target, gathered))
 
     def _split(self, inner: list[cst.BaseStatement]
                ) -> tuple[cst.Call, str, str, str, str] | None:
@@ -183,8 +184,7 @@ class PartitionReader:
                 and isinstance(stmt.orelse, cst.Else)):
             raise refused
         body = statements(stmt.body)
-        imports = [s for s in body[:-1] if isinstance(s, cst.SimpleStatementLine)
-                   and all(isinstance(b, (cst.Import, cst.ImportFrom)) for b in s.body)]
+        imports = [s for s in body[:-1] if import_line(s)]
         if len(imports) != len(body) - 1 or not isinstance(body[-1], cst.SimpleStatementLine):
             raise refused
         assign = body[-1].body[0] if len(body[-1].body) == 1 else None

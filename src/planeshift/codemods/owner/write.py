@@ -195,7 +195,8 @@ class MethodWriter:
         for loop in partition.loops:
             body += f"{indent}{loop}\n"
             indent += "    "
-        return f"{name}()", f"def {name}():\n{body}{indent}yield {partition.element}\n"
+        element = self.code(self.fan.target).strip()  # what each entry is: `handler, value`
+        return f"{name}()", f"def {name}():\n{body}{indent}yield {element}\n"
 
     def _params(self, call: str) -> tuple[str, list[str]]:
         """The step's parameters and, for a tuple target, the unpacking its body starts with."""

@@ -33,7 +33,7 @@ from libcst._nodes.whitespace import NEWLINE_RE
 from ..base import Source
 from .lines import python_lines
 from .locate import Locator
-from .sections import top_imports_end
+from .sections import import_line, top_imports_end
 
 
 @dataclass
@@ -68,8 +68,8 @@ class Regions:
         old, new = self.module.body, tree.body
         head = self.counts[0]
         if [type(s) for s in old[head:]] != [type(s) for s in new[head + added:]] or sum(
-                not _imports(s) for s in new[:head + added]) != sum(
-                not _imports(s) for s in old[:head]):
+                not import_line(s) for s in new[:head + added]) != sum(
+                not import_line(s) for s in old[:head]):
             raise ValueError("a top-level statement was added outside the import block")
         code, starts = _rendered(tree)
         if len(starts) != len(tree.body):  # a top-level statement's node also stands inside one
@@ -191,11 +191,6 @@ def regions_for(text: str, parsed: ast.Module, lines: Iterable[int]) -> Regions 
     located = ast.Module(body=[s for i in sorted(chosen) for s in groups[i].stmts],
                          type_ignores=[])
     return Regions(text, parsed, spans, counts, located, module)
-
-
-def _imports(stmt: cst.CSTNode) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and all(
-        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
 
 
 def _groups(body: list[ast.stmt]) -> list[_Group]:

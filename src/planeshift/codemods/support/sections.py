@@ -73,6 +73,12 @@ def _insert(tree: cst.Module, line: cst.SimpleStatementLine, style: TargetStyle)
     return tree.with_changes(body=body)
 
 
+def import_line(stmt: cst.CSTNode) -> bool:
+    """A line of imports only (``import a; from b import c`` too)."""
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+
+
 def _is_import(stmt: cst.CSTNode) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
         stmt.body[0], (cst.Import, cst.ImportFrom))
