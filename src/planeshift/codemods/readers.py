@@ -42,8 +42,9 @@ def unread(reg: Registration, facts: MigrateFacts) -> str:
         mech = facts.mechanisms[reg.mechanism][0]
         modules = {seen[1]: rel for rel, seen in facts.scanned.items() if seen[1]}
         name = (mech.dispatchers[0].rsplit(".", 1)[-1] if mech.dispatchers else reg.mechanism)
-        methods = frozenset(m for q in mech.dispatchers for m in _accepting(q, modules, facts))
-        pairs = not methods and any(_gathers(q, modules, facts) for q in mech.dispatchers)
+        read = [_reading(q, modules, facts) for q in mech.dispatchers]
+        methods = frozenset(m for accepting, _ in read for m in accepting)
+        pairs = not methods and any(gathers for _, gathers in read)
         cache[reg.mechanism] = (name, methods, pairs)
     name, methods, pairs = cache[reg.mechanism]
     if pairs:
@@ -80,24 +81,18 @@ def unnamed(reg: Registration, facts: MigrateFacts) -> str:
             "handler it holds")
 
 
-def _gathers(dispatcher: str, modules: dict[str, str], facts: MigrateFacts) -> bool:
-    """Does *dispatcher*'s module run a fan-out that gathers after its invocations on the
-    kernel (``fan_out(..., gather=...)``, owner_dispatch's rewrite of SessionObserver.emit)?"""
-    module, _, cls = dispatcher.rpartition(".")
-    rel = modules.get(module) or module.replace(".", "/") + ".py"
-    text = "\n".join(facts.lines(rel))
-    return f"class {cls}" in text and "fan_out(" in text and "gather=" in text
-
-
-def _accepting(dispatcher: str, modules: dict[str, str], facts: MigrateFacts) -> set[str]:
-    """The methods of *dispatcher*'s class that read a call site's declaration (``handler =
-    _<CLS>_DECLARATIONS.accept(handler)``, as ``owner_declarations`` writes it)."""
+def _reading(dispatcher: str, modules: dict[str, str], facts: MigrateFacts
+             ) -> tuple[set[str], bool]:
+    """What *dispatcher*'s class reads, as the owner codemods wrote it: the methods that read a
+    call site's declaration (``handler = _<CLS>_DECLARATIONS.accept(handler)``), and whether
+    its fan-out gathers on the kernel (``fan_out(..., gather=...)``, SessionObserver.emit's
+    rewrite, whose entries are no registrations)."""
     module, _, cls = dispatcher.rpartition(".")
     candidates = [modules.get(module), module.replace(".", "/") + ".py",
                   module.replace(".", "/") + "/__init__.py"]
     for rel in filter(None, candidates):
         text = "\n".join(facts.lines(rel))
-        if not (text and reads_declarations(text, cls)):
+        if not (text and (reads_declarations(text, cls) or "gather=" in text)):
             continue
         try:
             tree = ast.parse(text)
@@ -106,9 +101,22 @@ def _accepting(dispatcher: str, modules: dict[str, str], facts: MigrateFacts) ->
         table = constant(cls)
         for node in tree.body:
             if isinstance(node, ast.ClassDef) and node.name == cls:
-                return {m.name for m in node.body
-                        if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
-                        and any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
-                                and c.func.attr == "accept" and isinstance(c.func.value, ast.Name)
-                                and c.func.value.id == table for c in ast.walk(m))}
-    return set()
+                accepting = {m.name for m in node.body
+                             if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                             and any(_called(c, "accept", table) for c in ast.walk(m))}
+                gathers = any(_called(c, "fan_out") and any(k.arg == "gather" for k in c.keywords)
+                              for c in ast.walk(node))
+                return accepting, gathers
+    return set(), False
+
+
+def _called(node: ast.AST, name: str, on: str | None = None) -> bool:
+    """Is *node* a call of *name* (``name(...)``, ``x.name(...)``; with *on*, ``on.name(...)``
+    only)?"""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        return func.attr == name and (on is None or (
+            isinstance(func.value, ast.Name) and func.value.id == on))
+    return on is None and isinstance(func, ast.Name) and func.id == name
