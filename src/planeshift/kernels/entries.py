@@ -48,9 +48,9 @@ from ._calls import (
     run_in_thread,
 )
 from ._hooks import OwnerHooks
-from ._runner import Slot, phase_deadline, run_concurrent, runner_for, stops_stage
+from ._runner import Slot, phase_deadline, runner_for, stops_stage
 from ._steps import PhaseSteps
-from ._surface import finish_stage
+from ._surface import finish_stage, gather_stage
 from ._vocab import (
     CompletionTiming,
     DeadlineDisposition,
@@ -368,13 +368,4 @@ async def _gather_stage(
             slot.settle(OutcomeStatus.RETURNED, value)
         return False
     stage = phase.returned_awaitables
-    awaited = steps.await_returned
-    expired = await run_concurrent(pending, awaited, stage.completion, deadline)
-    finish_stage(
-        pending,
-        stage,
-        gather_stage=True,
-        label="returned awaitables",
-        hooks=hooks,
-    )
-    return expired
+    return await gather_stage(pending, stage, steps.await_returned, deadline, hooks)

@@ -10,10 +10,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from ._calls import Offload, close_unawaited, handler_name
-from ._runner import Slot, phase_deadline, run_concurrent, runner_for
+from ._runner import Slot, phase_deadline, runner_for
 from ._signal import check_signal, check_signal_type
 from ._steps import PhaseSteps
-from ._surface import finish_stage
+from ._surface import finish_stage, gather_stage
 from ._sync import EmitState, SyncEntry, emit_report, selects
 from ._table import HandlerTable
 from ._vocab import (
@@ -192,18 +192,8 @@ class FanoutDispatcher(HandlerTable, SyncEntry, Generic[SignalT]):
                     slot.settle(OutcomeStatus.DETACHED)
                 self._detach(self._gather_detached(phase, steps, shadow, deadline))
                 return
-            expired = await run_concurrent(
-                pending,
-                steps.await_returned,
-                second.completion,
-                deadline,
-            )
-            finish_stage(
-                pending,
-                second,
-                gather_stage=True,
-                label="returned awaitables",
-            )
+            awaited = steps.await_returned
+            expired = await gather_stage(pending, second, awaited, deadline)
         if expired:
             self._deadline_expired(phase, state)
 
@@ -220,13 +210,7 @@ class FanoutDispatcher(HandlerTable, SyncEntry, Generic[SignalT]):
             UnsetType,
         ):  # the caller only detaches an existing second stage
             raise RuntimeError("detached gather without a returned-awaitables stage")
-        expired = await run_concurrent(
-            shadow,
-            steps.await_returned,
-            stage.completion,
-            deadline,
-        )
-        finish_stage(shadow, stage, gather_stage=True, label="returned awaitables")
+        expired = await gather_stage(shadow, stage, steps.await_returned, deadline)
         if expired:
             self._deadline_expired(phase, EmitState())
 

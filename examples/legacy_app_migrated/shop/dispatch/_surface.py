@@ -2,19 +2,19 @@
 # Vendored from planeshift.kernels/_surface.py (planeshift 0.1.0).
 # Do not edit: re-run `planeshift kernels vendor` to update this copy.
 """How a finished stage surfaces its failures and handler cancellations, as its stage
-policy says."""
+policy says; and the returned-awaitables stage, run and surfaced."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ._hooks import NO_HOOKS, OwnerHooks
-from ._runner import Slot
+from ._runner import Slot, Step, run_concurrent
 from ._vocab import DispatchFailure, ErrorSurface, HandlerCancellation, OutcomeStatus
 from .errors import HandlerCancelled
 from .phases import DispatchStagePolicy
 
-__all__ = ["finish_stage"]
+__all__ = ["finish_stage", "gather_stage"]
 
 _FAILED = (OutcomeStatus.FAILED, OutcomeStatus.REJECTED)
 _RAISING = (
@@ -22,6 +22,26 @@ _RAISING = (
     ErrorSurface.RAISE_GROUP,
     ErrorSurface.UNWRAP_SINGLE_ELSE_GROUP,
 )
+
+
+async def gather_stage(
+    pending: Sequence[Slot],
+    stage: DispatchStagePolicy,
+    awaited: Step,
+    deadline: float | None,
+    hooks: OwnerHooks = NO_HOOKS,
+) -> bool:
+    """Await the awaitables *pending* slots kept, concurrently (*awaited* settles one slot),
+    then surface the stage as its policy says; True when the shared deadline expired."""
+    expired = await run_concurrent(pending, awaited, stage.completion, deadline)
+    finish_stage(
+        pending,
+        stage,
+        gather_stage=True,
+        label="returned awaitables",
+        hooks=hooks,
+    )
+    return expired
 
 
 def finish_stage(
