@@ -262,8 +262,7 @@ def metadata_files(config: Config, packs: tuple[Pack, ...]) -> list[SourceFile]:
     that cannot be read is a warning, not a skipped file); ``exclude`` leaves one out."""
     if not any(f.plugins for p in packs for m in p.mechanisms for f in m.registrations):
         return []
-    excluded = IgnoreRules()
-    excluded.add_lines(list(config.exclude), "")
+    excluded = IgnoreRules.of(config.exclude)
     return [SourceFile(path, path.name, "", False) for path in metadata_paths(config.root)
             if not excluded.ignored(path.name, False)]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,6 +80,13 @@ class IgnoreRules:
     def __init__(self) -> None:
         self.rules: list[_Rule] = []
         self.unreadable: list[str] = []  # ignore files that could not be read, and why
+
+    @classmethod
+    def of(cls, patterns: Iterable[str]) -> IgnoreRules:
+        """Rules from gitignore-style *patterns* anchored at the root (``exclude``)."""
+        rules = cls()
+        rules.add_lines(list(patterns), "")
+        return rules
 
     def add_lines(self, lines: list[str], base: str) -> None:
         for raw in lines:
@@ -234,10 +242,8 @@ def discover(
     rules = IgnoreRules()
     if use_gitignore:
         _ancestor_ignores(root, rules)
-    excludes = IgnoreRules()
-    excludes.add_lines(list(exclude), "")
-    wanted = IgnoreRules()
-    wanted.add_lines(list(settings), "")
+    excludes = IgnoreRules.of(exclude)
+    wanted = IgnoreRules.of(settings)
     found: list[SourceFile] = []
     folders: dict[str, tuple[bool, list[str]]] = {}  # rel -> (has __init__.py, subfolders)
     modules: list[tuple[Path, str, str]] = []  # (path, rel, folder rel) of each Python file
