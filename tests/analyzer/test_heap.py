@@ -59,3 +59,16 @@ def test_in_a_process_the_command_ends_the_heap_stays_frozen_after(
         assert gc.get_freeze_count() >= len(made_inside)  # what the stretch made: frozen too
     finally:
         gc.unfreeze()
+
+
+def test_a_one_shot_process_collects_its_youngest_generation_rarely(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from planeshift import heap
+
+    monkeypatch.setattr(heap, "_exit_follows", False)
+    before = gc.get_threshold()
+    try:
+        heap.exit_follows_command()
+        assert gc.get_threshold() == (heap._ONE_SHOT_THRESHOLD, *before[1:])
+    finally:
+        gc.set_threshold(*before)
