@@ -63,7 +63,19 @@ def compile_package() -> str:
 
     folder = Path(planeshift.__file__).parent
     compileall.compile_dir(folder, quiet=1)
-    return f"bytecode written for {folder}"
+    # and the dataclass methods a user's first run of each command keeps (method_cache.py):
+    # every module of planeshift imported once, in a process writing bytecode as a user's does
+    prime = ("import importlib, pkgutil, planeshift\n"
+             "from planeshift.method_cache import reuse_compiled_methods\n"
+             "methods = reuse_compiled_methods()\n"
+             "for info in pkgutil.walk_packages(planeshift.__path__, 'planeshift.'):\n"
+             "    if not info.name.endswith('__main__'):\n"
+             "        importlib.import_module(info.name)\n"
+             "import libcst\n"
+             "methods.save()\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-c", prime], env=env, check=True)
+    return f"bytecode and dataclass methods written for {folder}"
 
 
 def python_files(tree: Path) -> list[Path]:

@@ -26,7 +26,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "planeshift"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (  # bottom first; the longest prefix decides
     ("base", ("planeshift", "planeshift.types", "planeshift.config", "planeshift.atomic",
               "planeshift.fsio",
-              "planeshift.codeversion", "planeshift.heap", "planeshift.pyfloor",
+              "planeshift.codeversion", "planeshift.heap", "planeshift.method_cache",
+              "planeshift.pyfloor",
               "planeshift.pylines",
               "planeshift.repository", "planeshift.workers", "planeshift.vendor",
               "planeshift.owners", "planeshift.kernels")),

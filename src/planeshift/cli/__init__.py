@@ -12,6 +12,7 @@ import click
 
 from .. import __version__
 from ..heap import exit_follows_command
+from ..method_cache import reuse_compiled_methods
 
 __all__ = ["cli", "main", "run"]
 
@@ -74,9 +75,12 @@ def run() -> NoReturn:
     shuts down skip it: they would traverse every object the command made (a cold scan of
     lionagi: up to a third of a second) only to free memory the exit frees anyway. Finalizers
     still run for what reference counting frees; nothing the commands write is left buffered in a
-    cycle.
+    cycle. The methods ``dataclasses`` writes for the command's classes are compiled once and
+    kept between runs (``method_cache``).
     """
     exit_follows_command()
+    methods = reuse_compiled_methods()
     code = main()
+    methods.save()
     gc.freeze()
     raise SystemExit(code)
