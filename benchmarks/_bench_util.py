@@ -60,6 +60,7 @@ def compile_package() -> str:
     import compileall
 
     import planeshift
+    from planeshift.method_cache import cache_path
 
     folder = Path(planeshift.__file__).parent
     compileall.compile_dir(folder, quiet=1)
@@ -75,7 +76,7 @@ def compile_package() -> str:
              "methods.save()\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     subprocess.run([sys.executable, "-c", prime], env=env, check=True)
-    return f"bytecode and dataclass methods written for {folder}"
+    return f"bytecode written for {folder}; dataclass methods kept in {cache_path()}"
 
 
 def python_files(tree: Path) -> list[Path]:

@@ -68,17 +68,41 @@ def test_nothing_is_written_where_python_writes_no_bytecode(
     assert not (tmp_path / "m").exists()
 
 
-@pytest.mark.parametrize("content", [
-    b"not marshal at all",
-    marshal.dumps((("3.0.0 another interpreter", "cpython-30"), {})),
-    marshal.dumps(["a list", "not a header and table"]),
-])
-def test_a_file_not_of_this_interpreter_is_compiled_around(tmp_path: Path, restore_exec,
-                                                           content: bytes) -> None:
-    folder = tmp_path / "m"
-    folder.mkdir()
-    (folder / f"{__name__}.marshal").write_bytes(content)
-    cache = reuse_compiled_methods(folder)
+def _written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A module's file as a run writes it."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    cache = reuse_compiled_methods(tmp_path / "m")
+    make_point()
+    cache.save()
+    return tmp_path / "m" / f"{__name__}.marshal"
+
+
+def _flip(data: bytes, at: int) -> bytes:
+    return data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:]
+
+
+@pytest.mark.parametrize("damage", ["another build", "a flipped byte", "cut short",
+                                    "a table of the wrong types", "not marshal at all"])
+def test_a_file_not_whole_or_not_of_this_build_is_compiled_around(
+        tmp_path: Path, restore_exec, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    path = _written(tmp_path, monkeypatch)
+    data = path.read_bytes()
+    head = len(method_cache._HEADER)
+    if damage == "another build":
+        data = b"3.0.0 another interpreter|cpython-30\n" + data[head:]
+    elif damage == "a flipped byte":
+        data = _flip(data, len(data) // 2)
+    elif damage == "cut short":
+        data = data[: len(data) - 7]
+    elif damage == "a table of the wrong types":  # whole, and of this build, but not code
+        import hashlib
+
+        table = marshal.dumps({"def f(): pass": 42})
+        data = method_cache._HEADER + hashlib.sha256(table).digest() + table
+    else:
+        data = b"not marshal at all"
+    path.write_bytes(data)
+    cache = reuse_compiled_methods(tmp_path / "m")
     Point = make_point()
     assert cache.new >= 5 and Point(1) == Point(1)
 
@@ -89,12 +113,18 @@ def test_only_source_text_is_looked_up() -> None:
     cache.exec(compile("x = 1", "<t>", "exec"), {"__name__": "m"}, ns)
     cache.exec("y = 2", {}, ns)  # globals naming no module: compiled as exec compiles
     assert (ns, cache.new) == ({"x": 1, "y": 2}, 0)
+    cache.exec("z = 3", {"__name__": "m"}, ns)  # (any arguments exec takes are handed on)
+    assert (ns["z"], cache.new) == (3, 1)
 
 
-def test_the_cache_sits_beside_planeshifts_bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cache_is_in_the_users_cache_folder(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    """Not in the install: ``pip uninstall`` would leave it behind, a namespace package."""
     monkeypatch.setattr(sys, "pycache_prefix", None)
-    package = Path(method_cache.__file__).resolve().parent
-    assert method_cache.cache_path().parent == package / "__pycache__"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert method_cache.cache_path().parent == tmp_path / "planeshift"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert method_cache.cache_path().parent == Path.home() / ".cache" / "planeshift"
     monkeypatch.setattr(sys, "pycache_prefix", "/tmp/prefix")
     assert method_cache.cache_path().is_relative_to("/tmp/prefix")
 
@@ -108,6 +138,5 @@ def test_the_console_process_keeps_the_methods_it_compiled(tmp_path: Path) -> No
            "--no-context", "--format", "json", "-o", str(tmp_path / "out.json")]
     subprocess.run(cmd, env=env, check=True, capture_output=True)
     [kept] = tmp_path.rglob("dataclass-methods.*/planeshift.types.marshal")
-    header, code = marshal.loads(kept.read_bytes())
-    assert header == (sys.version, sys.implementation.cache_tag)
-    assert any("def __init__(" in text for text in code)
+    assert kept.read_bytes().startswith(method_cache._HEADER)
+    assert any("def __init__(" in text for text in method_cache._read(kept))
