@@ -13,6 +13,7 @@ from .analyzer.discover import IgnoreRules, SourceFile, discover
 from .analyzer.extract.entry_points import is_metadata, metadata_paths
 from .analyzer.extract.facts import FileFacts
 from .analyzer.extract.pool import Extracted, Extraction
+from .analyzer.link.assemble import unread_results
 from .analyzer.link.linker import Linked
 from .analyzer.link.run import link
 from .analyzer.shapes import vocabulary
@@ -145,10 +146,10 @@ def classified(linked: Linked, config: Config, context: tuple[str, ...] = ()) ->
     """Every candidate of the tree in its plane, as the plain project facts the rules read
     (what the link found in context roots served the link and is not the project's)."""
     models = {m.id: m.model for m in linked.mechanisms}
-    firstresult = firstresult_hooks(linked)
+    firstresult, unread = firstresult_hooks(linked), unread_results(linked.units)
     return ProjectFacts(
         root=config.root.as_posix(),
-        registrations=tuple(classify(firstresult(c), models[c.mechanism])
+        registrations=tuple(classify(unread(firstresult(c)), models[c.mechanism])
                             for c in linked.candidates if not is_context(c.file)),
         emissions=tuple(e for e in linked.emissions if not is_context(e.file)),
         context=context,
@@ -185,12 +186,13 @@ def library_activated(linked: Linked) -> tuple[Registration, ...]:
     tree's own calls activate: each classified as in the library, with only the tree's calls as
     its activations, its file relative to the folder holding the package."""
     models = {m.id: m.model for m in linked.mechanisms}
-    firstresult = firstresult_hooks(linked)
+    firstresult, unread = firstresult_hooks(linked), unread_results(linked.units)
     out = []
     for cand in linked.candidates:
         calls = tuple(a for a in cand.activations if not is_context(a.file))
         if is_context(cand.file) and calls:
-            reg = classify(firstresult(replace(cand, activations=calls)), models[cand.mechanism])
+            reg = classify(unread(firstresult(replace(cand, activations=calls))),
+                           models[cand.mechanism])
             out.append(replace(reg, file=reg.file[len(PREFIX):]))
     return tuple(sorted(out, key=lambda r: r.sort_key))
 

@@ -540,6 +540,78 @@ def test_pytest_hooks_by_marker_and_by_name_with_their_options(tmp_path: Path) -
 
 
 
+def test_a_value_returned_to_calls_that_all_drop_it_decides_nothing(tmp_path: Path) -> None:
+    """What an implementation returns counts only where a call of its hook in view keeps the
+    result; a firstresult hook's value ends the call whoever reads it."""
+    result = scan_plugins(tmp_path, {"host/__init__.py": "", "host/main.py": """
+        import pluggy
+
+        spec = pluggy.HookspecMarker("host")
+
+
+        class Specs:
+            @spec
+            def host_notify(self, x): ...
+
+            @spec
+            def host_collect(self, x): ...
+
+            @spec(firstresult=True)
+            def host_pick(self, x): ...
+
+
+        def run(pm: pluggy.PluginManager) -> list:
+            pm.add_hookspecs(Specs)
+            pm.hook.host_notify(x=1)
+            pm.hook.host_pick(x=1)
+            return pm.hook.host_collect(x=1)
+        """, "host/plugin.py": """
+        import pluggy
+
+        impl = pluggy.HookimplMarker("host")
+
+
+        @impl
+        def host_notify(x):
+            return True
+
+
+        @impl
+        def host_collect(x):
+            return [x]
+
+
+        @impl
+        def host_pick(x):
+            return x
+        """})
+    found = {r.point: r for r in regs(result, file="host/plugin.py")}
+    assert {p: r.plane for p, r in found.items()} == {
+        "host_notify": "subscriber", "host_collect": "interceptor", "host_pick": "interceptor",
+    }, show(result)
+    assert "what it returns reaches no caller: every call of host_notify in view drops the " \
+        "result (host/main.py:19)" in found["host_notify"].evidence
+
+
+def test_a_call_drops_its_result_only_as_a_statement_of_its_own() -> None:
+    import ast
+
+    from planeshift.analyzer.extract.facts import call_rows
+    from planeshift.analyzer.extract.symbols import collect_symbols
+
+    text = textwrap.dedent("""
+        async def f(pm):
+            pm.hook.a()
+            await pm.hook.b()
+            kept = pm.hook.c()
+            print(pm.hook.d())
+            return pm.hook.e()
+        """)
+    facts = collect_symbols(ast.parse(text), "m.py", "m", False, text=text)
+    dropped = {row[0][2]: row[8] for row in call_rows(facts) if row[0][0] == "attr"}
+    assert dropped == {"a": True, "b": True, "c": False, "d": False, "e": False}
+
+
 def test_a_method_the_pack_names_as_a_mutator_changes_what_it_is_called_on(
         tmp_path: Path) -> None:
     result = scan_plugins(tmp_path, {"myplugin/__init__.py": "", "myplugin/plugin.py": """

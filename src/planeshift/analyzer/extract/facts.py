@@ -138,10 +138,11 @@ class FileFacts:
 
 # (callee ref, scope, line, col, end line, end col, the bare names handed to it: the arguments
 # that are a name, a *name or a **name, positional or keyword; the names the other arguments are
-# an attribute or item of). The scope is the symbol pass's:
+# an attribute or item of; whether its result is dropped: the call, or its await, is a statement
+# of its own). The scope is the symbol pass's:
 # a decorator's own call is a decorator, not a call; defaults, decorators and bases belong to the
 # enclosing scope.
-CallRow = tuple[Ref, str, int, int, int, int, tuple[str, ...], tuple[str, ...]]
+CallRow = tuple[Ref, str, int, int, int, int, tuple[str, ...], tuple[str, ...], bool]
 
 
 def call_rows(facts: FileFacts) -> tuple[CallRow, ...]:

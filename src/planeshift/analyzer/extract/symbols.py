@@ -53,6 +53,7 @@ class SymbolCollector(BindingVisits):
         self.loops: list[tuple[Ref, Ref]] = []  # the `for` loops around the node being visited
         self.calls: list[CallRow] = []
         self.applied: set[ast.Call] = set()  # decorator calls applied by a call (not sites)
+        self.dropped: ast.AST | None = None  # the call an expression statement drops the result of
 
     # -- definitions --------------------------------------------------------------------------
     def _child(self, name: str) -> str:
@@ -197,7 +198,7 @@ class SymbolCollector(BindingVisits):
         func = node.func
         if func.__class__ is ast.Name or func.__class__ is ast.Attribute:
             self.calls.append((from_ast(func), self.scope.qualname, *self.src.span(node),
-                               handed_names(node), handed_roots(node)))
+                               handed_names(node), handed_roots(node), node is self.dropped))
         if (
             self.frames
             and isinstance(node.func, ast.Name)
@@ -227,6 +228,11 @@ class SymbolCollector(BindingVisits):
             self.visit(node.func)
         for arg in [*node.args, *node.keywords]:
             self.visit(arg)
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        value = node.value
+        self.dropped = value.value if value.__class__ is ast.Await else value  # type: ignore
+        self.visit(value)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if isinstance(node.ctx, ast.Load):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -9,6 +10,7 @@ from ...packs.model import Mechanism, RegistrationForm
 from .activations import activations_of
 from .candidate import Call, Candidate
 from .index import ProjectIndex
+from .match.effects import RETURNS
 from .match.emissions import RawEmission
 from .match.matcher import Matcher
 from .match.plugins import spec_plugins
@@ -48,6 +50,39 @@ def with_activations(candidates: list[Candidate], units: dict[str, Unit]) -> lis
            if c.helper or c.plugin else c for c in candidates]
     return [c for c in out if not (c.plugin in specs and c.via == "hookimpl"
                                    and c.confidence == "medium" and not c.activations)]
+
+
+def unread_results(units: Mapping[str, Unit]) -> Callable[[Candidate], Candidate]:
+    """A handler that returns a value, on a point every call of which in view drops the result
+    (``hooks.pytest_timeout_cancel_timer(item=item)``, a statement of its own): what it returns
+    reaches no caller, so returning is not one of its effects. Known only where the point's
+    calls are in view (the tree's or a context root's) and no call of the mechanism names its
+    point dynamically (it may be any point). Not on a firstresult hook (flagged before): there a
+    value returned ends the call, and the implementations after it do not run, whoever reads
+    it."""
+    calls: dict[tuple[str, str], list[RawEmission]] = {}
+    blind: set[str] = set()
+    for path in sorted(units):
+        for em in units[path].emissions:
+            if em.point is None or em.dynamic:
+                blind.add(em.mechanism.id)
+            else:
+                calls.setdefault((em.mechanism.id, em.point), []).append(em)
+
+    def unread(cand: Candidate) -> Candidate:
+        effects = cand.handler.effects
+        found = calls.get((cand.mechanism, cand.point or ""), [])
+        if not (effects and RETURNS in effects and found and cand.mechanism not in blind
+                and "firstresult" not in cand.flags and all(em.discarded for em in found)):
+            return cand
+        where = ", ".join(f"{em.file}:{em.line}" for em in found[:3])
+        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+        return replace(
+            cand, handler=replace(cand.handler, effects=tuple(e for e in effects if e != RETURNS)),
+            evidence=(*cand.evidence, f"what it returns reaches no caller: every call of "
+                      f"{cand.point} in view drops the result ({where}{more})"))
+
+    return unread
 
 
 def forwarder_apis(units: dict[str, Unit],

@@ -107,7 +107,7 @@ def _encode_snapshot(snap: Snapshot) -> tuple:
         (u.path, [(encode(r), None if s is None else encode(s)) for r, s in u.entries],
          [encode(s) for s in u.used],
          [(e.file, e.line, e.col, e.scope, e.module, e.mechanism.id, e.api, e.point, e.dynamic,
-           e.end_line, e.end_col) for e in u.emissions],
+           e.end_line, e.end_col, e.discarded) for e in u.emissions],
          reads(u.reads), [encode(c) for c in u.calls])
         for u in snap.units.values()
     ]
@@ -144,8 +144,9 @@ def _decode_snapshot(row: tuple, packs: tuple[Pack, ...]) -> Snapshot:
                 path,
                 [(decode(Candidate, r), None if s is None else spec(s)) for r, s in entries],
                 frozenset(spec(s) for s in used),
-                [RawEmission(f, line, col, scope, module, mechanisms[m], api, point, dyn, el, ec)
-                 for f, line, col, scope, module, m, api, point, dyn, el, ec in emissions],
+                [RawEmission(f, line, col, scope, module, mechanisms[m], api, point, dyn, el, ec,
+                             dropped)
+                 for f, line, col, scope, module, m, api, point, dyn, el, ec, dropped in emissions],
                 reads(ids),
                 [decode(Call, c) for c in calls],
                 (row, table),

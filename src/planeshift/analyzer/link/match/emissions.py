@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ....packs.model import EmissionForm, Mechanism
 from ...extract.facts import CallRow, FileFacts, Function, Ref, Site, call_rows
@@ -26,6 +26,7 @@ class RawEmission:
     dynamic: bool
     end_line: int = 0
     end_col: int = 0
+    discarded: bool = False  # the call is a statement of its own: what the handlers return is lost
 
 
 class Emissions:
@@ -36,6 +37,15 @@ class Emissions:
         self.ev, self.identity, self.points, self.forms = evaluator, identity, points, forms
 
     def emissions(self, facts: FileFacts) -> Iterator[RawEmission]:
+        """The file's emissions, each saying whether its call's result is dropped."""
+        dropped: set[tuple[int, int]] | None = None
+        for emission in self._emissions(facts):
+            if dropped is None:
+                dropped = {(row[2], row[3]) for row in call_rows(facts) if row[8]}
+            yield replace(emission, discarded=True) if (emission.line, emission.col) in dropped \
+                else emission
+
+    def _emissions(self, facts: FileFacts) -> Iterator[RawEmission]:
         for site in facts.sites:
             if site.kind != "call":
                 continue
