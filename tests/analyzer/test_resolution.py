@@ -538,6 +538,34 @@ def test_forwarding_helper_callers_are_the_registrations(tmp_path: Path) -> None
     assert regs(result, file="wiring.py") == [], "the helper's inner call is not a registration"
 
 
+def test_a_helper_looping_over_the_points_it_is_handed_stays_the_registration(
+        tmp_path: Path) -> None:
+    """Its callers' calls would register on no point at all (a blocking one classified as an
+    observer, with high confidence): the site in the loop is the registration, its point
+    dynamic, and the helper's callers are its activations."""
+    helpers = """
+    from demo.bus import EventBus
+
+
+    def listen_all(bus: EventBus, points, fn):
+        for point in points:
+            bus.on(point, fn)
+    """
+    app = """
+    from demo.bus import EventBus, Point
+    from handlers import guard
+    from wiring import listen_all
+
+    bus = EventBus()
+    listen_all(bus, (Point.BEFORE,), guard)
+    """
+    result = scan_tree(tmp_path, {"wiring.py": helpers, "app.py": app, "handlers.py": HANDLERS})
+    assert regs(result, file="app.py") == [], show(result)
+    reg = one(result, file="wiring.py")
+    assert (reg.point, reg.plane, "dynamic_point" in reg.flags) == (None, "needs_review", True)
+    assert [(a.file, a.line) for a in reg.activations] == [("app.py", 6)]
+
+
 def test_facade_method_forwarding_star_keys_and_handler_keyword(tmp_path: Path) -> None:
     facade = """
     from demo.bus import EventBus

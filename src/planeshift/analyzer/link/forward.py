@@ -89,6 +89,11 @@ def derive(cand: Match, matcher: Matcher) -> RegistrationForm | None:
         receiver_param = _param_source(cand.receiver, params, func)
     if handler_param is None and point_param is None and point_spec_from_star is None:
         return None
+    if point_param is None and point_spec_from_star is None and cand.point_note is not None:
+        # the point is found only as the helper runs (`for point in points: bus.on(point, h)`):
+        # its callers' calls would be registrations on no point at all, so the site stays the
+        # registration, with its dynamic point
+        return None
     if handler_param is None and not any(
         key == "point" for rule in cand.mechanism.classify for key, _ in rule.when
     ):
