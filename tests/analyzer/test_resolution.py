@@ -974,3 +974,14 @@ def test_from_a_package_import_a_name_its_init_binds_beside_a_submodule(tmp_path
     result = scan(Config(root=tmp_path, packs=(), builtin_packs=("blinker",), use_cache=False,
                          jobs=1, use_context=False))
     assert [(r.file, r.point) for r in result.registrations] == [("myplugin/__init__.py", "ready")]
+
+
+def test_a_lambda_is_shown_with_its_parameters_as_written() -> None:
+    """A handler given inside a literal (a dict of hooks) has no text of its own: it is shown
+    from its ref, ``**kw`` and defaults kept (they were ``lambda t, kw``)."""
+    import ast
+
+    from planeshift.analyzer.extract.refs import from_ast, render
+
+    for text in ("lambda t, **kw: build(t, **kw)", "lambda t=None, *a, k=1: f(t)", "lambda: f()"):
+        assert render(from_ast(ast.parse(text, mode="eval").body)) == text

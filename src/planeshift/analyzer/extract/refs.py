@@ -5,7 +5,7 @@ Grammar (every ref is a tuple whose first item names its form)::
     ("name", id)                      ("attr", base, attr)
     ("call", func, args, kwargs)      args: tuple of refs; kwargs: tuple of (name | None, ref)
     ("str", value)                    ("const", repr)
-    ("lambda", body, params)          ("sub", base, index)
+    ("lambda", body, params, shown)   ("sub", base, index)      shown: the parameters as written
     ("await", ref)                    ("seq", kind, items)       kind: list | tuple | set
     ("dict", ((key, value), ...))     ("either", (ref, ...))     `a or b`, `a if c else b`, `A | B`
     ("star", ref)                     ("other", node-type)
@@ -79,7 +79,8 @@ _CONVERT: dict[type, Callable[[Any, int], Ref]] = {
     ast.Call: _call,
     ast.Constant: _constant,
     ast.Lambda: lambda node, d: ("lambda", from_ast(node.body, d),
-                                 tuple(a.arg for a in _all_args(node.args))),
+                                 tuple(a.arg for a in _all_args(node.args)),
+                                 ast.unparse(node.args)),
     ast.Subscript: lambda node, d: ("sub", from_ast(node.value, d), from_ast(node.slice, d)),
     ast.Await: lambda node, d: ("await", from_ast(node.value, d)),
     ast.List: _seq("list"),
@@ -148,7 +149,8 @@ def render(ref: Ref) -> str:
     if kind == "const":
         return str(ref[1])
     if kind == "lambda":
-        return f"lambda {', '.join(ref[2])}: {render(ref[1])}"
+        params = ref[3] if len(ref) > 3 else ", ".join(ref[2])
+        return f"lambda {params}: {render(ref[1])}" if params else f"lambda: {render(ref[1])}"
     if kind == "sub":
         return f"{render(ref[1])}[{render(ref[2])}]"
     if kind == "await":

@@ -99,7 +99,7 @@ class HandlerResolver:
         ``adapters`` module around a ``*Registration`` or ``Subscription``, or of its optional
         form ``optional(h, lambda p: as_X(<typed registration>(..., handler=p)))``; else None."""
         if ref[0] == "call" and len(ref[2]) == 2 and not ref[3] and ref[2][1][0] == "lambda":
-            _, body, params = ref[2][1]
+            _, body, params, *_ = ref[2][1]
             inner = self.adapted(body, module, scope) if len(params) == 1 else None
             if inner is None or not _reads(inner, ("name", params[0])) or not any(
                     _adapter(v, OPTIONAL) for v in self.ev.eval(ref[1], module, scope)):
