@@ -28,7 +28,7 @@ def lint_sample() -> LintResult:
                                    "broadcaster", end_line=45, end_col=30),
                     "@hooks-team", "0123456789abcdef:0"),
         LintFinding(Finding("PS101", "discard_unawaited", "app/session.py", 60, 8, "info",
-                            DISCARD + " (it returns nothing today)", "broadcaster"),
+                            DISCARD + " (it cannot return an awaitable today)", "broadcaster"),
                     "@hooks-team", "2123456789abcdef:0"),
         LintFinding(Finding("PS101", "discard_unawaited", "app/session.py", 70, 8, "error",
                             DISCARD, "broadcaster"), "@hooks-team", "3123456789abcdef:0",

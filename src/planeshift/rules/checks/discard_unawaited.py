@@ -40,7 +40,7 @@ class DiscardUnawaited(Rule):
     and drops whatever the call returns. The severity says how real the loss is: **error** when
     the handler can return an awaitable (a sync function returning a coroutine call, a lambda
     around an async call, a `functools.partial` of a coroutine function on a dispatcher that does
-    not classify), **warning** when planeshift cannot tell, **info** when it returns nothing.
+    not classify), **warning** when planeshift cannot tell, **info** when it cannot return one.
     Each finding carries the site's `owner` (`owners` in `[tool.planeshift]`, else the
     repository's CODEOWNERS), so `planeshift scan --format json` is the enumeration, with an
     accountable owner per site, that ADR-0120 D2 gates the DISCARD_UNAWAITED flip on.
@@ -115,5 +115,6 @@ class DiscardUnawaited(Rule):
             if severity == "error":
                 message += "; it returns an awaitable that is never run"
             elif severity == "info":
-                message += " (it returns nothing today; record it as intentionally discarding)"
+                message += (" (it cannot return an awaitable today; record it as intentionally"
+                            " discarding)")
             yield self.on(reg, message, severity)
