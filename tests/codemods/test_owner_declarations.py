@@ -55,6 +55,18 @@ def test_no_declaration_is_written_for_an_owner_that_does_not_read_it(tmp_path: 
     assert (root / "app.py").read_text() == APP
 
 
+def test_an_owner_in_a_library_is_named_as_the_librarys(tmp_path: Path) -> None:
+    """An app using the library: `migrate --owners` here would find nothing to change, so the
+    reason says where the owner is."""
+    write_tree(tmp_path, {"app.py": APP})
+    result = _run(tmp_path)
+    reasons = {n.reason for n in result.not_migrated if n.codemod == "registration"}
+    assert reasons == {"not rewritten: Relay is relay's, not this project's, and reads no "
+                       "declarations: its call sites here can be rewritten once a relay release "
+                       "whose owners run on the kernels is installed (`migrate --owners` on its "
+                       "source)"}
+
+
 def test_after_the_owner_runs_on_the_kernels_its_facade_reads_each_declaration(
         tmp_path: Path) -> None:
     root = _project(tmp_path)

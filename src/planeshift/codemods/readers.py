@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from ..analyzer.context import PREFIX as CONTEXT
 from ..types import Registration
 from .facts import MigrateFacts
 from .owner.declarations import constant, reads_declarations
@@ -37,7 +38,8 @@ def unread(reg: Registration, facts: MigrateFacts) -> str:
         return ""
     if facts.mechanisms[reg.mechanism][1].migrate.declarations == "always":
         return ""
-    cache: dict[str, tuple[str, frozenset[str], bool]] = facts.__dict__.setdefault("_unread", {})
+    cache: dict[str, tuple[str, frozenset[str], bool, bool]] = facts.__dict__.setdefault(
+        "_unread", {})
     if reg.mechanism not in cache:
         mech = facts.mechanisms[reg.mechanism][0]
         modules = {seen[1]: rel for rel, seen in facts.scanned.items() if seen[1]}
@@ -45,12 +47,22 @@ def unread(reg: Registration, facts: MigrateFacts) -> str:
         read = [_reading(q, modules, facts) for q in mech.dispatchers]
         methods = frozenset(m for accepting, _ in read for m in accepting)
         pairs = not methods and any(gathers for _, gathers in read)
-        cache[reg.mechanism] = (name, methods, pairs)
-    name, methods, pairs = cache[reg.mechanism]
+        # an owner no file of the project defines: a library's (lionagi's, for an app using it)
+        elsewhere = bool(mech.dispatchers) and not any(
+            not modules.get(q.rpartition(".")[0], CONTEXT).startswith(CONTEXT)
+            for q in mech.dispatchers)
+        cache[reg.mechanism] = (name, methods, pairs, elsewhere)
+    name, methods, pairs, elsewhere = cache[reg.mechanism]
     if pairs:
         return (f"not rewritten: {name} runs on the kernels, but its fan-out takes each handler "
                 "with a value its filter matched, computed as it runs, and reads no "
                 "declaration (owner_declarations leaves such an owner as it is)")
+    if not methods and elsewhere:
+        mech, pack = facts.mechanisms[reg.mechanism]
+        package = pack.package or mech.dispatchers[0].split(".", 1)[0]
+        return (f"not rewritten: {name} is {package}'s, not this project's, and reads no "
+                f"declarations: its call sites here can be rewritten once a {package} release "
+                "whose owners run on the kernels is installed (`migrate --owners` on its source)")
     if not methods:
         return (f"not rewritten: {name} does not read declarations until its owner runs on the "
                 "kernels (migrate --owners)")
