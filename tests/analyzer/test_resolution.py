@@ -566,6 +566,40 @@ def test_a_helper_looping_over_the_points_it_is_handed_stays_the_registration(
     assert [(a.file, a.line) for a in reg.activations] == [("app.py", 6)]
 
 
+def test_an_apps_own_decorator_factory_registers_what_it_decorates(tmp_path: Path) -> None:
+    helpers = """
+    from demo.bus import EventBus
+
+    BUS = EventBus()
+
+
+    def on_event(point):
+        def wrap(fn):
+            BUS.on(point, fn)
+            return fn
+        return wrap
+    """
+    app = """
+    from demo.bus import Point
+    from wiring import on_event
+
+
+    @on_event(Point.BEFORE)
+    def guard(**kw):
+        raise PermissionError("no")
+
+
+    @on_event(Point.AFTER)
+    def log(**kw):
+        print(kw)
+    """
+    result = scan_tree(tmp_path, {"wiring.py": helpers, "app.py": app})
+    found = {(r.line, r.point, r.handler.expr, r.plane) for r in regs(result, file="app.py")}
+    assert found == {(5, "BEFORE", "guard", "interceptor"), (10, "AFTER", "log", "subscriber")}, \
+        show(result)
+    assert regs(result, file="wiring.py") == [], "the factory's inner call is not a registration"
+
+
 def test_facade_method_forwarding_star_keys_and_handler_keyword(tmp_path: Path) -> None:
     facade = """
     from demo.bus import EventBus

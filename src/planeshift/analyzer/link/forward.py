@@ -92,8 +92,8 @@ def derive(cand: Match, matcher: Matcher) -> RegistrationForm | None:
     if point_param is None and point_spec_from_star is None and cand.point_note is not None:
         # the point is found only as the helper runs (`for point in points: bus.on(point, h)`):
         # its callers' calls would be registrations on no point at all, so the site stays the
-        # registration, with its dynamic point
-        return None
+        # registration, with its dynamic point; unless the helper is a decorator factory's
+        return _decorator_factory(cand, matcher, func, handler_param)
     if handler_param is None and not any(
         key == "point" for rule in cand.mechanism.classify for key, _ in rule.when
     ):
@@ -130,5 +130,32 @@ def derive(cand: Match, matcher: Matcher) -> RegistrationForm | None:
         receiver=_spec_for(receiver_param, positional) if receiver_param is not None else None,
         fixed_point=None if point_spec is not None else cand.point,
         fixed_handler=fixed_handler,
+        forwards=f"{cand.file}:{cand.line}",
+    )
+
+
+def _decorator_factory(cand: Match, matcher: Matcher, inner: Function,
+                       handler_param: Param | None) -> RegistrationForm | None:
+    """``def on_hook(point): def wrap(fn): bus.on(point, fn); return fn; return wrap``: the
+    registration's point is a parameter of the enclosing function, its handler the parameter of
+    the function that function returns, so ``@on_hook(P)`` registers what it decorates on P."""
+    index = matcher.ev.index
+    outer_qn, _, name = f"{cand.module}.{cand.scope}".rpartition(".")
+    outer = index.functions.get(outer_qn)
+    if outer is None or handler_param is None or outer.kind != "function" or len(
+            cand.point_args) != 1 or ("name", name) not in outer.return_values:
+        return None
+    positional = [p for p in inner.params if p.kind == "pos"]
+    if positional[:1] != [handler_param] or len(positional) != 1:
+        return None  # the decorated function is what the returned function is handed
+    params = {p.name: p for p in outer.params if p.kind not in ("self", "cls")}
+    point_param = _param_source(cand.point_args[0].ref, params, outer)
+    if point_param is None or any(n == point_param.name for n, _ in inner.bindings):
+        return None
+    return RegistrationForm(
+        kind="decorator",
+        name=outer_qn,
+        callables=(outer_qn,),
+        point=_spec_for(point_param, [p for p in outer.params if p.kind == "pos"]),
         forwards=f"{cand.file}:{cand.line}",
     )

@@ -360,9 +360,11 @@ def definers(summaries: Sequence[FileSummary]) -> dict[str, tuple[str, ...]]:
 
 
 def needs_reextract(facts: FileFacts, calls: set[str], lists: set[str]) -> bool:
-    """The file calls a derived API or loads a derived list name: collect its sites again."""
+    """The file calls a derived API (or decorates with one) or loads a derived list name:
+    collect its sites again."""
     return bool(facts.error is None and facts.module and (
-        (facts.called_funcs | facts.called_attrs) & calls or facts.loaded_attrs & lists))
+        (facts.called_funcs | facts.called_attrs | facts.decorator_words) & calls
+        or facts.loaded_attrs & lists))
 
 
 def _call_word(qualname: str) -> str:
