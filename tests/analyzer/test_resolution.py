@@ -628,6 +628,40 @@ def test_facade_method_forwarding_star_keys_and_handler_keyword(tmp_path: Path) 
     assert regs(result, file="facade.py") == []
 
 
+def test_a_facade_whose_handler_may_be_left_out_is_a_decorator_too(tmp_path: Path) -> None:
+    """``@session.observe(NodeFailed)``: the façade hands on a handler that defaults to None,
+    so called without it, it returns the wrapped API's decorator."""
+    facade = """
+    from demo.bus import EventBus
+
+
+    class App:
+        def __init__(self):
+            self._bus = EventBus()
+
+        def on(self, point, handler=None):
+            return self._bus.on(point, handler)
+    """
+    app = """
+    from demo.bus import Point
+    from facade import App
+    from handlers import log
+
+    app = App()
+    app.on(Point.AFTER, log)
+
+
+    @app.on(Point.BEFORE)
+    def guard(**kw):
+        raise PermissionError("no")
+    """
+    result = scan_tree(tmp_path, {"facade.py": facade, "app.py": app, "handlers.py": HANDLERS})
+    found = {(r.line, r.point, r.handler.expr, r.plane) for r in regs(result, file="app.py")}
+    assert found == {(6, "AFTER", "log", "subscriber"), (9, "BEFORE", "guard", "interceptor")}, \
+        show(result)
+    assert regs(result, file="facade.py") == []
+
+
 # -- callback lists, decorators, forms ---------------------------------------------------------
 
 

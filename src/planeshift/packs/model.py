@@ -102,6 +102,9 @@ class RegistrationForm:
     # method: a decorator only (`@sig.connect_via(app)`): its arguments are not a handler, and a
     # call of it that decorates nothing registers nothing
     decorates: bool = False
+    # derived forwarders: the handler parameter defaults to None, so a call without it is a
+    # decorator (`@session.observe(NodeFailed)`): decorator sites register what they decorate
+    decorates_too: bool = False
 
     @property
     def api_suffix(self) -> str:

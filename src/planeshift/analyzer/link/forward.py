@@ -131,6 +131,7 @@ def derive(cand: Match, matcher: Matcher) -> RegistrationForm | None:
         fixed_point=None if point_spec is not None else cand.point,
         fixed_handler=fixed_handler,
         forwards=f"{cand.file}:{cand.line}",
+        decorates_too=handler_param is not None and handler_param.default == ("const", "None"),
     )
 
 

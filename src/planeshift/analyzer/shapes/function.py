@@ -32,8 +32,18 @@ class FunctionShape(CalleeShape):
             """, ((9, "observe", "AFTER", "log"),)),
     ]
 
+    def applies(self, site: Site, form: RegistrationForm) -> bool:
+        """Calls; and decorators, for a forwarder whose handler may be left out."""
+        return site.kind != "decorator" or form.decorates_too
+
     def at_call(self, m: Matching, facts: FileFacts, site: Site, mech: Mechanism,
                 form: RegistrationForm, evidence: list[str]) -> Iterator[Match]:
+        if site.kind == "decorator":  # `@session.observe(NodeFailed)`: what it decorates
+            point = m.points.point_of(facts, site, mech, form)
+            yield m.build.match(facts, site, mech, form, form.api_suffix, point.name, point.note,
+                                m.build.decorated(facts, site), "high",
+                                [*evidence, f"decorates {site.decorated}"], point.flags)
+            return
         flags: list[str] = []
         confidence = "high"
         receiver = m.build.arg(site, form.receiver) if form.receiver is not None else None

@@ -42,7 +42,7 @@ from ..extract.observations import (
 from ..extract.summary import FileSummary
 from ..link.candidate import Call, Candidate
 
-FORMAT = 35
+FORMAT = 36
 
 
 # -- codec --------------------------------------------------------------------------------------
