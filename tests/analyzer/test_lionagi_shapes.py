@@ -101,6 +101,32 @@ def test_broadcaster_subclass_subscribe_is_subscriber(tmp_path: Path) -> None:
     ], show(result)
 
 
+def test_a_bound_method_of_a_temporary_dies_in_the_broadcaster(tmp_path: Path) -> None:
+    """Broadcaster.subscribe keeps a bound method as a WeakMethod (a function or a lambda
+    strongly): `Mailer().on_event` is collected at once and never called (PS112)."""
+    app = """
+    from lionagi import Broadcaster
+
+
+    class Mailer:
+        def on_event(self, event):
+            print(event)
+
+
+    class Tickets(Broadcaster):
+        pass
+
+
+    MAILER = Mailer()
+    Tickets.subscribe(Mailer().on_event)
+    Tickets.subscribe(MAILER.on_event)
+    Tickets.subscribe(lambda event: print(event))
+    """
+    result = scan(tmp_path, app)
+    weak = [(f.line, f.rule) for f in result.findings if f.rule == "PS112"]
+    assert weak == [(line_of(app, "Mailer().on_event"), "PS112")], show(result)
+
+
 def test_session_observer_observe_gate_and_facade(tmp_path: Path) -> None:
     app = """
     from lionagi.session import SessionObserver

@@ -127,6 +127,21 @@ def test_wrong_type_of_point(tmp_path: Path, point: str, detail: str) -> None:
     assert detail in err.detail
 
 
+@pytest.mark.parametrize(("value", "read"), [("true", "all"), ("false", ""),
+                                           ("bound_methods", "bound_methods"), ("sometimes", None)])
+def test_weak_receivers_is_a_flag_or_bound_methods(tmp_path: Path, value: str,
+                                                   read: str | None) -> None:
+    text = VALID.replace("    dispatcher: mini.Bus\n",
+                         f"    dispatcher: mini.Bus\n    weak_receivers: {value}\n")
+    if read is None:
+        err = load_error(tmp_path, text)
+        assert (err.key, err.detail) == ("mechanisms[0].weak_receivers",
+                                         "expected true, false or bound_methods")
+        return
+    (tmp_path / "p.yaml").write_text(text)
+    assert load_pack(tmp_path / "p.yaml").mechanisms[0].weak_receivers == read
+
+
 def test_duplicate_mechanism_id_in_one_pack(tmp_path: Path) -> None:
     second = """
   - id: mini_bus

@@ -233,7 +233,9 @@ class Mechanism:
     # ADR-0120 D2's DISCARD_UNAWAITED gate enumerates every registration on a dispatcher that
     # discards, those returning nothing too (PS101 info); false keeps only the real hazards
     discard_gate: bool = True
-    weak_receivers: bool = False  # receivers held by weak reference unless connected weak=False
+    # receivers held by weak reference: "all" (unless connected weak=False: Django's, blinker's
+    # Signal.connect), "bound_methods" (a bound method only: lionagi's Broadcaster), "" none
+    weak_receivers: str = ""
     dormant_points: tuple[str, ...] = ()
     registrations: tuple[RegistrationForm, ...] = ()
     emissions: tuple[EmissionForm, ...] = ()

@@ -150,8 +150,7 @@ class PackReader(ValueReader):
             factories=self.strings(data.get("factories"), f"{key}.factories"),
             instances=self.strings(data.get("instances"), f"{key}.instances"),
             discard_gate=self.flag(data.get("discard_gate", True), f"{key}.discard_gate"),
-            weak_receivers=self.flag(data.get("weak_receivers", False),
-                                     f"{key}.weak_receivers"),
+            weak_receivers=self.weak(data.get("weak_receivers", False), f"{key}.weak_receivers"),
             points=self.strings(data.get("points"), f"{key}.points"),
             point_types=self.strings(data.get("point_types"), f"{key}.point_types"),
             dormant_points=self.strings(data.get("dormant_points"), f"{key}.dormant_points"),
@@ -180,11 +179,6 @@ class PackReader(ValueReader):
             migrate=(read_mechanism_migrate(self, data["migrate"], f"{key}.migrate", self.migrate)
                      if "migrate" in data else None),
         )
-
-    def flag(self, value: Any, key: str) -> bool:
-        if not isinstance(value, bool):
-            raise self.fail(key, "expected true or false")
-        return value
 
     def terminal(self, data: Any, key: str) -> TerminalFacts | None:
         if data is None:

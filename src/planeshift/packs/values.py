@@ -47,3 +47,14 @@ class ValueReader:
         if not isinstance(value, list):
             raise self.fail(key, "expected a string or a list of strings")
         return tuple(self.string(v, f"{key}[{i}]") for i, v in enumerate(value))
+
+    def flag(self, value: Any, key: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(key, "expected true or false")
+        return value
+
+    def weak(self, value: Any, key: str) -> str:
+        """``weak_receivers``: true (every receiver), ``bound_methods``, or false."""
+        if value != "bound_methods" and not isinstance(value, bool):
+            raise self.fail(key, "expected true, false or bound_methods")
+        return value if isinstance(value, str) else ("all" if value else "")

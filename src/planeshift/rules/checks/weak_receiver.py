@@ -1,4 +1,5 @@
-"""PS112: a receiver held by weak reference that nothing else keeps alive (Django, blinker)."""
+"""PS112: a receiver held by weak reference that nothing else keeps alive (Django, blinker,
+lionagi's Broadcaster)."""
 
 from __future__ import annotations
 
@@ -37,7 +38,9 @@ class WeakReceiver(Rule):
     `weak=True` by default), connected without `weak=False`, whose receiver is a lambda, a
     `functools.partial`, a bound method of an object made in the call itself, or a function
     defined inside the function that connects it (unless that function disconnects too, or is a
-    test: then the receiver lives as long as it is meant to).
+    test: then the receiver lives as long as it is meant to). A dispatcher that holds only bound
+    methods weakly (`weak_receivers: bound_methods`: lionagi's `Broadcaster.subscribe`, a
+    `WeakMethod`) is flagged for a bound method of an object made in the call itself.
 
     ## Why is this bad?
     The signal keeps only a weak reference: when the connecting code returns, nothing refers to
@@ -178,7 +181,13 @@ class WeakReceiver(Rule):
             managed.update((path, scope) for scope in facts.disconnecting)
         modules = {f.path: f.module for f in project.files}
         for reg in project.registrations:
-            if reg.via != "method" or not project.mechanism(reg.mechanism).model.weak_receivers:
+            weak = project.mechanism(reg.mechanism).model.weak_receivers
+            if reg.via != "method" or not weak:
+                continue
+            if weak == "bound_methods":  # a function or lambda is held strongly
+                if _of_a_temporary(reg.handler.expr):
+                    yield self.on(reg, self.message.format(handler=reg.handler.expr,
+                                                           mechanism=reg.mechanism))
                 continue
             if (reg.file, reg.line) in strong:
                 continue
@@ -187,6 +196,15 @@ class WeakReceiver(Rule):
                         and _local(reg, modules.get(reg.file, "")))):
                 yield self.on(reg, self.message.format(handler=reg.handler.expr,
                                                        mechanism=reg.mechanism))
+
+
+def _of_a_temporary(expr: str) -> bool:
+    """``Mailer().on_event``: a bound method of an object made in the call itself."""
+    try:
+        node = ast.parse(expr, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call)
 
 
 def _local(reg: Registration, module: str) -> bool:
