@@ -116,3 +116,19 @@ def test_the_library_registrations_the_app_activates(with_venv: ScanResult,
 def test_without_context_no_library_registration_is_known(trees: dict[str, Path]) -> None:
     blind = scan(Config(root=trees["app"], use_cache=False, jobs=1, use_context=False))
     assert blind.library == ()
+
+
+def test_an_apps_error_hook_lost_in_the_library_is_reported_at_the_apps_line(
+        corpus_root: Path, tmp_path: Path) -> None:
+    """The store nothing invokes is lionagi's, read as context (never reported itself): the app
+    hears of it where it registers (PS102)."""
+    (tmp_path / "kit.py").write_text(
+        "from lionagi.tools.coding import CodingToolkit\n\n\n"
+        "def report(*args, **kwargs):\n    print(args)\n\n\n"
+        "def build(root):\n    kit = CodingToolkit(workspace_root=root)\n"
+        "    kit.on_error('editor', report)\n    return kit\n", encoding="utf-8")
+    result = scan(Config(root=tmp_path, use_cache=False, jobs=1,
+                         context=(corpus_root.parent,)))
+    [finding] = [f for f in result.findings if f.rule == "PS102"]
+    assert (finding.file, finding.line) == ("kit.py", 10)
+    assert "lands in CodingToolkit._error_hooks (lionagi/tools/coding.py:" in finding.message

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ...analyzer.context import PREFIX, is_context
 from ...types import Registration
 from .base import Hazard, Invalid, Rule, register
 from .hook_stores import Mention, StoredHook, mentions, stores
@@ -59,7 +60,9 @@ class UnwiredErrorHook(Rule):
     indexes the attribute with it, compares to it in a function that reads the attribute (or
     passes it to a helper that does); a comparison whose branch only hands the hooks on to
     another unwired store does not count. Each registration that feeds an unwired store (its
-    registering method stores the handler there) is flagged too.
+    registering method stores the handler there) is flagged too; where the store is a library's
+    read as context (an app's hook lost in lionagi's `CodingToolkit`), the finding is at each of
+    the project's registrations that feed it.
 
     ## Why is this bad?
     A caller who registers an error hook believes failures will reach it; they never do.
@@ -177,6 +180,13 @@ class UnwiredErrorHook(Rule):
             unwired |= more
         for store in sorted(unwired, key=lambda s: (s.path, s.line)):
             about = tuple(feeding[store])
+            if is_context(store.path):  # a library's store (an app's hooks in lionagi's): the
+                for reg in about:        # app hears of it at each registration of its own
+                    if not is_context(reg.file):
+                        yield self.on(reg, f"{reg.handler.expr} lands in {store.label} "
+                                      f"({store.path[len(PREFIX):]}:{store.line}), which stores "
+                                      "error hooks that nothing in the library invokes")
+                continue
             sites = ", ".join(f"{r.file}:{r.line}" for r in about[:3])
             fed_by = f"; registered at {sites}" + (" and more" if len(about) > 3 else "")
             yield self.at(store.path, store.line, 0, f"{store.label} stores error hooks but "
