@@ -8,7 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .analyzer.context import PREFIX, ContextRoot, context_files, find_roots, is_context
+from .analyzer.context import (PREFIX, ContextRoot, context_files, find_roots, is_context,
+                               mentioned_in)
 from .analyzer.discover import IgnoreRules, SourceFile, discover
 from .analyzer.extract.entry_points import is_metadata, metadata_paths
 from .analyzer.extract.facts import FileFacts
@@ -52,7 +53,7 @@ def scan(config: Config, progress: Progress | None = None,
     files = discover(config.root, config.exclude, config.gitignore, settings_patterns(packs),
                      store.warnings, unlisted)
     roots, missing = find_roots(packs, config.root, config.context, {f.module for f in files},
-                                look=config.use_context)
+                                look=config.use_context, mentions=mentioned_in(files))
     library = context_files(roots)
     sources, unreadable = store.read([*files, *metadata_files(config, packs), *library])
     unreadable += [FileError(rel, cause) for rel, cause in unlisted]

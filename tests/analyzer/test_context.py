@@ -68,6 +68,26 @@ def test_a_package_in_the_scanned_tree_needs_no_context(tmp_path: Path) -> None:
     assert find_roots(PACKS, tmp_path, [tmp_path / "site"], {"somelib.bus"}, []) == ([], [])
 
 
+def test_a_tree_that_never_names_the_package_reads_no_installed_copy(tmp_path: Path) -> None:
+    """A Django project scanned from a venv that holds lionagi: lionagi is not read (it cost
+    seconds and said nothing), nor said to be missing; a folder given with --context still is."""
+    from planeshift.analyzer.context import mentioned_in
+    from planeshift.analyzer.discover import discover
+
+    site = tmp_path / "site"
+    pkg = package(site)
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "views.py").write_text("import django\n")
+    mentions = mentioned_in(discover(tmp_path / "app"))
+    assert find_roots(PACKS, tmp_path / "app", [], set(), [str(site)],
+                      mentions=mentions) == ([], [])
+    assert one(find_roots(PACKS, tmp_path / "app", [site], set(), [], mentions=mentions))[0] == pkg
+    (tmp_path / "app" / "hooks.py").write_text("from somelib import bus\n")
+    mentions = mentioned_in(discover(tmp_path / "app"))
+    assert one(find_roots(PACKS, tmp_path / "app", [], set(), [str(site)],
+                          mentions=mentions))[0] == pkg
+
+
 def test_a_package_found_nowhere_is_missing(tmp_path: Path) -> None:
     assert find_roots(PACKS, tmp_path, [], set(), []) == ([], ["somelib"])
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import fsio
 from ..packs.model import Pack
 from .discover import SourceFile, discover
 
@@ -36,11 +37,14 @@ def is_context(path: str) -> bool:
 
 
 def find_roots(packs: Sequence[Pack], root: Path, given: Sequence[Path], tree_modules: set[str],
-               search_path: Sequence[str] | None = None,
-               look: bool = True) -> tuple[list[ContextRoot], list[str]]:
+               search_path: Sequence[str] | None = None, look: bool = True,
+               mentions: Callable[[str], bool] = lambda package: True,
+               ) -> tuple[list[ContextRoot], list[str]]:
     """The context root of every pack's package, and the packages found nowhere (all of them,
     when *look* is off). A pack with ``context: false`` is looked for only where --context
-    points, and is never reported missing."""
+    points, and is never reported missing; nor is one the tree never *mentions* (no file of it
+    spells the package's name): an installed copy is not read for a project that does not use
+    it (a Django project scanned from a venv that holds lionagi)."""
     roots: list[ContextRoot] = []
     missing: list[str] = []
     searched = {p.package for p in packs if p.package and p.context}
@@ -48,7 +52,11 @@ def find_roots(packs: Sequence[Pack], root: Path, given: Sequence[Path], tree_mo
         if package in tree_modules or any(m.startswith(f"{package}.") for m in tree_modules):
             continue  # the package is the scanned tree (or part of it)
         found = None
-        if look and package in searched:
+        if look and package in searched and not mentions(package):
+            found = _given(package, given)  # only where --context points
+            if found is None:
+                continue
+        elif look and package in searched:
             found = _locate(package, root, given,
                             sys.path if search_path is None else search_path)
         elif look:
@@ -122,3 +130,22 @@ def _version(folder: Path) -> str | None:
         if dist.replace("-", "_").lower() == name and version:
             return version
     return None
+
+
+def mentioned_in(files: Sequence[SourceFile]) -> Callable[[str], bool]:
+    """Whether any of *files* spells a package's name (its bytes are read once, on the first
+    question; a file that cannot be read says nothing)."""
+    texts: list[bytes] = []
+
+    def mentions(package: str) -> bool:
+        if not texts:
+            texts.append(b"")  # (read once, even when nothing could be)
+            for f in files:
+                try:
+                    texts.append(fsio.read_bytes(f.path))
+                except OSError:
+                    continue
+        word = package.encode()
+        return any(word in text for text in texts)
+
+    return mentions

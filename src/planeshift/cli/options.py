@@ -74,7 +74,8 @@ _OPTIONS = (
     click.option("--context", multiple=True, type=click.Path(path_type=Path, file_okay=False),
                  help="A folder holding the source of a pack's package (or a site-packages), "
                       "read to link but never reported; repeatable [default: found on the "
-                      "interpreter's path, then in $VIRTUAL_ENV, .venv/, venv/]."),
+                      "interpreter's path, then in $VIRTUAL_ENV, .venv/, venv/, when a file of "
+                      "the tree names the package]."),
     click.option("--no-context", is_flag=True,
                  help="Read no library source: judge the packs' mechanisms from the packs alone."),
 )
