@@ -153,6 +153,7 @@ class Emission:
     scope: str = ""
     end_line: int = 0
     end_col: int = 0
+    dropped: bool = False  # the call is a statement of its own: what the handlers return is lost
 
     def to_json(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "col": self.col,

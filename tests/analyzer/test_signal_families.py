@@ -593,6 +593,48 @@ def test_a_value_returned_to_calls_that_all_drop_it_decides_nothing(tmp_path: Pa
         "result (host/main.py:19)" in found["host_notify"].evidence
 
 
+def test_an_async_implementation_is_lost_only_where_the_callers_drop_the_results(
+        tmp_path: Path) -> None:
+    """The hook caller hands an async implementation's coroutine back among the results: a
+    caller that keeps them may await it (datasette: ``await await_me_maybe(result)``)."""
+    result = scan_plugins(tmp_path, {"host/__init__.py": "", "host/main.py": """
+        import pluggy
+
+        spec = pluggy.HookspecMarker("host")
+
+
+        class Specs:
+            @spec
+            def host_actor(self, request): ...
+
+            @spec
+            def host_started(self, app): ...
+
+
+        async def run(pm: pluggy.PluginManager) -> None:
+            pm.add_hookspecs(Specs)
+            for result in pm.hook.host_actor(request="root"):
+                print(await result)
+            pm.hook.host_started(app=None)
+        """, "host/plugin.py": """
+        import pluggy
+
+        impl = pluggy.HookimplMarker("host")
+
+
+        @impl
+        async def host_actor(request):
+            return {"id": request}
+
+
+        @impl
+        async def host_started(app):
+            print(app)
+        """})
+    lost = [(f.rule, f.line, f.severity) for f in result.findings if f.file == "host/plugin.py"]
+    assert lost == [("PS101", 12, "error")], show(result)
+
+
 def test_a_call_drops_its_result_only_as_a_statement_of_its_own() -> None:
     import ast
 

@@ -41,6 +41,9 @@ class DiscardUnawaited(Rule):
     the handler can return an awaitable (a sync function returning a coroutine call, a lambda
     around an async call, a `functools.partial` of a coroutine function on a dispatcher that does
     not classify), **warning** when planeshift cannot tell, **info** when it cannot return one.
+    A hook implementation (pluggy) whose hook some call in view keeps the results of is not
+    flagged: the hook caller hands the coroutine back to that caller, which may await it
+    (datasette's `await await_me_maybe(result)`).
     Each finding carries the site's `owner` (`owners` in `[tool.planeshift]`, else the
     repository's CODEOWNERS), so `planeshift scan --format json` is the enumeration, with an
     accountable owner per site, that ADR-0120 D2 gates the DISCARD_UNAWAITED flip on.
@@ -102,12 +105,15 @@ class DiscardUnawaited(Rule):
     ]
 
     def check(self, project: ProjectFacts) -> Iterator[Hazard]:
+        kept = {(e.mechanism, e.point) for e in project.emissions if not e.dropped}
         for reg in project.registrations:
             if "pass_through" in reg.flags:  # a handler put back or copied: its own site has it
                 continue
             mech = project.mechanism(reg.mechanism)
             if not discards(reg, mech.policy_map):
                 continue
+            if reg.via == "hookimpl" and (reg.mechanism, reg.point) in kept:
+                continue  # a hook caller hands the coroutine back: a caller in view keeps it
             severity = severity_of(reg)
             if severity == "info" and not mech.model.discard_gate:
                 continue  # a pack outside the ADR's gate: only what is really lost
