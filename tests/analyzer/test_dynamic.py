@@ -162,7 +162,7 @@ def test_handler_parameter_of_a_helper_nobody_calls_is_still_reported(tmp_path: 
     assert found[0].evidence
 
 
-def test_loop_over_receivers(tmp_path: Path) -> None:
+def test_loop_over_receivers_of_a_literal_list_registers_on_each(tmp_path: Path) -> None:
     app = """
     from demo.bus import EventBus, Point
     from handlers import guard
@@ -172,9 +172,25 @@ def test_loop_over_receivers(tmp_path: Path) -> None:
         bus.on(Point.BEFORE, guard)
     """
     result = scan_tree(tmp_path, {"app.py": app, "handlers.py": HANDLERS})
+    reg = one(result, file="app.py")  # (the two entries are one registration: one site)
+    assert (reg.point, reg.plane) == ("BEFORE", "interceptor")
+    assert "one entry of a literal table the code iterates or looks up: bus = EventBus()" in \
+        reg.evidence
+
+
+def test_loop_over_receivers_from_elsewhere(tmp_path: Path) -> None:
+    app = """
+    from demo.bus import Point
+    from handlers import guard
+
+    def run(buses):
+        for bus in buses:
+            bus.on(Point.BEFORE, guard)
+    """
+    result = scan_tree(tmp_path, {"app.py": app, "handlers.py": HANDLERS})
     reg = one(result, file="app.py")
     assert reg.point == "BEFORE"
-    assert_needs_review(reg, "dynamic_receiver", "loop")
+    assert reg.plane == "needs_review", show(result)
 
 
 def test_point_and_handler_from_a_starred_table_entry(tmp_path: Path) -> None:

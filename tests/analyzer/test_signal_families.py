@@ -635,6 +635,32 @@ def test_an_async_implementation_is_lost_only_where_the_callers_drop_the_results
     assert lost == [("PS101", 12, "error")], show(result)
 
 
+def test_a_loop_over_a_literal_list_of_signals_connects_each(tmp_path: Path) -> None:
+    result = scan_app(tmp_path, {"app/__init__.py": "", "app/signals.py": """
+        from django.dispatch import Signal
+
+        password_set = Signal()
+        password_changed = Signal()
+
+
+        def on_change(sender, **kwargs):
+            pass
+
+
+        def fire():
+            password_set.send(sender=None)
+            password_changed.send(sender=None)
+
+
+        def ready():
+            for sig in [password_set, password_changed]:
+                sig.connect(on_change)
+        """})
+    assert planes(result, "app/signals.py") == {("password_set", "on_change"): "subscriber",
+                                                ("password_changed", "on_change"): "subscriber"}
+    assert not [f for f in result.findings if f.rule in ("PS103", "PS114")], show(result)
+
+
 def test_a_call_drops_its_result_only_as_a_statement_of_its_own() -> None:
     import ast
 

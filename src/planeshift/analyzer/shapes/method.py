@@ -72,7 +72,16 @@ class MethodShape(Shape):
         if site.kind == "assign":
             return
         if func[0] == "attr":
-            if m.forms.forms(self.kind, func[2]):
+            if not m.forms.forms(self.kind, func[2]):
+                return
+            envs = m.tables.bindings(facts.module, site, [], receiver=func[1]) \
+                if func[1][0] == "name" and site.loops else None
+            for env in envs or ():  # `for sig in (post_save, post_delete): sig.connect(h)`
+                bound = m.tables.bound_site(site, env)
+                for match in self._methods(m, facts, bound, func[2], bound.func[1]):
+                    match.evidence.append(m.tables.describe(env))
+                    yield match
+            if not envs:
                 yield from self._methods(m, facts, site, func[2], func[1])
         elif func[0] in ("name", "call") and m.forms.keyed.get(self.kind):
             # `register = bus.on; register(...)` or `getattr(bus, "on")(...)`: a bound method

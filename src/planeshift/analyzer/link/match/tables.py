@@ -27,10 +27,12 @@ class Tables:
     def __init__(self, evaluator: Evaluator) -> None:
         self.ev = evaluator
 
-    def bindings(self, module: str, site: Site, args: list[Arg]) -> list[Binding] | None:
-        """Each combination of table entries the loop variables in *args* take (a loop over
-    something not literal leaves its variables unbound), or None when no loop is literal."""
-        loops = self._loops(module, site.scope, args, site) or []
+    def bindings(self, module: str, site: Site, args: list[Arg],
+                 receiver: Ref | None = None) -> list[Binding] | None:
+        """Each combination of table entries the loop variables in *args* (and *receiver*) take
+    (a loop over something not literal leaves its variables unbound), or None when no loop is
+    literal."""
+        loops = self._loops(module, site.scope, args, site, receiver) or []
         loops += self._lookups(module, site.scope, args)
         if not loops:
             return None
@@ -59,16 +61,19 @@ class Tables:
         return TABLE_ENTRY + ", ".join(f"{k} = {v}" for k, v in shown)
 
     def bound_site(self, site: Site, env: Binding) -> Site:
-        """The site with its loop variables replaced by one binding's entries."""
+        """The site with its loop variables replaced by one binding's entries (in its callee's
+        receiver too: `for sig in (a, b): sig.connect(h)`)."""
         args = tuple(replace(a, ref=_substitute(a.ref, env), text=render(_substitute(a.ref, env)))
                      for a in site.args)
-        return replace(site, args=args)
+        return replace(site, args=args, func=_substitute(site.func, env))
 
     def _loops(self, module: str, scope: str, args: list[Arg],
-               site: Site | None = None) -> list[Loop] | None:
-        """The loops around the site that bind the names in *args* (or the iterables of the
-        loops inside them), outer first."""
+               site: Site | None = None, receiver: Ref | None = None) -> list[Loop] | None:
+        """The loops around the site that bind the names in *args* and *receiver* (or the
+        iterables of the loops inside them), outer first."""
         needed = set().union(*(_names(a.ref) for a in args)) if args else set()
+        if receiver is not None:
+            needed |= _names(receiver)
         chosen: list[Loop] = []
         for target, iterable in reversed(site.loops if site is not None else ()):
             names = _targets(target)
