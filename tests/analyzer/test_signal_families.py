@@ -661,6 +661,39 @@ def test_a_loop_over_a_literal_list_of_signals_connects_each(tmp_path: Path) -> 
     assert not [f for f in result.findings if f.rule in ("PS103", "PS114")], show(result)
 
 
+def test_a_receiver_raising_on_a_projects_signal_vetoes_it(tmp_path: Path) -> None:
+    """`send` lets a receiver's exception through to the sender: on the project's own signal
+    that stops the call; raising after Django's save cannot undo it."""
+    result = scan_app(tmp_path, {"app/__init__.py": "", "app/signals.py": """
+        from django.db.models.signals import post_save
+        from django.dispatch import Signal, receiver
+
+        add_email = Signal()
+
+
+        class Blocked(Exception):
+            pass
+
+
+        @receiver(add_email)
+        def only_company_mail(sender, email, **kwargs):
+            if not email.endswith("@example.com"):
+                raise Blocked(email)
+
+
+        @receiver(post_save)
+        def after(sender, instance, **kwargs):
+            if instance is None:
+                raise Blocked("none")
+
+
+        def clean_email(email):
+            add_email.send(sender=None, email=email)
+        """})
+    assert planes(result, "app/signals.py") == {("add_email", "only_company_mail"): "interceptor",
+                                                ("post_save", "after"): "subscriber"}, show(result)
+
+
 def test_a_call_drops_its_result_only_as_a_statement_of_its_own() -> None:
     import ast
 
