@@ -14,7 +14,7 @@ from planeshift.api import scan
 from planeshift.config import Config
 from planeshift.types import ScanResult
 
-from .helpers import regs, show, write_tree
+from .helpers import one, regs, show, write_tree
 
 
 def scan_app(tmp_path: Path, files: dict[str, str]) -> ScanResult:
@@ -692,6 +692,47 @@ def test_a_receiver_raising_on_a_projects_signal_vetoes_it(tmp_path: Path) -> No
         """})
     assert planes(result, "app/signals.py") == {("add_email", "only_company_mail"): "interceptor",
                                                 ("post_save", "after"): "subscriber"}, show(result)
+
+
+def test_a_package_registered_whole_activates_what_its_init_re_exports(
+        tmp_path: Path) -> None:
+    """pluggy registers what the package's namespace holds (datasette's default_permissions)."""
+    result = scan_plugins(tmp_path, {
+        "host/__init__.py": "",
+        "host/spec.py": """
+        import pluggy
+
+        hookspec = pluggy.HookspecMarker("host")
+
+
+        @hookspec
+        def allowed(action): ...
+        """,
+        "host/defaults/__init__.py": "from .rules import allowed as allowed\n",
+        "host/defaults/rules.py": """
+        import pluggy
+
+        hookimpl = pluggy.HookimplMarker("host")
+
+
+        @hookimpl
+        def allowed(action):
+            return False
+        """,
+        "host/main.py": """
+        import importlib
+
+        import pluggy
+
+        from host import spec
+
+        pm = pluggy.PluginManager("host")
+        pm.add_hookspecs(spec)
+        pm.register(importlib.import_module("host.defaults"))
+        """})
+    reg = one(result, file="host/defaults/rules.py")
+    assert [(a.file, a.line, a.helper) for a in reg.activations] == [
+        ("host/main.py", 9, "host.defaults")], show(result)
 
 
 def test_a_call_drops_its_result_only_as_a_statement_of_its_own() -> None:

@@ -36,7 +36,9 @@ def candidates_of(units: dict[str, Unit]) -> list[Candidate]:
     return _dedupe(kept)
 
 
-def with_activations(candidates: list[Candidate], units: dict[str, Unit]) -> list[Candidate]:
+def with_activations(candidates: list[Candidate], units: dict[str, Unit],
+                     reexports: Callable[[str], frozenset[str]] = lambda plugin: frozenset(),
+                     ) -> list[Candidate]:
     """Each candidate made in a helper, with the calls that activate it; a hook implementation,
     with the calls registering its plugin. An unmarked one (taken by its name: confidence
     medium) of a module or class the project adds as specs (``pm.add_hookspecs(hooks)``) and
@@ -46,8 +48,19 @@ def with_activations(candidates: list[Candidate], units: dict[str, Unit]) -> lis
         for call in unit.calls:
             calls.setdefault(call.helper, []).append(call)
     specs = spec_plugins(c for unit in units.values() for c in unit.calls)
-    out = [replace(c, activations=activations_of(c.helper or c.plugin, calls))
-           if c.helper or c.plugin else c for c in candidates]
+
+    def activations(c: Candidate) -> tuple:
+        found = activations_of(c.helper or c.plugin, calls)
+        if found or not c.plugin or not c.handler.qualname:
+            return found
+        # a package registered whole whose __init__ re-exports the implementation (pluggy
+        # registers what the package's namespace holds: datasette's default_permissions)
+        return tuple(sorted({a for plugin in calls if c.handler.qualname in reexports(plugin)
+                             for a in activations_of(plugin, calls)},
+                            key=lambda a: (a.file, a.line, a.col, a.helper)))
+
+    out = [replace(c, activations=activations(c)) if c.helper or c.plugin else c
+           for c in candidates]
     return [c for c in out if not (c.plugin in specs and c.via == "hookimpl"
                                    and c.confidence == "medium" and not c.activations)]
 

@@ -324,10 +324,17 @@ class Linker:
         return out
 
     # -- the project --------------------------------------------------------------------------
+    def _reexports(self, module: str) -> frozenset[str]:
+        """The names *module* binds by importing them from elsewhere (``from .rules import
+        allowed``), as qualified names."""
+        facts = self.index.modules.get(module)
+        return frozenset(ref[1] for _, ref in facts.bindings
+                         if ref[0] == "import" and not ref[2]) if facts is not None else frozenset()
+
     def assemble(self, units: dict[str, Unit], found: Dispatchers,
                  summaries: list[FileSummary]) -> Linked:
         """Candidates, emissions and each mechanism's facts from every file's unit."""
-        candidates = with_activations(candidates_of(units), units)
+        candidates = with_activations(candidates_of(units), units, self._reexports)
         raw_emissions = [e for path in sorted(units) for e in units[path].emissions]
         emissions = [Emission(e.file, e.line, e.col, e.mechanism.id, e.api, e.point, e.scope,
                               e.end_line, e.end_col, e.discarded) for e in raw_emissions]
