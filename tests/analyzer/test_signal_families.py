@@ -735,6 +735,29 @@ def test_a_package_registered_whole_activates_what_its_init_re_exports(
         ("host/main.py", 9, "host.defaults")], show(result)
 
 
+def test_a_raise_stops_nothing_where_every_send_is_robust(tmp_path: Path) -> None:
+    result = scan_app(tmp_path, {"app/__init__.py": "", "app/signals.py": """
+        from django.dispatch import Signal, receiver
+
+        order_paid = Signal()
+
+
+        @receiver(order_paid)
+        def check(sender, order, **kwargs):
+            if order is None:
+                raise ValueError("no order")
+
+
+        def pay(order):
+            for _, error in order_paid.send_robust(sender=None, order=order):
+                print(error)
+        """})
+    [reg] = regs(result, file="app/signals.py")
+    assert reg.plane == "subscriber", show(result)
+    assert "what it raises stops no caller: every call of order_paid in view isolates the " \
+        "receivers' failures (app/signals.py:13)" in reg.evidence
+
+
 def test_a_call_drops_its_result_only_as_a_statement_of_its_own() -> None:
     import ast
 

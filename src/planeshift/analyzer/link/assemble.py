@@ -10,7 +10,7 @@ from ...packs.model import Mechanism, RegistrationForm
 from .activations import activations_of
 from .candidate import Call, Candidate
 from .index import ProjectIndex
-from .match.effects import RETURNS
+from .match.effects import RAISES, RETURNS
 from .match.emissions import RawEmission
 from .match.matcher import Matcher
 from .match.plugins import spec_plugins
@@ -66,13 +66,16 @@ def with_activations(candidates: list[Candidate], units: dict[str, Unit],
 
 
 def unread_results(units: Mapping[str, Unit]) -> Callable[[Candidate], Candidate]:
-    """A handler that returns a value, on a point every call of which in view drops the result
-    (``hooks.pytest_timeout_cancel_timer(item=item)``, a statement of its own): what it returns
-    reaches no caller, so returning is not one of its effects. Known only where the point's
-    calls are in view (the tree's or a context root's) and no call of the mechanism names its
-    point dynamically (it may be any point). Not on a firstresult hook (flagged before): there a
-    value returned ends the call, and the implementations after it do not run, whoever reads
-    it."""
+    """What a handler does that no caller can meet, taken out of its effects, with why:
+
+    - a value returned, on a point every call of which in view drops the result
+      (``hooks.pytest_timeout_cancel_timer(item=item)``, a statement of its own); not on a
+      firstresult hook (flagged before): there a value ends the call, whoever reads it;
+    - a raise, on a point every call of which in view isolates the receivers' failures
+      (Django's ``send_robust``: the exception is returned, the sender goes on).
+
+    Known only where the point's calls are in view (the tree's or a context root's) and no call
+    of the mechanism names its point dynamically (it may be any point)."""
     calls: dict[tuple[str, str], list[RawEmission]] = {}
     blind: set[str] = set()
     for path in sorted(units):
@@ -82,18 +85,30 @@ def unread_results(units: Mapping[str, Unit]) -> Callable[[Candidate], Candidate
             else:
                 calls.setdefault((em.mechanism.id, em.point), []).append(em)
 
+    def isolates(em: RawEmission) -> bool:
+        return em.mechanism.policy_for(em.api.rsplit(".", 1)[-1]).get("failure") == "isolate"
+
     def unread(cand: Candidate) -> Candidate:
         effects = cand.handler.effects
         found = calls.get((cand.mechanism, cand.point or ""), [])
-        if not (effects and RETURNS in effects and found and cand.mechanism not in blind
-                and "firstresult" not in cand.flags and all(em.discarded for em in found)):
+        if not (effects and found) or cand.mechanism in blind:
             return cand
         where = ", ".join(f"{em.file}:{em.line}" for em in found[:3])
-        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+        where += f" and {len(found) - 3} more" if len(found) > 3 else ""
+        unmet: dict[str, str] = {}
+        if RETURNS in effects and "firstresult" not in cand.flags and all(
+                em.discarded for em in found):
+            unmet[RETURNS] = (f"what it returns reaches no caller: every call of {cand.point} "
+                              f"in view drops the result ({where})")
+        if RAISES in effects and all(isolates(em) for em in found):
+            unmet[RAISES] = (f"what it raises stops no caller: every call of {cand.point} in "
+                             f"view isolates the receivers' failures ({where})")
+        if not unmet:
+            return cand
         return replace(
-            cand, handler=replace(cand.handler, effects=tuple(e for e in effects if e != RETURNS)),
-            evidence=(*cand.evidence, f"what it returns reaches no caller: every call of "
-                      f"{cand.point} in view drops the result ({where}{more})"))
+            cand, handler=replace(cand.handler, effects=tuple(e for e in effects
+                                                              if e not in unmet)),
+            evidence=(*cand.evidence, *unmet.values()))
 
     return unread
 
