@@ -127,6 +127,26 @@ def test_a_bound_method_of_a_temporary_dies_in_the_broadcaster(tmp_path: Path) -
     assert weak == [(line_of(app, "Mailer().on_event"), "PS112")], show(result)
 
 
+def test_table_entries_making_one_registration_are_all_in_its_evidence(tmp_path: Path) -> None:
+    app = """
+    from lionagi.tools.coding import CodingToolkit
+
+
+    def redact(*args, **kwargs):
+        return None
+
+
+    kit = CodingToolkit(workspace_root=".")
+    for tool in ("reader", "search"):
+        kit.post(tool, redact)
+    """
+    result = scan(tmp_path, app)
+    [reg] = result.registrations
+    assert reg.evidence[-2:] == (
+        "one entry of a literal table the code iterates or looks up: tool = 'reader'",
+        "the same registration for the table's other entries: tool = 'search'"), show(result)
+
+
 def test_session_observer_observe_gate_and_facade(tmp_path: Path) -> None:
     app = """
     from lionagi.session import SessionObserver

@@ -12,6 +12,7 @@ from .candidate import Call, Candidate
 from .index import ProjectIndex
 from .match.effects import RAISES, RETURNS
 from .match.emissions import RawEmission
+from .match.tables import TABLE_ENTRY
 from .match.matcher import Matcher
 from .match.plugins import spec_plugins
 
@@ -185,10 +186,16 @@ def _site_order(where: str) -> tuple[str, int]:
 def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
     """One candidate per (site, mechanism, handler, point): two forms may see the same call (the
     first form in pack order wins); then in report order, by the registering node."""
-    seen: set[tuple] = set()
-    out: list[Candidate] = []
+    kept: dict[tuple, Candidate] = {}
+    others: dict[tuple, list[str]] = {}  # the table entries a kept candidate stands for too
     for cand in sorted(candidates, key=lambda c: (c.file, *c.site, c.mechanism, c.handler.expr)):
-        if cand.key not in seen:
-            seen.add(cand.key)
-            out.append(cand)
+        if cand.key not in kept:
+            kept[cand.key] = cand
+            continue
+        entry = next((e for e in cand.evidence if e.startswith(TABLE_ENTRY)), None)
+        if entry is not None and entry not in kept[cand.key].evidence:
+            others.setdefault(cand.key, []).append(entry[len(TABLE_ENTRY):])
+    out = [replace(c, evidence=(*c.evidence, "the same registration for the table's other "
+                                f"entries: {'; '.join(dict.fromkeys(others[key]))}"))
+           if key in others else c for key, c in kept.items()]
     return sorted(out, key=lambda c: c.sort_key)
