@@ -114,11 +114,15 @@ def test_the_cli_reads_context_flags(tmp_path: Path) -> None:
     from planeshift.cli import cli
 
     package(tmp_path / "site")
-    (tmp_path / "app.py").write_text("x = 1\n")
+    (tmp_path / "app.py").write_text("import lionagi\n")  # (a tree that uses it hears of it)
     result = CliRunner().invoke(cli, ["scan", str(tmp_path), "--format", "json", "--no-cache",
                                       "--no-context"])
     assert result.exit_code == 0, result.output
     assert '"origin": "not read (--no-context)"' in result.output
+    (tmp_path / "app.py").write_text("x = 1\n")
+    result = CliRunner().invoke(cli, ["scan", str(tmp_path), "--format", "json", "--no-cache",
+                                      "--no-context"])
+    assert '"origin": "not read (--no-context)"' not in result.output
 
 
 def test_two_installs_of_a_library_share_the_cache_and_an_edited_one_does_not(

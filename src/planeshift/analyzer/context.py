@@ -63,8 +63,8 @@ def find_roots(packs: Sequence[Pack], root: Path, given: Sequence[Path], tree_mo
             found = _given(package, given)
         if found is not None:
             roots.append(found)
-        elif package in searched:
-            missing.append(package)
+        elif package in searched and (look or mentions(package)):
+            missing.append(package)  # (with --no-context: said only to a tree that uses it)
     return roots, missing
 
 
