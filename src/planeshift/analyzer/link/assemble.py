@@ -98,7 +98,7 @@ def unread_results(units: Mapping[str, Unit]) -> Callable[[Candidate], Candidate
         where += f" and {len(found) - 3} more" if len(found) > 3 else ""
         unmet: dict[str, str] = {}
         if RETURNS in effects and "firstresult" not in cand.flags and all(
-                em.discarded for em in found):
+                em.dropped for em in found):
             unmet[RETURNS] = (f"what it returns reaches no caller: every call of {cand.point} "
                               f"in view drops the result ({where})")
         if RAISES in effects and all(isolates(em) for em in found):

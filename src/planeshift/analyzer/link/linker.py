@@ -337,7 +337,7 @@ class Linker:
         candidates = with_activations(candidates_of(units), units, self._reexports)
         raw_emissions = [e for path in sorted(units) for e in units[path].emissions]
         emissions = [Emission(e.file, e.line, e.col, e.mechanism.id, e.api, e.point, e.scope,
-                              e.end_line, e.end_col, e.discarded) for e in raw_emissions]
+                              e.end_line, e.end_col, e.dropped) for e in raw_emissions]
         dormant = dormant_points(candidates, raw_emissions, found.classes, self.mechanisms,
                                  self.index, self.matcher)
         forwarders = forwarder_apis(units, self.derived)

@@ -107,7 +107,7 @@ def _encode_snapshot(snap: Snapshot) -> tuple:
         (u.path, [(encode(r), None if s is None else encode(s)) for r, s in u.entries],
          [encode(s) for s in u.used],
          [(e.file, e.line, e.col, e.scope, e.module, e.mechanism.id, e.api, e.point, e.dynamic,
-           e.end_line, e.end_col, e.discarded) for e in u.emissions],
+           e.end_line, e.end_col, e.dropped) for e in u.emissions],
          reads(u.reads), [encode(c) for c in u.calls])
         for u in snap.units.values()
     ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ....packs.model import EmissionForm, Mechanism
 from ...extract.facts import CallRow, FileFacts, Function, Ref, Site, call_rows
@@ -26,7 +26,7 @@ class RawEmission:
     dynamic: bool
     end_line: int = 0
     end_col: int = 0
-    discarded: bool = False  # the call is a statement of its own: what the handlers return is lost
+    dropped: bool = False  # the call is a statement of its own: what the handlers return is lost
 
 
 class Emissions:
@@ -37,15 +37,9 @@ class Emissions:
         self.ev, self.identity, self.points, self.forms = evaluator, identity, points, forms
 
     def emissions(self, facts: FileFacts) -> Iterator[RawEmission]:
-        """The file's emissions, each saying whether its call's result is dropped."""
-        dropped: set[tuple[int, int]] | None = None
-        for emission in self._emissions(facts):
-            if dropped is None:
-                dropped = {(row[2], row[3]) for row in call_rows(facts) if row[8]}
-            yield replace(emission, discarded=True) if (emission.line, emission.col) in dropped \
-                else emission
-
-    def _emissions(self, facts: FileFacts) -> Iterator[RawEmission]:
+        """The file's emissions, each saying whether its call's result is dropped (read from the
+        call's row)."""
+        dropped: set[tuple[int, int]] | None = None  # where a site's call drops its result
         for site in facts.sites:
             if site.kind != "call":
                 continue
@@ -72,8 +66,11 @@ class Emissions:
                     values = self.ev.eval(args[0].ref, facts.module, site.scope)
                     point = self.points.normalize_point(values, mech, args[0].text).name
                     dynamic = point is None
+                if dropped is None:
+                    dropped = {(row[2], row[3]) for row in call_rows(facts) if row[8]}
                 yield RawEmission(facts.path, site.line, site.col, site.scope, facts.module, mech,
-                                  em.name, point, dynamic, site.end_line, site.end_col)
+                                  em.name, point, dynamic, site.end_line, site.end_col,
+                                  (site.line, site.col) in dropped)
         if self.forms.emit_by_relay and not facts.loaded_attrs.isdisjoint(
                 self.forms.emit_by_relay):
             yield from self._relayed(facts)
@@ -103,7 +100,7 @@ class Emissions:
                     point = self.points.receiver_point(facts, method[1]).name
                 yield RawEmission(facts.path, row[2], row[3], scope, facts.module, mech,
                                   em.name, point, point is None and em.point is not None,
-                                  row[4], row[5])
+                                  row[4], row[5], row[8])
                 break
 
     def _relayed(self, facts: FileFacts) -> Iterator[RawEmission]:
@@ -126,7 +123,7 @@ class Emissions:
                             self.ev.eval(owner, facts.module, row[1]), mech).status == "match"):
                     continue
                 yield RawEmission(facts.path, row[2], row[3], row[1], facts.module, mech,
-                                  f"{relay}.{name}", name, False, row[4], row[5])
+                                  f"{relay}.{name}", name, False, row[4], row[5], row[8])
                 break
 
     def _emits_own_point(self, facts: FileFacts, site: Site, mech: Mechanism,
