@@ -77,7 +77,8 @@ def scan(config: Config, progress: Progress | None = None,
 
     with heap_frozen():  # the facts are read, not freed, while they are linked, checked and kept
         outcome = link(extracted, extraction, packs, vocab, store.last_link(), store.old_facts)
-        project = classified(outcome.linked, config, tuple(r.package for r in roots))
+        placed = planes(outcome.linked)
+        project = classified(outcome.linked, config, placed, tuple(r.package for r in roots))
         findings, registrations = run_checks(project)
         tree = [f for f in outcome.linked.summaries if not is_context(f.path)]
         failed = [f for f in tree if f.error is not None]
@@ -96,7 +97,7 @@ def scan(config: Config, progress: Progress | None = None,
             files_with_sites=sum(1 for f in tree if f.has_sites),
             packs=tuple(p.name for p in packs),
             context=context,
-            library=library_activated(outcome.linked),
+            library=library_activated(outcome.linked, placed),
         )
         store.warnings.extend(unmatched_decorators(config, packs, registrations, extracted))
         if not any(s.problem for s in sources):  # a file changed mid-scan: keep nothing of it
@@ -143,20 +144,28 @@ def owned(result: ScanResult, config: Config) -> ScanResult:
                                           for f in result.findings))
 
 
-def classified(linked: Linked, config: Config, context: tuple[str, ...] = ()) -> ProjectFacts:
+def classified(linked: Linked, config: Config, placed: Callable[[Candidate], Registration],
+               context: tuple[str, ...] = ()) -> ProjectFacts:
     """Every candidate of the tree in its plane, as the plain project facts the rules read
     (what the link found in context roots served the link and is not the project's)."""
-    models = {m.id: m.model for m in linked.mechanisms}
-    firstresult, unread = firstresult_hooks(linked), unread_results(linked.units)
     return ProjectFacts(
         root=config.root.as_posix(),
-        registrations=tuple(classify(unread(firstresult(c)), models[c.mechanism])
-                            for c in linked.candidates if not is_context(c.file)),
+        registrations=tuple(placed(c) for c in linked.candidates if not is_context(c.file)),
         emissions=tuple(e for e in linked.emissions if not is_context(e.file)),
         context=context,
         mechanisms=tuple(linked.mechanisms),
         files=tuple(linked.summaries),
     )
+
+
+def planes(linked: Linked) -> Callable[[Candidate], Registration]:
+    """A candidate's registration in its plane: flagged where its hook is firstresult, without
+    the effects no caller can meet (``link.assemble.unread_results``), then classified by its
+    mechanism's rules. Built once a link: the tree's registrations and the library's the tree
+    activates are placed alike."""
+    models = {m.id: m.model for m in linked.mechanisms}
+    firstresult, unread = firstresult_hooks(linked), unread_results(linked.units)
+    return lambda cand: classify(unread(firstresult(cand)), models[cand.mechanism])
 
 
 def firstresult_hooks(linked: Linked) -> Callable[[Candidate], Candidate]:
@@ -182,18 +191,16 @@ def firstresult_hooks(linked: Linked) -> Callable[[Candidate], Candidate]:
     return flag
 
 
-def library_activated(linked: Linked) -> tuple[Registration, ...]:
+def library_activated(linked: Linked, placed: Callable[[Candidate], Registration]
+                      ) -> tuple[Registration, ...]:
     """The registrations made inside a context library (a helper of lionagi's, say) that the
-    tree's own calls activate: each classified as in the library, with only the tree's calls as
+    tree's own calls activate: each *placed* as in the library, with only the tree's calls as
     its activations, its file relative to the folder holding the package."""
-    models = {m.id: m.model for m in linked.mechanisms}
-    firstresult, unread = firstresult_hooks(linked), unread_results(linked.units)
     out = []
     for cand in linked.candidates:
         calls = tuple(a for a in cand.activations if not is_context(a.file))
         if is_context(cand.file) and calls:
-            reg = classify(unread(firstresult(replace(cand, activations=calls))),
-                           models[cand.mechanism])
+            reg = placed(replace(cand, activations=calls))
             out.append(replace(reg, file=reg.file[len(PREFIX):]))
     return tuple(sorted(out, key=lambda r: r.sort_key))
 
