@@ -51,20 +51,17 @@ def find_roots(packs: Sequence[Pack], root: Path, given: Sequence[Path], tree_mo
     for package in dict.fromkeys(p.package for p in packs if p.package):
         if package in tree_modules or any(m.startswith(f"{package}.") for m in tree_modules):
             continue  # the package is the scanned tree (or part of it)
+        used = package in searched and mentions(package)  # (read once, on the first ask)
         found = None
-        if look and package in searched and not mentions(package):
-            found = _given(package, given)  # only where --context points
-            if found is None:
-                continue
-        elif look and package in searched:
+        if look and used:
             found = _locate(package, root, given,
                             sys.path if search_path is None else search_path)
         elif look:
-            found = _given(package, given)
+            found = _given(package, given)  # only where --context points
         if found is not None:
             roots.append(found)
-        elif package in searched and (look or mentions(package)):
-            missing.append(package)  # (with --no-context: said only to a tree that uses it)
+        elif used:
+            missing.append(package)
     return roots, missing
 
 
@@ -135,11 +132,12 @@ def _version(folder: Path) -> str | None:
 def mentioned_in(files: Sequence[SourceFile]) -> Callable[[str], bool]:
     """Whether any of *files* spells a package's name (its bytes are read once, on the first
     question; a file that cannot be read says nothing)."""
-    texts: list[bytes] = []
+    texts: list[bytes] | None = None
 
     def mentions(package: str) -> bool:
-        if not texts:
-            texts.append(b"")  # (read once, even when nothing could be)
+        nonlocal texts
+        if texts is None:
+            texts = []
             for f in files:
                 try:
                     texts.append(fsio.read_bytes(f.path))

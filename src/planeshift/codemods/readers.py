@@ -48,8 +48,8 @@ def unread(reg: Registration, facts: MigrateFacts) -> str:
         methods = frozenset(m for accepting, _ in read for m in accepting)
         pairs = not methods and any(gathers for _, gathers in read)
         # an owner no file of the project defines: a library's (lionagi's, for an app using it)
-        elsewhere = bool(mech.dispatchers) and not any(
-            not modules.get(q.rpartition(".")[0], CONTEXT).startswith(CONTEXT)
+        elsewhere = bool(mech.dispatchers) and all(
+            modules.get(q.rpartition(".")[0], CONTEXT).startswith(CONTEXT)
             for q in mech.dispatchers)
         cache[reg.mechanism] = (name, methods, pairs, elsewhere)
     name, methods, pairs, elsewhere = cache[reg.mechanism]
