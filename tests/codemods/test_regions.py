@@ -4,6 +4,7 @@ thousands of top-level statements is rewritten, and the whole-module path is sti
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import libcst as cst
@@ -206,3 +207,75 @@ def test_after_an_edit_that_moved_lines_the_next_codemod_sees_the_whole_text_as_
     assert entry is not None and source.code(entry.unit) == "bus.subscribe(guard)\n"
     call = source.locator.at(last, 0)
     assert call is not None and isinstance(call.nodes[0], cst.Call)
+
+
+def _compiled_lengths(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from planeshift.codemods.support import writer
+
+    compiled: list[str] = []
+
+    def recording(source: str, *args: object, **kwargs: object) -> object:
+        compiled.append(source)
+        return compile(source, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(writer, "compile", recording, raising=False)
+    return compiled
+
+
+def test_only_the_rewritten_statements_are_compiled(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rest of the file is its own bytes: compiling the regions (the header first, for its
+    ``__future__`` imports) checks the change, at a fraction of compiling the whole file."""
+    filler = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(300))
+    text = HEAD + "bus = EventBus()\n" + filler + "bus.on(Point.BEFORE, guard)\n" + filler
+    compiled = _compiled_lengths(monkeypatch)
+    write_tree(tmp_path, DEMO_FILES)
+    (tmp_path / "app.py").write_text(text)
+    result = run(tmp_path)
+    new = (tmp_path / "app.py").read_text()
+    assert len(result.migrated) == 1 and not result.failed, result.not_migrated
+    (checked,) = compiled
+    assert checked.startswith("from planeshift.kernels import InterceptorRegistration\n")
+    assert "as_interceptor(" in checked and len(checked) < len(new) // 20, checked
+
+
+@pytest.mark.parametrize("declaration", ["global", "nonlocal"])
+def test_a_declaration_at_the_module_level_has_the_whole_file_compiled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, declaration: str) -> None:
+    """``global x`` at the module's level does not compile after a binding of x anywhere above
+    it: the one way one top-level statement reaches another, so such a file compiles whole."""
+    filler = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(30))
+    text = (HEAD + "bus = EventBus()\nbus.on(Point.BEFORE, guard)\n" + filler
+            + f"if False:\n    {declaration} spare\n")
+    compiled = _compiled_lengths(monkeypatch)
+    write_tree(tmp_path, DEMO_FILES)
+    (tmp_path / "app.py").write_text(text)
+    result = run(tmp_path)
+    new = (tmp_path / "app.py").read_text()
+    if declaration == "nonlocal":  # does not compile at all, before as after: not written
+        assert result.failed and new == text and "nonlocal" in result.not_migrated[0].reason
+        assert compiled[0] == compiled[-1] and len(compiled[0]) > len(text)
+    else:
+        assert len(result.migrated) == 1 and not result.failed, result.not_migrated
+        assert compiled == [new]
+
+
+def test_a_rewrite_that_does_not_compile_is_reported_at_the_files_own_line(
+        tmp_path: Path) -> None:
+    """The regions alone are compiled; the message names the line of the whole file."""
+    from analyzer.helpers import DEMO_PACK
+
+    pack = tmp_path / "bad.yaml"
+    pack.write_text(DEMO_PACK.read_text().replace(
+        "InterceptorRegistration(name={name}, ", "InterceptorRegistration(name={name}, name=1, "))
+    filler = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(100))
+    text = HEAD + "bus = EventBus()\n" + filler + "bus.on(Point.BEFORE, guard)\n"
+    write_tree(tmp_path / "t", DEMO_FILES)
+    (tmp_path / "t" / "app.py").write_text(text)
+    result = run(tmp_path / "t", pack=pack)
+    (entry,) = result.not_migrated
+    assert entry.error and "does not compile" in entry.reason, entry
+    at = re.search(r"\(app\.py, line (\d+)\)", entry.reason)
+    # below the registration's own line (the imports added above it), not the regions' line
+    assert at and int(at[1]) >= entry.line == text.count("\n"), entry.reason
+    assert (tmp_path / "t" / "app.py").read_text() == text

@@ -62,11 +62,11 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
     if not rel.endswith(".py"):
         return _settings(run, text, steps, facts)
     before = set(facts.rewritten)
-    new = None if facts.options.owners else regional(run, text, steps, facts)
-    if new is None:
+    done = None if facts.options.owners else regional(run, text, steps, facts)
+    if done is None:
         return _whole(run, text, steps, facts, before)
     run.rewritten |= facts.rewritten - before
-    return _finish(run, text, new, rel)
+    return _finish(run, text, *done, rel)
 
 
 def _whole(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts,
@@ -96,13 +96,14 @@ def _whole(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts,
         new = fit(tree, text, facts.style, facts.adapter_names)
     except Exception as exc:  # noqa: BLE001 - a bug: reported, unchanged
         return _error(run, exc)
-    return _finish(run, text, new, rel)
+    return _finish(run, text, new, new, rel)
 
 
 def regional(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts
-             ) -> str | None:
-    """The new text, from only the statements holding the steps' items (``support.regions``);
-    None where the whole module must be parsed instead (the reason is logged)."""
+             ) -> tuple[str, str] | None:
+    """The new text, from only the statements holding the steps' items (``support.regions``),
+    and the text that must compile for it to (:meth:`Regions.compiled`); None where the whole
+    module must be parsed instead (the reason is logged)."""
     assert run.source is not None
     try:
         parsed = ast.parse(text)
@@ -124,12 +125,12 @@ def regional(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts
             raise ValueError(regions.failed)
         tree = apply_imports(context, tree, facts.style)
         small = "".join(text[a:b] for a, b in regions.spans)
-        new, _ = regions.render(fit_tree(tree, small, facts.style, facts.adapter_names))
+        new, spans = regions.render(fit_tree(tree, small, facts.style, facts.adapter_names))
     except Exception as exc:  # noqa: BLE001 - the whole module's path does it, or says why not
         log.debug("%s: the whole module is parsed: %s", run.rel, exc)
         run.outcomes = outcomes
         return None
-    return new
+    return new, regions.compiled(new, spans)
 
 
 def _lines(steps: Sequence[Step], parsed: ast.Module) -> set[int]:
@@ -152,11 +153,13 @@ def _lines(steps: Sequence[Step], parsed: ast.Module) -> set[int]:
     return lines
 
 
-def _finish(run: FileRun, text: str, new: str, rel: str) -> FileRun:
+def _finish(run: FileRun, text: str, new: str, compiled: str, rel: str) -> FileRun:
+    """*new* kept if it differs from *text* and *compiled* (*new*, or the statements a regional
+    rewrite changed) compiles."""
     assert run.source is not None
     try:
         if new != text:
-            check_python(new, rel)
+            check_python(compiled, rel, new)
     except Exception as exc:  # noqa: BLE001 - an uncompilable result or a bug: reported, unchanged
         return _error(run, exc)
     run.text = new if new != run.source.text else None

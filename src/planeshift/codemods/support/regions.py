@@ -95,6 +95,17 @@ class Regions:
         out.append(self.text[before:])
         return "".join(out), spans
 
+    def compiled(self, new: str, spans: list[tuple[int, int]]) -> str:
+        """What must compile for *new* (:meth:`render`'s text, the regions at *spans*) to: the
+        regions' text alone, the header (a docstring, the ``__future__`` imports and the rest
+        of the first import block) first. Every other statement is the original text, whose
+        statements Python compiles one by one: nothing of one reaches into another but a
+        ``global`` or ``nonlocal`` declaration at the module's own level (``x = 1`` then
+        ``global x`` does not compile), so a module holding one compiles whole."""
+        if _declares_at_module_level(self.parsed, self.text):
+            return new
+        return "".join(new[a:b] for a, b in spans)
+
     def source(self, tree: cst.Module, rel: str, package: str | None, moved: bool) -> Source:
         """The file as a codemod sees it: the small module, the whole module's text and Python
         tree (names, star imports), and a locator at the module's lines; after an edit moved
@@ -191,6 +202,22 @@ def regions_for(text: str, parsed: ast.Module, lines: Iterable[int]) -> Regions 
     located = ast.Module(body=[s for i in sorted(chosen) for s in groups[i].stmts],
                          type_ignores=[])
     return Regions(text, parsed, spans, counts, located, module)
+
+
+def _declares_at_module_level(parsed: ast.Module, text: str) -> bool:
+    """Does a ``global`` or ``nonlocal`` statement stand at the module's own level (in no
+    function or class)?"""
+    if "global" not in text and "nonlocal" not in text:
+        return False
+    stack: list[ast.AST] = list(parsed.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                 ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _groups(body: list[ast.stmt]) -> list[_Group]:

@@ -194,11 +194,17 @@ def decode_source(data: bytes, rel: str, path: Path | None = None) -> SourceFile
     return SourceFile(path or Path(rel), rel, data, text, encoding, bom)
 
 
-def check_python(text: str, rel: str) -> None:
-    """Raise WriteError unless *text* parses and compiles."""
+def check_python(text: str, rel: str, whole: str | None = None) -> None:
+    """Raise WriteError unless *text* parses and compiles. *text* may be the part of the file
+    *whole* that was rewritten: the error then names what the whole file gives, at its lines."""
     try:
         compile(text, rel, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
+        if whole is not None and whole is not text:
+            try:
+                compile(whole, rel, "exec", dont_inherit=True)
+            except (SyntaxError, ValueError) as at_its_lines:
+                exc = at_its_lines
         raise WriteError(f"the rewritten file does not compile: {exc}") from exc
 
 
