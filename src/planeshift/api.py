@@ -18,6 +18,9 @@ from .analyzer.link.assemble import unread_results
 from .analyzer.link.linker import Linked
 from .analyzer.link.run import link
 from .analyzer.shapes import vocabulary
+from .analyzer.store.caches import FactCache
+from .analyzer.store.codec import loads
+from .analyzer.store.sources import Source
 from .analyzer.store.store import Store, cache_escapes, cache_folder
 from .config import Config, ConfigError
 from .heap import heap_frozen
@@ -37,10 +40,13 @@ Progress = Callable[[int, int], None]
 
 
 def scan(config: Config, progress: Progress | None = None,
-         seen: dict[str, tuple[str, str, bool]] | None = None) -> ScanResult:
+         seen: dict[str, tuple[str, str, bool]] | None = None,
+         outlines: dict[str, tuple[int, ...]] | None = None) -> ScanResult:
     """Discover, extract (in parallel, cached), link, classify and check one project; *seen*,
     when given, receives each file's content key, module and package flag as this scan read
-    it (``migrate`` rewrites a file only while its bytes are still those)."""
+    it (``migrate`` rewrites a file only while its bytes are still those); *outlines*, the
+    top-level statements (``extract.outline``) of each file holding a registration, from the
+    facts extracted or cached (``migrate`` cuts out the statements it rewrites by them)."""
     started = time.perf_counter()
     escape = cache_escapes(config)
     if escape is not None:
@@ -64,6 +70,8 @@ def scan(config: Config, progress: Progress | None = None,
     context = context_uses(config, packs, roots, missing, library)
     known = store.result(sources, unreadable)
     if known is not None:  # the tree is as last scanned
+        if outlines is not None:
+            _outlines(outlines, known, sources, lambda i: _cached(store.facts(vocab), sources[i]))
         return owned(replace(known, context=context, stats=_stats(
             started, "result", len(sources), 0, store.warnings)), config)
 
@@ -71,6 +79,8 @@ def scan(config: Config, progress: Progress | None = None,
     extracted = extraction.all(vocab, progress, store.known_digests())
     known = store.result_of_facts(sources, extracted.digests())
     if known is not None:  # files changed, their facts did not (comments, formatting)
+        if outlines is not None:
+            _outlines(outlines, known, sources, extracted.facts_at)
         stats = _stats(started, "result-facts", extracted.cache_hits, extracted.jobs,
                        [*extracted.warnings, *store.warnings])
         return owned(replace(known, context=context, stats=stats), config)
@@ -102,6 +112,8 @@ def scan(config: Config, progress: Progress | None = None,
         store.warnings.extend(unmatched_decorators(config, packs, registrations, extracted))
         if not any(s.problem for s in sources):  # a file changed mid-scan: keep nothing of it
             store.keep(result, outcome.linked, extracted, outcome.layer)
+    if outlines is not None:
+        _outlines(outlines, result, sources, extracted.facts_at)
     stats = _stats(started, outcome.layer, extracted.cache_hits, extracted.jobs,
                    [*extracted.warnings, *store.warnings])
     if outcome.full_link and store.enabled:
@@ -280,6 +292,26 @@ def metadata_files(config: Config, packs: tuple[Pack, ...]) -> list[SourceFile]:
 def settings_patterns(packs: tuple[Pack, ...]) -> tuple[str, ...]:
     """The hook settings files the packs read (gitignore-style patterns)."""
     return tuple(dict.fromkeys(f for p in packs for m in p.mechanisms for c in m.config for f in c.files))
+
+
+def _outlines(into: dict[str, tuple[int, ...]], result: ScanResult, sources: Sequence[Source],
+              facts_at: Callable[[int], FileFacts | None]) -> None:
+    """*into* gets the outline of each file of *sources* holding a registration of *result*."""
+    files = {r.file for r in result.registrations}
+    for i, src in enumerate(sources):
+        if src.file.rel in files:
+            facts = facts_at(i)
+            if facts is not None and facts.outline:
+                into[src.file.rel] = facts.outline
+
+
+def _cached(cache: FactCache | None, src: Source) -> FileFacts | None:
+    """A file's facts from the fact cache, if they are there and decode."""
+    blob = cache.get_bytes(src.key) if cache is not None else None
+    try:
+        return loads(blob) if blob is not None else None
+    except (ValueError, KeyError, TypeError, IndexError, EOFError):
+        return None
 
 
 def _stats(started: float, cache: str, hits: int, jobs: int, warnings: list[str]) -> dict:

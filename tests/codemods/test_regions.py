@@ -49,6 +49,11 @@ CASES = {
     "u2028_in_region": HEAD + "def setup():\n    note = 'a\u2028b'\n    bus = EventBus()\n"
                               "    bus.on(Point.BEFORE, guard)\n",
     "u2028_in_literal": HEAD + 'NOTE = "a\u2028b"\nbus = EventBus()\nbus.on(Point.BEFORE, guard)\n',
+    "bound_in_a_function": HEAD + "def helper():\n    as_interceptor = 2\n    return 1\n\n\n"
+                                  "bus = EventBus()\nbus.on(Point.BEFORE, guard)\n",
+    "walrus_in_a_decorator": "from demo.bus import EventBus, Point\n\n\n"
+                             "@(lambda f: f)(guard := print)\ndef g():\n    pass\n\n\n"
+                             "bus = EventBus()\nbus.on(Point.BEFORE, guard)\n",
     "two_far_apart": HEAD + "bus = EventBus()\nbus.on(Point.BEFORE, guard)\n"
                      + "".join(f"v{i} = {i}\n" for i in range(50)) + "bus.subscribe(guard)\n",
 }
@@ -279,3 +284,32 @@ def test_a_rewrite_that_does_not_compile_is_reported_at_the_files_own_line(
     # below the registration's own line (the imports added above it), not the regions' line
     assert at and int(at[1]) >= entry.line == text.count("\n"), entry.reason
     assert (tmp_path / "t" / "app.py").read_text() == text
+
+
+def test_python_parses_only_the_statements_at_the_modules_own_level(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan's outline of the module tells its definitions apart: Python parses the module
+    with those it does not rewrite left out (their lines blank), not the whole module again."""
+    import ast
+    import types
+
+    filler = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(300))
+    text = (HEAD + "bus = EventBus()\n" + filler + "bus.on(Point.BEFORE, guard)\n"
+            + "from os import path\n" + filler.replace("def f", "def g"))
+    parsed: list[str] = []
+
+    def recording(source: str, *args: object, **kwargs: object) -> ast.Module:
+        parsed.append(source)
+        return ast.parse(source, *args, **kwargs)  # type: ignore[arg-type]
+
+    proxy = types.SimpleNamespace(**{**vars(ast), "parse": recording})
+    monkeypatch.setattr(regions, "ast", proxy)
+    monkeypatch.setattr(driver, "ast", proxy)
+    write_tree(tmp_path, DEMO_FILES)
+    (tmp_path / "app.py").write_text(text)
+    result = run(tmp_path)
+    new = (tmp_path / "app.py").read_text()
+    assert len(result.migrated) == 1 and not result.failed, result.not_migrated
+    assert "as_interceptor(" in new and filler in new
+    assert parsed and all("return x + 1" not in source for source in parsed), len(parsed)
+    assert any("from os import path\n" in source for source in parsed)

@@ -83,9 +83,13 @@ class Source:
     """The file a codemod is transforming: its tree, text, statement locator and names."""
 
     def __init__(self, tree: cst.Module, text: str, rel: str, parsed: ast.Module | None = None,
-                 original: cst.Module | None = None, package: str | None = None) -> None:
+                 original: cst.Module | None = None, package: str | None = None,
+                 partial: bool = False) -> None:
         self.tree, self.text, self.rel, self.original = tree, text, rel, original
         self.package = package_of(rel) if package is None else package  # (relative imports)
+        # *parsed* holds only the statements at the module's own level and those rewritten
+        # (``support.regions``): every name of the module is then read from the text, if asked
+        self.partial = partial
         if parsed is not None:
             self.__dict__["ast"] = parsed
 
@@ -99,7 +103,7 @@ class Source:
 
     @functools.cached_property
     def names(self) -> ModuleNames:
-        return module_names(self.ast, self.package, self.text)
+        return module_names(self.ast, self.package, self.text, whole=not self.partial)
 
     def names_with(self, context: CodemodContext) -> ModuleNames:
         """The module's names with the imports codemods have asked for but not yet added."""

@@ -43,6 +43,8 @@ class MigrateFacts:
     rewritten: set[tuple] = field(default_factory=set)  # keys of registrations rewritten this run
     # rel -> (content key, module, is_package) of each file as the scan read it
     scanned: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
+    # rel -> the top-level statements of a file holding a registration, as the scan read it
+    outlines: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def root(self) -> Path:

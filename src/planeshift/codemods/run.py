@@ -54,8 +54,10 @@ def migrate(config: Config, options: MigrateOptions | None = None,
     started = time.perf_counter()
     codemods = selected(options)
     seen: dict[str, tuple[str, str, bool]] = {}
-    scan = api.scan(config, seen=seen)
-    facts = MigrateFacts(config, scan, api.load_packs(config), options, scanned=seen)
+    outlines: dict[str, tuple[int, ...]] = {}
+    scan = api.scan(config, seen=seen, outlines=outlines)
+    facts = MigrateFacts(config, scan, api.load_packs(config), options, scanned=seen,
+                         outlines=outlines)
     plans: dict[str, Plan] = {}
     # LibCST's trees hold no reference cycles: reference counting frees them, and the collector
     # would otherwise traverse every tree, fact and plan again and again while the sites are

@@ -134,6 +134,9 @@ class FileFacts:
     # marshal's version-2 bytes (a function of the value, for the facts' digest): the helper
     # search reads them, in the few files that call a helper's name (see :func:`call_rows`)
     calls: bytes = b""
+    # the module's top-level statements as (first line, last line, kind) triples, flattened
+    # (see ``outline``): where a migration cuts out the statements it rewrites
+    outline: tuple[int, ...] = ()
 
 
 # (callee ref, scope, line, col, end line, end col, the bare names handed to it: the arguments

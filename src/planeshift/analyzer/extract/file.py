@@ -22,6 +22,7 @@ from typing import Any
 from ...heap import collector_paused
 from .entry_points import setup_py_entry_points
 from .facts import FileFacts
+from .outline import outline
 from .sites import Vocabulary
 from .symbols import collect_symbols
 
@@ -164,6 +165,6 @@ def _extract(data: bytes, path: str, module: str, is_package: bool, vocab: Vocab
                                 text, vocab.mutators)
         return replace(facts, rule_facts=file_facts(tree, text) if rule_facts is None
                        else rule_facts, entry_points=setup_py_entry_points(tree)
-                       if path == "setup.py" else ())
+                       if path == "setup.py" else (), outline=outline(tree.body, text))
     except RecursionError:
         return FileFacts(path=path, module=module, error="cannot analyse: nesting too deep")

@@ -42,7 +42,7 @@ from ..extract.observations import (
 from ..extract.summary import FileSummary
 from ..link.candidate import Call, Candidate
 
-FORMAT = 37
+FORMAT = 38
 
 
 # -- codec --------------------------------------------------------------------------------------

@@ -105,11 +105,16 @@ def regional(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts
     and the text that must compile for it to (:meth:`Regions.compiled`); None where the whole
     module must be parsed instead (the reason is logged)."""
     assert run.source is not None
-    try:
-        parsed = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None  # the whole module's path says what LibCST makes of it
-    regions = regions_for(text, parsed, _lines(steps, parsed))
+    # the scan's outline of the module describes the text it read, not an earlier pass's result
+    outline = facts.outlines.get(run.rel) if run.text is None else None
+    names = _local_names(steps)
+    parsed = None
+    if outline is None or names:  # a definition looked up by name may stand anywhere
+        try:
+            parsed = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None  # the whole module's path says what LibCST makes of it
+    regions = regions_for(text, parsed, _lines(steps, parsed, names), outline)
     if isinstance(regions, str):
         log.debug("%s: the whole module is parsed: %s", run.rel, regions)
         return None
@@ -133,21 +138,23 @@ def regional(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts
     return new, regions.compiled(new, spans)
 
 
-def _lines(steps: Sequence[Step], parsed: ast.Module) -> set[int]:
-    """The lines the steps' items are at (a registration's first and last), and for a handler
-    whose definition a codemod looks up by name, every definition of that name."""
+def _local_names(steps: Sequence[Step]) -> set[str]:
+    """The names of the handlers whose definitions a codemod looks up in the module."""
+    locals_ = (getattr(item.data, "local", None) for _, items in steps for item in items)
+    return {local.split(".")[0] for local in locals_ if isinstance(local, str)}
+
+
+def _lines(steps: Sequence[Step], parsed: ast.Module | None, names: set[str]) -> set[int]:
+    """The lines the steps' items are at (a registration's first and last), and every
+    definition of the *names* in *parsed* (given when there are any)."""
     lines: set[int] = set()
-    names: set[str] = set()
     for _, items in steps:
         for item in items:
             lines.add(item.line)
             reg = item.registration
             if reg is not None:
                 lines.update(n for n in (reg.line, reg.end_line) if n)
-            local = getattr(item.data, "local", None)
-            if isinstance(local, str):
-                names.add(local.split(".")[0])
-    if names:
+    if names and parsed is not None:
         lines.update(node.lineno for node in ast.walk(parsed) if isinstance(
             node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in names)
     return lines

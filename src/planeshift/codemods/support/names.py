@@ -13,7 +13,8 @@ import functools
 
 class ModuleNames:
     """The module's top-level imports, and (computed only when a name in question occurs in its
-    text at all) every name it uses or binds."""
+    text at all) every name it uses or binds: in *tree*, or (without one) in *text* parsed
+    then."""
 
     def __init__(self, imports: dict[str, str], tree: ast.Module | None = None,
                  text: str | None = None) -> None:
@@ -22,7 +23,8 @@ class ModuleNames:
 
     @functools.cached_property
     def _names(self) -> tuple[frozenset[str], frozenset[str]]:
-        used, bound = _names(self.tree) if self.tree is not None else (set(), set())
+        tree = self.tree if self.tree is not None or self.text is None else ast.parse(self.text)
+        used, bound = _names(tree) if tree is not None else (set(), set())
         return frozenset(used), frozenset(bound)
 
     @property
@@ -62,7 +64,10 @@ class ModuleNames:
         return not (self._mentions(name) and name in self.used)
 
 
-def module_names(tree: ast.Module, package: str = "", text: str | None = None) -> ModuleNames:
+def module_names(tree: ast.Module, package: str = "", text: str | None = None,
+                 whole: bool = True) -> ModuleNames:
+    """The names of the module *tree* (of *text*); not *whole*: *tree* holds only the statements
+    at the module's own level (its imports), and every name is read from *text* if asked."""
     imports: dict[str, str] = {}
     for node in top_level(tree.body):
         if isinstance(node, ast.Import):
@@ -77,7 +82,7 @@ def module_names(tree: ast.Module, package: str = "", text: str | None = None) -
             for alias in node.names:
                 if alias.name != "*":
                     imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
-    return ModuleNames(imports, tree, text)
+    return ModuleNames(imports, tree if whole else None, text)
 
 
 def top_level(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -30,6 +30,8 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst._nodes.whitespace import NEWLINE_RE
 
+from ...analyzer.extract.outline import DEFINITION, EXPRESSION, IMPORTS, first_line, outline
+from ...analyzer.extract.outline import groups as outline_groups
 from ..base import Source
 from .lines import python_lines
 from .locate import Locator
@@ -43,6 +45,7 @@ class _Group:
     first: int  # first line (a decorator's, for a definition)
     last: int
     stmts: list[ast.stmt]
+    kind: int  # ``extract.outline``'s
 
 
 @dataclass
@@ -51,11 +54,12 @@ class Regions:
     of their text; *counts* is how many top-level statements each region holds."""
 
     text: str
-    parsed: ast.Module  # Python's tree of the whole module
+    parsed: ast.Module  # Python's tree of the whole module, or of its own level (*whole*)
     spans: list[tuple[int, int]]
     counts: list[int]
     located: ast.Module  # Python's statements of the regions, at the module's lines
     module: cst.Module
+    whole: bool = True  # *parsed* is the whole module's tree, not only its own level's
     failed: str = ""  # why the result cannot be put back (then the whole module is parsed)
 
     def render(self, tree: cst.Module) -> tuple[str, list[tuple[int, int]]]:
@@ -111,7 +115,8 @@ class Regions:
         tree (names, star imports), and a locator at the module's lines; after an edit moved
         lines, the whole text as rendered so far."""
         if tree is self.module or not moved:
-            source = Source(tree, self.text, rel, self.parsed, self.module, package)
+            source = Source(tree, self.text, rel, self.parsed, self.module, package,
+                            partial=not self.whole)
             source.__dict__["locator"] = Locator(tree, self.text, self.located, self.module)
             return source
         try:
@@ -153,9 +158,16 @@ def _rendered(tree: cst.Module) -> tuple[str, list[int]]:
     return "".join(state.tokens), offsets
 
 
-def regions_for(text: str, parsed: ast.Module, lines: Iterable[int]) -> Regions | str:
-    """The regions of *text* holding *lines* (and the header), parsed; else why not."""
-    groups = _groups(parsed.body)
+def regions_for(text: str, parsed: ast.Module | None, lines: Iterable[int],
+                outline: tuple[int, ...] | None = None) -> Regions | str:
+    """The regions of *text* holding *lines* (and the header), parsed; else why not. Its
+    top-level statements are Python's *parsed*, or the scan's *outline* of them (then Python
+    parses only the statements at the module's own level: see :func:`_module_level`)."""
+    if parsed is None and outline is not None:
+        groups = [_Group(first, last, [], kind) for first, last, kind in outline_groups(outline)]
+    else:
+        parsed = parsed if parsed is not None else ast.parse(text)
+        groups = _groups(parsed.body, text)
     if not groups:
         return "the module has no statement"
     starts = _line_starts(text)
@@ -172,6 +184,11 @@ def regions_for(text: str, parsed: ast.Module, lines: Iterable[int]) -> Regions 
                                               groups[index].first):
             index -= 1
             chosen.add(index)
+    whole = parsed is not None
+    if parsed is None:
+        parsed = _module_level(text, starts, groups, chosen)
+        if parsed is None:  # the outline does not describe the text: Python's whole tree
+            return regions_for(text, ast.parse(text), lines)
     spans: list[tuple[int, int]] = []
     counts: list[int] = []
     for index in sorted(chosen):
@@ -201,7 +218,36 @@ def regions_for(text: str, parsed: ast.Module, lines: Iterable[int]) -> Regions 
         return "the regions' first indentation is not the module's"
     located = ast.Module(body=[s for i in sorted(chosen) for s in groups[i].stmts],
                          type_ignores=[])
-    return Regions(text, parsed, spans, counts, located, module)
+    return Regions(text, parsed, spans, counts, located, module, whole)
+
+
+def _module_level(text: str, starts: list[int], groups: list[_Group], chosen: set[int]
+                  ) -> ast.Module | None:
+    """Python's tree of the module with the definitions outside *chosen* left out (their lines
+    blank): every statement at the module's own level (its imports, the names it binds, a
+    ``global``) and the chosen ones, at their lines and columns, for a fraction of parsing the
+    whole module; each group gets its statements. None when the groups do not fit the text."""
+    pieces: list[str] = []
+    at = 0
+    for index, group in enumerate(groups):
+        if group.kind == DEFINITION and index not in chosen:
+            pieces += [text[at:starts[group.first - 1]], "\n" * (group.last - group.first + 1)]
+            at = starts[group.last]
+    pieces.append(text[at:])
+    try:
+        tree = ast.parse("".join(pieces))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    firsts = [g.first for g in groups]
+    for stmt in tree.body:
+        index = bisect.bisect_right(firsts, first_line(stmt)) - 1
+        if index < 0 or (stmt.end_lineno or stmt.lineno) > groups[index].last:
+            return None
+        groups[index].stmts.append(stmt)
+    kept = (g for i, g in enumerate(groups) if g.kind != DEFINITION or i in chosen)
+    if any(not g.stmts or first_line(g.stmts[0]) != g.first for g in kept):
+        return None
+    return tree
 
 
 def _declares_at_module_level(parsed: ast.Module, text: str) -> bool:
@@ -220,30 +266,20 @@ def _declares_at_module_level(parsed: ast.Module, text: str) -> bool:
     return False
 
 
-def _groups(body: list[ast.stmt]) -> list[_Group]:
-    groups: list[_Group] = []
+def _groups(body: list[ast.stmt], text: str) -> list[_Group]:
+    groups = [_Group(first, last, [], kind)
+              for first, last, kind in outline_groups(outline(body, text))]
+    firsts = [g.first for g in groups]
     for stmt in body:
-        first = _first_line(stmt)
-        last = stmt.end_lineno or stmt.lineno
-        if groups and first <= groups[-1].last:  # `a; b`: one line of LibCST's
-            groups[-1].last = max(groups[-1].last, last)
-            groups[-1].stmts.append(stmt)
-        else:
-            groups.append(_Group(first, last, [stmt]))
+        groups[bisect.bisect_right(firsts, first_line(stmt)) - 1].stmts.append(stmt)
     return groups
-
-
-def _first_line(stmt: ast.stmt) -> int:
-    decorators = getattr(stmt, "decorator_list", None)
-    return min(d.lineno for d in decorators) if decorators else stmt.lineno
 
 
 def _header(groups: list[_Group]) -> int:
     """How many statements hold at least a docstring, the first import block and the statement
     after it (what the import adder and the isort placement read): checked again on LibCST's."""
-    index = 1 if isinstance(groups[0].stmts[0], ast.Expr) else 0
-    while index < len(groups) and all(isinstance(s, (ast.Import, ast.ImportFrom))
-                                      for s in groups[index].stmts):
+    index = 1 if groups[0].kind == EXPRESSION else 0
+    while index < len(groups) and groups[index].kind == IMPORTS:
         index += 1
     return min(index + 1, len(groups))
 
@@ -283,7 +319,7 @@ def _located(text: str, parsed: ast.Module, spans: list[tuple[int, int]], counts
              ) -> ast.Module:
     """Python's statements of the regions, now at *spans* of *text*."""
     starts = _line_starts(text)
-    groups = _groups(parsed.body)
+    groups = _groups(parsed.body, text)
     firsts = [g.first for g in groups]
     chosen: list[ast.stmt] = []
     for (start, _), count in zip(spans, counts, strict=True):
