@@ -24,9 +24,16 @@ SNIPPETS = [
 ]
 
 
+def _document_order(node: cst.CSTNode, inside: bool = False) -> list[cst.CSTNode]:
+    """*node* and the nodes below it, parents first, those inside an f-string left out."""
+    below = inside or isinstance(node, cst.FormattedString)
+    return [*([] if inside else [node]),
+            *(n for child in node.children for n in _document_order(child, below))]
+
+
 def same(module: cst.Module) -> None:
-    order: list[cst.CSTNode] = []
-    positions, code = positions_of(module, order)
+    order = _document_order(module)
+    positions, code = positions_of(module)
     rendering = Rendering.of(module, BRACKETS)
     assert rendering.code == code == module.code
     assert rendering.nodes == [n for n in order if isinstance(n, BRACKETS)]
@@ -41,3 +48,22 @@ def same(module: cst.Module) -> None:
 def test_the_start_lines_are_the_position_providers(code: str) -> None:
     same(cst.parse_module(code))
 
+
+
+@pytest.mark.parametrize("code", SNIPPETS)
+def test_the_parents_are_those_of_a_walk_of_the_children(code: str) -> None:
+    """The locator reads each node's parent from the rendering that gives the positions."""
+    same_parents(cst.parse_module(code))
+
+
+def same_parents(module: cst.Module) -> None:
+    (statement,) = module.body
+    parents: dict[int, cst.CSTNode] = {}
+    positions_of(module, parents, statement)
+    walked: dict[int, cst.CSTNode] = {}
+    below = [statement]
+    while below:
+        node = below.pop()
+        walked.update((id(child), node) for child in node.children)
+        below.extend(node.children)
+    assert parents == walked

@@ -190,9 +190,8 @@ class Locator:
             body = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[body], indent=indent))
         alone = cst.Module(body=[body], default_indent=self.module.default_indent,
                            default_newline=self.module.default_newline)
-        positions, _ = positions_of(alone)
         parents: dict[int, cst.CSTNode] = {}
-        _record_parents(shown, parents)
+        positions, _ = positions_of(alone, parents, shown)
         if shown is not unit:
             for key, parent in list(parents.items()):
                 if parent is shown:

@@ -13,39 +13,43 @@ from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 
-def positions_of(module: cst.Module, order: list[cst.CSTNode] | None = None
+def positions_of(module: cst.Module, parents: dict[int, cst.CSTNode] | None = None,
+                 within: cst.CSTNode | None = None
                  ) -> tuple[dict[cst.CSTNode, CodeRange], str]:
     """What ``MetadataWrapper(module).resolve(PositionProvider)`` gives, and the module's code,
     from one rendering: the wrapper also walks the tree for its batched providers and the code
     would be a second rendering, which for one statement cost more than the positions. With
-    *order*, every node is appended to it in document order (parents first), as a walk of
-    ``children`` gives them, except those inside an f-string."""
+    *parents*, each node below *within* (a node of *module*) is mapped (by id) to its parent,
+    as a walk of ``children`` gives it (every child is rendered by its parent), without that
+    walk: ``children`` visits each node to list them."""
     provider = PositionProvider()
-    state = (_Ordered if order is not None else PositionProvidingCodegenState)(
+    state = (_Parented if parents is not None else PositionProvidingCodegenState)(
         default_indent=module.default_indent, default_newline=module.default_newline,
         provider=provider)
-    if order is not None:
-        state.order, state.inside = order, 0  # type: ignore[attr-defined]
+    if parents is not None:
+        state.parents, state.within, state.stack = parents, within, []  # type: ignore[attr-defined]
     module._codegen(state)
     return provider._computed, "".join(state.tokens)  # type: ignore[return-value]
 
 
-class _Ordered(PositionProvidingCodegenState):
-    """Positions, and the nodes in the order they are rendered."""
+class _Parented(PositionProvidingCodegenState):
+    """Positions, and the parent of each node below *within*."""
 
-    order: list[cst.CSTNode]
-    inside: int  # f-strings open around the node
+    parents: dict[int, cst.CSTNode]
+    within: cst.CSTNode | None
+    stack: list[cst.CSTNode]  # the nodes being rendered from *within* down
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        if not self.inside:
-            self.order.append(node)
-        if isinstance(node, cst.FormattedString):
-            self.inside += 1
+        if self.stack:
+            self.parents[id(node)] = self.stack[-1]
+            self.stack.append(node)
+        elif node is self.within:
+            self.stack.append(node)
         super().before_codegen(node)
 
     def after_codegen(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.FormattedString):
-            self.inside -= 1
+        if self.stack:
+            self.stack.pop()
         super().after_codegen(node)
 
 
