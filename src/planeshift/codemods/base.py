@@ -231,10 +231,10 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
         self._paths.add(id(node))
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        return id(node) in self._paths and super().on_visit(node)
+        return id(node) in self._paths and (self.plain or super().on_visit(node))
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:
-        result = super().on_leave(original_node, updated_node)
+        result = updated_node if self.plain else super().on_leave(original_node, updated_node)
         for change in self._edits.get(id(original_node), ()):
             result = change(result)
         return result
