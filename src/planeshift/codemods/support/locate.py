@@ -26,7 +26,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from .lines import python_lines
-from .positions import positions_of
+from .positions import of_kind, positions_of
 
 TARGETS = (cst.Call, cst.Decorator, cst.Arg, cst.DictElement, cst.Assign, cst.AugAssign)
 _SUITES = ("body", "handlers", "orelse", "finalbody", "cases")
@@ -102,7 +102,7 @@ class Locator:
         if index is None:
             return None
         positions, parents, offset = self._positions(self.first[index], index)
-        found = [node for node, where in positions.items() if isinstance(node, TARGETS)
+        found = [node for node, where in positions.items() if of_kind(node, TARGETS)
                  and (where.start.line + offset, where.start.column) == (line, col)]
         if not found:
             return None

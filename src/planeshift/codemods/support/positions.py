@@ -66,6 +66,25 @@ class _NoPosition:
 _NO_POSITION = _NoPosition()
 
 
+_OTHER, _LISTED, _FSTRING = 0, 1, 2
+_KINDS: dict[tuple[tuple[type, ...], type], int] = {}
+
+
+def _kind(kinds: tuple[type[cst.CSTNode], ...], cls: type) -> int:
+    """Is a node of class *cls* one of *kinds*, an f-string, or neither: per class, once (LibCST's
+    node classes are abstract base classes, whose ``isinstance`` is a slow path per call)."""
+    found = _KINDS.get((kinds, cls))
+    if found is None:
+        found = _KINDS[kinds, cls] = (_LISTED if issubclass(cls, kinds) else _FSTRING if
+                                      issubclass(cls, cst.FormattedString) else _OTHER)
+    return found
+
+
+def of_kind(node: cst.CSTNode, kinds: tuple[type[cst.CSTNode], ...]) -> bool:
+    """``isinstance(node, kinds)``, answered once per class."""
+    return _kind(kinds, type(node)) == _LISTED
+
+
 class Rendering(CodegenState):
     """One rendering of a small tree that keeps only what the layout pass reads: the code, and
     for each node of *kinds* outside an f-string, in document order (parents first), the line its
@@ -104,20 +123,22 @@ class Rendering(CodegenState):
             self.line += value.count("\n") + value.count("\r") - value.count("\r\n")
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        if isinstance(node, self.kinds) and not self._inside:
+        kind = _kind(self.kinds, type(node))
+        if kind == _LISTED and not self._inside:
             self.nodes.append(node)
             self.above[node] = tuple(self._stack)
             self.starts.setdefault(node, self.line)  # until a syntactic position says otherwise
             self.entered[node] = self.line
-        if isinstance(node, cst.FormattedString):
+        elif kind == _FSTRING:
             self._inside += 1
         self._stack.append(node)
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         self._stack.pop()
-        if node in self.entered:
+        kind = _kind(self.kinds, type(node))
+        if kind == _LISTED and node in self.entered:
             self.ends[node] = self.line
-        if isinstance(node, cst.FormattedString):
+        elif kind == _FSTRING:
             self._inside -= 1
 
     def record_syntactic_position(  # type: ignore[override]
