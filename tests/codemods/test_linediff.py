@@ -4,6 +4,7 @@ lines, so its cost follows the changes rather than the file's length times their
 from __future__ import annotations
 
 import difflib
+import itertools
 import random
 import re
 
@@ -100,3 +101,58 @@ def test_matching_work_grows_with_the_changes_not_the_file_times_the_changes(
     diff = list(unified_diff(a, b, "a/x.py", "b/x.py"))
     assert patched(a, diff) == b
     assert scanned <= 20 * len(a), scanned
+
+
+def _stretches(a: list[str], b: list[str]) -> tuple[tuple[int, int, int, int], ...]:
+    """The character spans of a's and b's texts outside which they are the same lines: each
+    stretch difflib finds changed, widened by up to two lines of context on each side."""
+    at_a = [0, *itertools.accumulate(len(line) for line in a)]
+    at_b = [0, *itertools.accumulate(len(line) for line in b)]
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes():
+        if tag != "equal":
+            grow = min(2, i1, j1)
+            after = min(2, len(a) - i2, len(b) - j2)
+            i1, j1, i2, j2 = i1 - grow, j1 - grow, i2 + after, j2 + after
+            if out and out[-1][1] >= at_a[i1]:  # touching the last one: one stretch
+                i0, _, j0, _ = out.pop()
+                out.append((i0, at_a[i2], j0, at_b[j2]))
+                continue
+            out.append((at_a[i1], at_a[i2], at_b[j1], at_b[j2]))
+    return tuple(out)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_diff_matched_only_where_the_text_changed_applies_back(seed: int) -> None:
+    """Told the stretches that changed (a regional migration knows them), the diff matches
+    only those, and it still turns the old text into the new."""
+    rng = random.Random(seed)
+    for _ in range(100):
+        spread = rng.choice((5, 50, 10_000))
+        a = [f"line {rng.randint(0, spread)}\n" for _ in range(rng.randint(0, 80))]
+        b = edited(rng, a)
+        change = FileChange("x.py", "".join(a), "".join(b), changed=_stretches(a, b))
+        diff = change.diff.splitlines(keepends=True)
+        assert patched(a, diff) == b
+        assert bool(diff) == (a != b)
+
+
+def test_a_diff_matched_only_where_the_text_changed_reads_nothing_else(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lines between the changed stretches are not compared at all."""
+    compared: list[int] = []
+    original = difflib.SequenceMatcher.set_seqs
+
+    def counted(self, a, b):  # type: ignore[no-untyped-def]
+        compared.append(len(a) + len(b))
+        return original(self, a, b)
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "set_seqs", counted)
+    a = [f"value_{i} = {i}\n" for i in range(8000)]
+    b = [f"value_{i} = wrap({i})\n" if i % 2000 == 0 else line for i, line in enumerate(a)]
+    changed = _stretches(a, b)
+    compared.clear()
+    diff = FileChange("x.py", "".join(a), "".join(b), changed=changed).diff
+    assert len(changed) == 4 and 0 < sum(compared) < 100, compared
+    assert patched(a, diff.splitlines(keepends=True)) == b
+    assert diff == FileChange("x.py", "".join(a), "".join(b)).diff

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,13 +69,19 @@ class FileChange:
     before: str
     after: str
     written: bool = False
+    # the character spans (before start, end, after start, end) outside which the two texts are
+    # the same, each starting and ending at a line's start; None: not known
+    changed: tuple[tuple[int, int, int, int], ...] | None = None
 
     @property
     def diff(self) -> str:
         """A unified diff (``a/`` and ``b/`` prefixes, as ``git apply`` and ``patch -p1`` read)."""
-        lines = unified_diff(
-            self.before.splitlines(keepends=True), self.after.splitlines(keepends=True),
-            f"a/{self.file}", f"b/{self.file}")
+        a, b = self.before.splitlines(keepends=True), self.after.splitlines(keepends=True)
+        within = None
+        if self.changed is not None:
+            at_a, at_b = _line_of(a), _line_of(b)
+            within = [(at_a(i1), at_a(i2), at_b(j1), at_b(j2)) for i1, i2, j1, j2 in self.changed]
+        lines = unified_diff(a, b, f"a/{self.file}", f"b/{self.file}", within=within)
         return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
                        for line in lines)
 
@@ -105,3 +114,16 @@ class MigrateResult:
     def pending(self) -> bool:
         """Changes that are not on disk (a dry run or --check found something to do)."""
         return any(not c.written for c in self.changes)
+
+
+def _line_of(lines: list[str]) -> Callable[[int], int]:
+    """The index of the line of *lines* starting at a character offset of their text."""
+    starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
+
+    def at(offset: int) -> int:
+        index = bisect.bisect_left(starts, offset)
+        if index == len(starts) or starts[index] != offset:
+            raise ValueError(f"offset {offset} is not at a line's start")
+        return index
+
+    return at

@@ -158,7 +158,7 @@ def _finish(runs: dict[str, FileRun], options: MigrateOptions, root: Path
                              for o in run.outcomes]
                 continue
         outcomes += run.outcomes
-        changes.append(FileChange(rel, run.source.text, run.text, written))
+        changes.append(FileChange(rel, run.source.text, run.text, written, run.changed))
     return changes, outcomes
 
 

@@ -42,6 +42,9 @@ class FileRun:
     text: str | None = None  # the new text, when it differs from the source's
     outcomes: list[Outcome] = field(default_factory=list)
     rewritten: set[tuple] = field(default_factory=set)  # registration keys rewritten here
+    # the spans of the source's text and the new text outside which the two are the same
+    # (``FileChange.changed``), when known
+    changed: tuple[tuple[int, int, int, int], ...] | None = None
 
 
 def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
@@ -63,10 +66,14 @@ def migrate_file(rel: str, steps: Sequence[Step], facts: MigrateFacts,
         return _settings(run, text, steps, facts)
     before = set(facts.rewritten)
     done = None if facts.options.owners else regional(run, text, steps, facts)
+    first = run.text is None  # the text is the source's: no earlier pass changed it
     if done is None:
+        run.changed = None
         return _whole(run, text, steps, facts, before)
     run.rewritten |= facts.rewritten - before
-    return _finish(run, text, *done, rel)
+    new, compiled, changed = done
+    run.changed = changed if first else None
+    return _finish(run, text, new, compiled, rel)
 
 
 def _whole(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts,
@@ -100,10 +107,11 @@ def _whole(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts,
 
 
 def regional(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts
-             ) -> tuple[str, str] | None:
+             ) -> tuple[str, str, tuple[tuple[int, int, int, int], ...]] | None:
     """The new text, from only the statements holding the steps' items (``support.regions``),
-    and the text that must compile for it to (:meth:`Regions.compiled`); None where the whole
-    module must be parsed instead (the reason is logged)."""
+    the text that must compile for it to (:meth:`Regions.compiled`) and the spans of *text*
+    and the new text outside which the two are the same; None where the whole module must be
+    parsed instead (the reason is logged)."""
     assert run.source is not None
     # the scan's outline of the module describes the text it read, not an earlier pass's result
     outline = facts.outlines.get(run.rel) if run.text is None else None
@@ -135,7 +143,8 @@ def regional(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts
         log.debug("%s: the whole module is parsed: %s", run.rel, exc)
         run.outcomes = outcomes
         return None
-    return new, regions.compiled(new, spans)
+    changed = tuple((a, b, c, d) for (a, b), (c, d) in zip(regions.spans, spans, strict=True))
+    return new, regions.compiled(new, spans), changed
 
 
 def _local_names(steps: Sequence[Step]) -> set[str]:

@@ -6,7 +6,9 @@ N lines costs about N x K (a 50,000-line module with 500 rewritten registrations
 the lines that occur exactly once in each text and in the same order (the longest such chain:
 patience diff's anchors) cut both texts into short stretches; SequenceMatcher matches each
 stretch alone, and the hunks are formatted as ``unified_diff`` formats them. A text without
-such anchors is matched whole, as before.
+such anchors is matched whole, as before. Where the caller knows which stretches of lines can
+differ (a migration that rewrote a few statements of a module, the rest its own text), only
+those are matched.
 """
 
 from __future__ import annotations
@@ -20,11 +22,14 @@ Opcode = tuple[str, int, int, int, int]
 
 
 def unified_diff(a: Sequence[str], b: Sequence[str], fromfile: str, tofile: str,
-                 n: int = 3) -> Iterator[str]:
+                 n: int = 3, within: Sequence[tuple[int, int, int, int]] | None = None
+                 ) -> Iterator[str]:
     """The lines of a unified diff of *a* to *b* (lines with their endings), as
-    ``difflib.unified_diff(a, b, fromfile, tofile, n=n)`` writes one."""
+    ``difflib.unified_diff(a, b, fromfile, tofile, n=n)`` writes one; with *within*, the
+    stretches (a[i1:i2] to b[j1:j2], in order) outside which the two are the same lines."""
     matcher: difflib.SequenceMatcher[str] = difflib.SequenceMatcher(None, (), ())
-    matcher.opcodes = opcodes(a, b)  # type: ignore[attr-defined]  # what get_opcodes returns
+    matcher.opcodes = (  # type: ignore[attr-defined]  # what get_opcodes returns
+        opcodes(a, b) if within is None else opcodes_within(a, b, within))
     started = False
     for group in matcher.get_grouped_opcodes(n):
         if not started:
@@ -57,6 +62,23 @@ def opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
         if i < len(a):
             _add(out, ("equal", i, i + 1, j, j + 1))
         i0, j0 = i + 1, j + 1
+    return out
+
+
+def opcodes_within(a: Sequence[str], b: Sequence[str],
+                   within: Sequence[tuple[int, int, int, int]]) -> list[Opcode]:
+    """:func:`opcodes`, matching only the stretches *within* (a[i1:i2] to b[j1:j2]); the lines
+    between them are the same in both."""
+    out: list[Opcode] = []
+    i0 = j0 = 0
+    for i1, i2, j1, j2 in [*within, (len(a), len(a), len(b), len(b))]:
+        if i1 - i0 != j1 - j0:
+            raise ValueError("the stretches between the changes differ in length")
+        if i1 > i0:
+            _add(out, ("equal", i0, i1, j0, j1))
+        for tag, k1, k2, m1, m2 in opcodes(a[i1:i2], b[j1:j2]):
+            _add(out, (tag, i1 + k1, i1 + k2, j1 + m1, j1 + m2))
+        i0, j0 = i2, j2
     return out
 
 
