@@ -78,13 +78,25 @@ def _not_callable(node: ast.expr) -> bool:
 def _scope(tree: ast.Module, qualname: str) -> ast.AST | None:
     node: ast.AST = tree
     for part in filter(None, qualname.split(".")):
-        found = next((child for child in ast.iter_child_nodes(node)
-                      if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                      and child.name == part), None)
+        found = _definitions(node).get(part)
         if found is None:
             return None
         node = found
     return node if node is not tree else None
+
+
+def _definitions(node: ast.AST) -> dict[str, ast.AST]:
+    """The first definition (function or class) of each name among *node*'s children; built
+    once per node (kept on it), not once per registration: a module's are asked about for
+    each of its registrations."""
+    cached = getattr(node, "_planeshift_definitions", None)
+    if cached is None:
+        cached = {}
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                cached.setdefault(child.name, child)
+        node._planeshift_definitions = cached  # type: ignore[attr-defined]
+    return cached  # type: ignore[no-any-return]
 
 
 def _bindings(name: str, scope: ast.AST) -> list[ast.expr] | None:
