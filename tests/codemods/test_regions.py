@@ -54,16 +54,41 @@ CASES = {
     "walrus_in_a_decorator": "from demo.bus import EventBus, Point\n\n\n"
                              "@(lambda f: f)(guard := print)\ndef g():\n    pass\n\n\n"
                              "bus = EventBus()\nbus.on(Point.BEFORE, guard)\n",
+    # a definition cut down to the statements of its body holding the registrations
+    "in_a_function": HEAD + "def setup():\n    x = 1\n    bus = EventBus()\n\n    # why\n"
+                     "    bus.on(Point.BEFORE, guard)\n    y = 2\n    return bus\n",
+    "first_and_last_of_a_body": HEAD + "bus = EventBus()\n\n\ndef setup():  # note\n"
+                                "    # before the first\n    bus.on(Point.BEFORE, guard)\n"
+                                "    x = 1\n    bus.subscribe(guard)\n",
+    "in_a_method": HEAD + "class Plugin:\n    \"\"\"Doc.\"\"\"\n\n    x = 1\n\n"
+                   "    @staticmethod\n    def register(bus):\n        bus.on(Point.BEFORE, guard)\n"
+                   "\n    def other(self):\n        return 2\n",
+    "footer_inside_a_body": HEAD + "def setup(bus):\n    if bus:\n        x = 1\n"
+                            "        # the inner block's footer\n    bus.on(Point.BEFORE, guard)\n"
+                            "    return x\n",
+    "shared_line_in_a_body": HEAD + "def setup(bus):\n    x = 1; bus.on(Point.BEFORE, guard)\n"
+                             "    return x\n",
+    "global_in_a_body": HEAD + "def setup(bus):\n    global spare\n    spare = 1\n"
+                        "    bus.on(Point.BEFORE, guard)\n    return spare\n",
+    "comment_between_statements": HEAD + "def setup(bus):\n    x = 1\n# flush left\n"
+                                  "    bus.on(Point.BEFORE, guard)\n    return x\n",
     "two_far_apart": HEAD + "bus = EventBus()\nbus.on(Point.BEFORE, guard)\n"
                      + "".join(f"v{i} = {i}\n" for i in range(50)) + "bus.subscribe(guard)\n",
 }
 
 
-def _migrate(tmp_path: Path, text: str, whole: bool, monkeypatch: pytest.MonkeyPatch
-             ) -> tuple[bytes, list[tuple]]:
+FALLS_BACK: set[str] = set()  # cases the regions' path hands to the whole module's
+
+
+def _migrate(tmp_path: Path, text: str, whole: bool, monkeypatch: pytest.MonkeyPatch,
+             wholly: list[str] | None = None) -> tuple[bytes, list[tuple]]:
     with monkeypatch.context() as patch:
         if whole:
             patch.setattr(driver, "regional", lambda *args: None)
+        elif wholly is not None:
+            real = driver._whole
+            patch.setattr(driver, "_whole", lambda run, *args: wholly.append(run.rel) or real(
+                run, *args))
         write_tree(tmp_path, {**DEMO_FILES, "app.py": b""})
         (tmp_path / "app.py").write_bytes(text.encode())
         result = run(tmp_path)
@@ -76,8 +101,10 @@ def _migrate(tmp_path: Path, text: str, whole: bool, monkeypatch: pytest.MonkeyP
 def test_the_regions_give_what_the_whole_module_gives(tmp_path: Path, case: str,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     text = CASES[case]
-    regional = _migrate(tmp_path / "regions", text, False, monkeypatch)
+    wholly: list[str] = []
+    regional = _migrate(tmp_path / "regions", text, False, monkeypatch, wholly)
     whole = _migrate(tmp_path / "whole", text, True, monkeypatch)
+    assert bool(wholly) == (case in FALLS_BACK), wholly
     assert regional[0] != text.encode(), regional[1]
     if case == "form_feed_elsewhere":  # LibCST would drop it: the whole module is refused
         assert whole[0] == text.encode() and "byte for byte" in whole[1][0][2]
@@ -313,3 +340,28 @@ def test_python_parses_only_the_statements_at_the_modules_own_level(
     assert "as_interceptor(" in new and filler in new
     assert parsed and all("return x + 1" not in source for source in parsed), len(parsed)
     assert any("from os import path\n" in source for source in parsed)
+
+
+def test_a_definition_is_parsed_by_libcst_only_as_far_as_it_is_rewritten(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A registration in the middle of a long function: LibCST parses the function's header
+    and the statement holding it, not the function's other statements."""
+    filler = "".join(f"    v{i} = {i}\n" for i in range(2000))
+    text = (HEAD + "def setup():\n    bus = EventBus()\n" + filler
+            + "    bus.on(Point.BEFORE, guard)\n" + filler + "    return bus\n")
+    parsed: list[str] = []
+    real = regions.cst.parse_module
+
+    def counting(source: str, *args: object, **kwargs: object) -> cst.Module:
+        parsed.append(source)
+        return real(source, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(regions.cst, "parse_module", counting)
+    write_tree(tmp_path, DEMO_FILES)
+    (tmp_path / "app.py").write_text(text)
+    result = run(tmp_path)
+    new = (tmp_path / "app.py").read_text()
+    assert len(result.migrated) == 1 and not result.failed, result.not_migrated
+    assert "as_interceptor(" in new and new.count(filler) == 2
+    assert [len(source) for source in parsed] == [len(parsed[0])], [s[:300] for s in parsed]
+    assert "def setup():\n" in parsed[0] and "v1 = 1" not in parsed[0], parsed[0]

@@ -153,12 +153,28 @@ class Template:
 
 
 class _Fill(cst.CSTTransformer):
+    """Each name of *fill* replaced by its node: every node rebuilt, as a transformer does (a
+    template's nodes are never shared between two rewrites), without the dispatch to a
+    ``visit_`` / ``leave_`` method for each node and field, of which only names have one."""
+
     def __init__(self, fill: Mapping[str, cst.BaseExpression]) -> None:
         super().__init__()
         self.fill = fill
 
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        return self.fill.get(original.value, updated)
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return True
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        return None
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        return None
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+                 ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
+        if type(original_node) is cst.Name:
+            return self.fill.get(original_node.value, updated_node)
+        return updated_node
 
 
 def _follow(shape: cst.CSTNode, actual: cst.CSTNode) -> cst.BaseExpression | None:
