@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 import pytest
+from libcst.metadata import PositionProvider
 
 from planeshift.codemods.support.layout import BRACKETS
 from planeshift.codemods.support.positions import Rendering, positions_of
@@ -67,3 +68,19 @@ def same_parents(module: cst.Module) -> None:
         walked.update((id(child), node) for child in node.children)
         below.extend(node.children)
     assert parents == walked
+
+
+def same_positions(module: cst.Module) -> None:
+    """``positions_of`` gives what LibCST's own PositionProvider gives, node for node."""
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    expected = wrapper.resolve(PositionProvider)
+    positions, code = positions_of(module)
+    assert code == module.code
+    assert positions == dict(expected)
+
+
+@pytest.mark.parametrize("code", [*SNIPPETS, "if x:\n    y = (\n        1,\n    )\r\nelse:\n    pass\n",
+                                  "class A:\n    @d\n    def f(self, *, a=1) -> int:\n"
+                                  "        return f'{a!r:>{w}}'  # c\n"])
+def test_the_positions_are_libcsts(code: str) -> None:
+    same_positions(cst.parse_module(code))

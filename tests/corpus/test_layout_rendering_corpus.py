@@ -8,7 +8,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tests.codemods.test_layout_rendering import same, same_parents
+from tests.codemods.test_layout_rendering import same, same_parents, same_positions
 
 pytestmark = pytest.mark.corpus
 
@@ -26,10 +26,12 @@ def test_the_start_lines_are_the_position_providers_on_lionagi_statements(
 
 def test_the_parents_are_those_of_a_walk_of_the_children_on_lionagi_statements(
         corpus_root: Path) -> None:
-    """Compound statements too: the locator renders a statement of any kind."""
+    """And the positions are LibCST's own. Compound statements too: the locator renders a
+    statement of any kind."""
     checked = 0
     for path in sorted(corpus_root.rglob("*.py")):
         for stmt in cst.parse_module(path.read_bytes()).body:
             same_parents(cst.Module(body=[stmt]))
+            same_positions(cst.Module(body=[stmt]))
             checked += 1
     assert checked > 8000

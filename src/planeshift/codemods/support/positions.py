@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
-from libcst.metadata import CodeRange, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 
@@ -23,7 +23,7 @@ def positions_of(module: cst.Module, parents: dict[int, cst.CSTNode] | None = No
     as a walk of ``children`` gives it (every child is rendered by its parent), without that
     walk: ``children`` visits each node to list them."""
     provider = PositionProvider()
-    state = (_Parented if parents is not None else PositionProvidingCodegenState)(
+    state = (_Parented if parents is not None else _Positions)(
         default_indent=module.default_indent, default_newline=module.default_newline,
         provider=provider)
     if parents is not None:
@@ -32,7 +32,46 @@ def positions_of(module: cst.Module, parents: dict[int, cst.CSTNode] | None = No
     return provider._computed, "".join(state.tokens)  # type: ignore[return-value]
 
 
-class _Parented(PositionProvidingCodegenState):
+class _Syntactic:
+    """LibCST's ``record_syntactic_position`` as a plain context manager (LibCST's is a
+    generator-based one, made and driven for every node rendered)."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(self, state: _Positions, node: cst.CSTNode, start_node: cst.CSTNode | None,
+                 end_node: cst.CSTNode | None) -> None:
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+
+    def __enter__(self) -> None:
+        self.start = CodePosition(self.state.line, self.state.column)
+
+    def __exit__(self, *exc: object) -> None:
+        state = self.state
+        computed = state.provider._computed
+        start = computed[self.start_node].start if self.start_node is not None else self.start
+        end = computed[self.end_node].end if self.end_node is not None else CodePosition(
+            state.line, state.column)
+        computed[self.node] = CodeRange(start, end)
+
+
+class _Positions(PositionProvidingCodegenState):
+    """LibCST's positions, the same, for less: a token's line and column are counted without a
+    regular expression where it holds no line break, and a syntactic position is recorded by
+    a plain context manager."""
+
+    def _update_position(self, value: str) -> None:
+        if "\n" not in value and "\r" not in value:
+            self.column += len(value)
+        else:
+            super()._update_position(value)
+
+    def record_syntactic_position(  # type: ignore[override]
+            self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
+            end_node: cst.CSTNode | None = None) -> _Syntactic:
+        return _Syntactic(self, node, start_node, end_node)
+
+
+class _Parented(_Positions):
     """Positions, and the parent of each node below *within*."""
 
     parents: dict[int, cst.CSTNode]
