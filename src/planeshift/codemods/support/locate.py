@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -333,7 +334,7 @@ def handler_node(found: Found, expr: str, keyword: str | None,
     """The handler expression (an argument, a list element, a mapping value, an assigned or
     added value, or what *unwrap* finds inside one) whose text is *expr*, in the innermost found node holding
     one; LookupError when two match and *keyword* does not tell them apart."""
-    want = (" ".join(expr.split()), _canonical(expr))
+    want = _Wanted(expr)
     for node in found.nodes:
         values = list(_values(node))
         if unwrap is not None:
@@ -348,14 +349,27 @@ def handler_node(found: Found, expr: str, keyword: str | None,
     return None
 
 
-def _same(text: str, want: tuple[str, str | None]) -> bool:
-    """*text* is the expression *want* holds (its text with whitespace folded, as the scan
-    gives a written one, and its canonical form, as for one the scan rendered from its facts:
-    ``name='x'`` for ``name="x"``)."""
-    folded, canonical = want
-    if " ".join(text.split()) == folded:
+class _Wanted:
+    """An expression as the scan gives it: its text with whitespace folded (a written one), and
+    its canonical form (one the scan rendered from its facts: ``name='x'`` for ``name="x"``),
+    made only when a text is not the folded one."""
+
+    def __init__(self, expr: str) -> None:
+        self.expr, self.folded = expr, " ".join(expr.split())
+
+    @functools.cached_property
+    def canonical(self) -> str | None:
+        return _canonical(self.expr)
+
+    def __repr__(self) -> str:
+        return repr(self.folded)
+
+
+def _same(text: str, want: _Wanted) -> bool:
+    """*text* is the expression *want* stands for."""
+    if " ".join(text.split()) == want.folded:
         return True
-    return canonical is not None and _canonical(text) == canonical
+    return want.canonical is not None and _canonical(text) == want.canonical
 
 
 def _canonical(text: str) -> str | None:
