@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import bisect
 import copy
+import itertools
 import io
 import tokenize
 from collections.abc import Iterable, Sequence
@@ -403,10 +404,7 @@ def _header(groups: list[_Group]) -> int:
 
 def _line_starts(text: str) -> list[int]:
     """Where each line starts (index 0: line 1), and the text's end after the last."""
-    starts = [0]
-    for line in python_lines(text, keepends=True):
-        starts.append(starts[-1] + len(line))
-    return starts
+    return list(itertools.accumulate(map(len, python_lines(text, keepends=True)), initial=0))
 
 
 def _indented_between(text: str, starts: list[int], after: int, before: int,
