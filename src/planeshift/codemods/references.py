@@ -101,7 +101,8 @@ def _raises(facts: MigrateFacts, rel: str, text: str, short: tuple[str, ...]) ->
     seen: dict[tuple[str, tuple[str, ...]], bool] = _cache(facts, "_raises")
     if (rel, short) not in seen:
         names = "|".join(map(re.escape, short))
-        seen[rel, short] = re.search(rf"\braise\s+({names})\b", text) is not None
+        seen[rel, short] = "raise" in text and re.search(  # (the word first: the pattern
+            rf"\braise\s+({names})\b", text) is not None  # is tried at every position)
     return seen[rel, short]
 
 

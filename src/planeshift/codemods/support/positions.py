@@ -106,22 +106,27 @@ _NO_POSITION = _NoPosition()
 
 
 _OTHER, _LISTED, _FSTRING = 0, 1, 2
-_KINDS: dict[tuple[tuple[type, ...], type], int] = {}
+_KINDS: dict[tuple[type, ...], dict[type, int]] = {}
 
 
-def _kind(kinds: tuple[type[cst.CSTNode], ...], cls: type) -> int:
+def _table(kinds: tuple[type[cst.CSTNode], ...]) -> dict[type, int]:
+    """Class -> is a node of it one of *kinds*, an f-string, or neither (see :func:`_kind`)."""
+    return _KINDS.setdefault(kinds, {})
+
+
+def _kind(table: dict[type, int], kinds: tuple[type[cst.CSTNode], ...], cls: type) -> int:
     """Is a node of class *cls* one of *kinds*, an f-string, or neither: per class, once (LibCST's
     node classes are abstract base classes, whose ``isinstance`` is a slow path per call)."""
-    found = _KINDS.get((kinds, cls))
+    found = table.get(cls)
     if found is None:
-        found = _KINDS[kinds, cls] = (_LISTED if issubclass(cls, kinds) else _FSTRING if
-                                      issubclass(cls, cst.FormattedString) else _OTHER)
+        found = table[cls] = (_LISTED if issubclass(cls, kinds) else _FSTRING if
+                              issubclass(cls, cst.FormattedString) else _OTHER)
     return found
 
 
 def of_kind(node: cst.CSTNode, kinds: tuple[type[cst.CSTNode], ...]) -> bool:
     """``isinstance(node, kinds)``, answered once per class."""
-    return _kind(kinds, type(node)) == _LISTED
+    return _kind(_table(kinds), kinds, type(node)) == _LISTED
 
 
 class Rendering(CodegenState):
@@ -137,6 +142,7 @@ class Rendering(CodegenState):
     def __init__(self, kinds: tuple[type[cst.CSTNode], ...]) -> None:
         super().__init__(default_indent="    ", default_newline="\n")
         self.kinds = kinds
+        self._table = _table(kinds)
         self.line = 1
         self.nodes: list[cst.CSTNode] = []
         self.starts: dict[cst.CSTNode, int] = {}
@@ -162,7 +168,9 @@ class Rendering(CodegenState):
             self.line += value.count("\n") + value.count("\r") - value.count("\r\n")
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        kind = _kind(self.kinds, type(node))
+        kind = self._table.get(type(node))
+        if kind is None:
+            kind = _kind(self._table, self.kinds, type(node))
         if kind == _LISTED and not self._inside:
             self.nodes.append(node)
             self.above[node] = tuple(self._stack)
@@ -174,7 +182,7 @@ class Rendering(CodegenState):
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         self._stack.pop()
-        kind = _kind(self.kinds, type(node))
+        kind = self._table[type(node)]  # (set before its rendering)
         if kind == _LISTED and node in self.entered:
             self.ends[node] = self.line
         elif kind == _FSTRING:
