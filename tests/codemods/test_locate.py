@@ -197,7 +197,7 @@ async def coroutine():
 
 def _brute_force(locator: Locator, line: int, col: int) -> int | None:
     """The linear scan the index replaced: the last statement in document order holding it."""
-    from planeshift.codemods.support.locate import _start
+    from planeshift.codemods.support.statements import statement_start as _start
 
     best = None
     for index, stmt in enumerate(locator.stmts):
@@ -230,14 +230,14 @@ def test_a_lookup_reads_a_few_statements_not_every_statement_of_the_module(
     tree = cst.parse_module(text)
     locator = Locator(tree, text)
     reads = 0
-    original = module._start
+    original = module.statement_start
 
     def counted(stmt):  # type: ignore[no-untyped-def]
         nonlocal reads
         reads += 1
         return original(stmt)
 
-    monkeypatch.setattr(module, "_start", counted)
+    monkeypatch.setattr(module, "statement_start", counted)
     for i in range(0, 500, 5):
         assert locator.at(4 * i + 4, 0) is not None  # each `bus.on(P, f{i})`
         assert locator.statement_at(4 * i + 2) is not None

@@ -14,7 +14,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
 from planeshift.codemods.support import files as driver
-from planeshift.codemods.support import regions
+from planeshift.codemods.support import cutting, regions
 from planeshift.codemods.support.imports import apply_imports
 
 from .helpers import dedent, run
@@ -331,6 +331,7 @@ def test_python_parses_only_the_statements_at_the_modules_own_level(
 
     proxy = types.SimpleNamespace(**{**vars(ast), "parse": recording})
     monkeypatch.setattr(regions, "ast", proxy)
+    monkeypatch.setattr(cutting, "ast", proxy)
     monkeypatch.setattr(driver, "ast", proxy)
     write_tree(tmp_path, DEMO_FILES)
     (tmp_path / "app.py").write_text(text)

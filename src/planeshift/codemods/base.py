@@ -41,6 +41,8 @@ TEXT = "planeshift.text"  # context.scratch: (tree, text) the driver parsed, spa
 AST = "planeshift.ast"  # context.scratch: Python's tree of that text, once parsed
 MOVED = "planeshift.lines_moved"  # context.scratch: an edit so far moved lines
 REGIONS = "planeshift.regions"  # context.scratch: the tree holds only some statements (regions)
+# context.scratch: id(a statement line an edit rebuilt) -> (that line, the line first parsed)
+UNITS = "planeshift.units"
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +239,12 @@ class Codemod(VisitorBasedCodemodCommand, FastMatcherInit):
         result = updated_node if self.plain else super().on_leave(original_node, updated_node)
         for change in self._edits.get(id(original_node), ()):
             result = change(result)
+        if result is not original_node and type(original_node) is cst.SimpleStatementLine:
+            # which line each rewritten one was: the layout pass keeps the lines it had long
+            units = self.context.scratch.setdefault(UNITS, {})
+            first = units.pop(id(original_node), None)
+            units[id(result)] = (result, first[1] if first and first[0] is original_node
+                                 else original_node)
         return result
 
     def add_import(self, qualified: str, alias: str | None = None) -> None:

@@ -21,7 +21,7 @@ from libcst.codemod import CodemodContext, SkipFile
 
 from ...analyzer.store.caches import entry_key
 from ...workers import shared_map
-from ..base import OUTCOMES, REGIONS, TEXT, Codemod, Item
+from ..base import OUTCOMES, REGIONS, TEXT, UNITS, Codemod, Item
 from ..facts import MigrateFacts
 from ..model import Migrated, NotMigrated
 from .imports import apply_imports
@@ -94,13 +94,15 @@ def _whole(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts,
                                  "left as it is", error=False)
     context = CodemodContext(filename=str(run.source.path), full_module_name=facts.module(rel),
                              full_package_name=facts.package(rel), scratch={TEXT: (tree, text)})
+    parsed = tree
     for codemod, items in steps:
         tree = _transform(codemod, items, tree, context, facts, run)
     run.rewritten |= facts.rewritten - before
     try:
         tree = apply_imports(context, tree, facts.style)
         # the lines the rewrites made too long are laid out as the target's formatter would
-        new = fit(tree, text, facts.style, facts.adapter_names)
+        new = fit(tree, text, facts.style, facts.adapter_names, parsed,
+                  context.scratch.get(UNITS))
     except Exception as exc:  # noqa: BLE001 - a bug: reported, unchanged
         return _error(run, exc)
     return _finish(run, text, new, new, rel)
@@ -138,7 +140,8 @@ def regional(run: FileRun, text: str, steps: Sequence[Step], facts: MigrateFacts
             raise ValueError(regions.failed)
         tree = apply_imports(context, tree, facts.style)
         small = "".join(text[a:b] for a, b in regions.spans)
-        new, spans = regions.render(fit_tree(tree, small, facts.style, facts.adapter_names))
+        new, spans = regions.render(fit_tree(tree, small, facts.style, facts.adapter_names,
+                                             regions.module, context.scratch.get(UNITS)))
     except Exception as exc:  # noqa: BLE001 - the whole module's path does it, or says why not
         log.debug("%s: the whole module is parsed: %s", run.rel, exc)
         run.outcomes = outcomes

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .locate import Entry, cst_statements
+from .statements import Entry, cst_statements
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,32 +19,39 @@ import ast
 import bisect
 import dataclasses
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import cast
 
 import libcst as cst
 
+from .brackets import BRACKETS, elements, explode, is_flat, is_hugged
 from .lines import python_lines, width
-from .locate import ast_statements, cst_statements
+from .statements import ast_statements, cst_statements
 from .names_layout import adapter_of, wrap_long_names
 from .positions import Rendering, positions_of
 from .style import TargetStyle
 
-BRACKETS = (cst.Call, cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ImportFrom)
 ROUNDS = 200  # explosions a statement may take; each one splits a bracket that was flat
 
 
 def fit(tree: cst.Module, before: str, style: TargetStyle,
-        adapters: frozenset[str] = frozenset()) -> str:
+        adapters: frozenset[str] = frozenset(), original: cst.Module | None = None,
+        units: Mapping[int, tuple[cst.CSTNode, cst.CSTNode]] | None = None) -> str:
     """The code of *tree* with each statement holding a line that is over *style*'s line
     length, and that the original text *before* did not have, split as the formatter would.
-    *adapters* are the names of the calls a rewrite wraps a handler in (see ``_noted``)."""
-    return fit_tree(tree, before, style, adapters).code
+    *adapters* are the names of the calls a rewrite wraps a handler in (see ``_noted``). Given
+    the tree first parsed, *original*, only the statement lines not in it are looked at, each
+    keeping the long lines it had (*units*: see ``base.UNITS``)."""
+    return fit_tree(tree, before, style, adapters, original, units).code
 
 
 def fit_tree(tree: cst.Module, before: str, style: TargetStyle,
-             adapters: frozenset[str] = frozenset()) -> cst.Module:
+             adapters: frozenset[str] = frozenset(), original: cst.Module | None = None,
+             units: Mapping[int, tuple[cst.CSTNode, cst.CSTNode]] | None = None
+             ) -> cst.Module:
     """:func:`fit`'s result as a tree."""
+    if original is not None:
+        return _fit_rewritten(tree, original, units or {}, style, adapters)
     code = tree.code
     # lines as Python numbers them (the ast's and LibCST's): str.splitlines also breaks at U+2028,
     # NEL, a form feed inside a literal, and every statement below it was looked for a line off
@@ -81,6 +88,59 @@ def fit_tree(tree: cst.Module, before: str, style: TargetStyle,
     return cast(cst.Module, tree.visit(_Replace(replaced, paths)))
 
 
+def _fit_rewritten(tree: cst.Module, original: cst.Module,
+                   units: Mapping[int, tuple[cst.CSTNode, cst.CSTNode]], style: TargetStyle,
+                   adapters: frozenset[str]) -> cst.Module:
+    """:func:`fit_tree` for the statement lines of *tree* that are not *original*'s (those an
+    edit rebuilt, or an import added): each rendered alone, its lines as they stand in the
+    module (its block's indentation where LibCST puts it), and split when one is over the line
+    length that the line it was first parsed as (*units*) did not have. The module is not
+    rendered: the other lines are the text's own."""
+    kept = {id(entry.unit) for entry in cst_statements(original)}
+    replaced: dict[int, cst.SimpleStatementLine] = {}
+    paths: set[int] = set()
+    for entry in cst_statements(tree):
+        unit = entry.unit
+        if id(unit) in kept or not isinstance(unit, cst.SimpleStatementLine) or \
+                len(unit.body) != 1 or id(unit) in replaced:
+            continue
+        indent = "".join(block.indent if block.indent is not None else tree.default_indent
+                         for block in entry.ancestors if isinstance(block, cst.IndentedBlock))
+        rendering = _render(unit)
+        long = [line for line in _as_placed(rendering, indent) if
+                width(line) > style.line_length]
+        first = units.get(id(unit))
+        if long and first is not None and first[0] is unit:
+            had = Counter(_as_placed(_render(cast(cst.SimpleStatementLine, first[1])), indent))
+            long = [line for line in long if not _taken(had, line)]
+        if not long or _noted(unit, adapters):
+            continue
+        column = len(indent)
+        split, code = _split(unit, column, style, rendering)
+        replaced[id(unit)] = _checked(unit, *wrap_long_names(split, code, column, style,
+                                                             adapters))
+        paths.update(id(a) for a in entry.ancestors)
+    if not replaced:
+        return tree
+    return cast(cst.Module, tree.visit(_Replace(replaced, paths)))
+
+
+def _as_placed(rendering: Rendering, indent: str) -> list[str]:
+    """The lines of a statement rendered alone as they stand in its block: *indent* where
+    LibCST indents a line (the statement's first, a line break inside brackets), not inside
+    a string."""
+    return [indent + line if number in rendering.indented else line
+            for number, line in enumerate(python_lines(rendering.code), 1)]
+
+
+def _taken(had: Counter[str], line: str) -> bool:
+    """Was *line* one of the lines *had* counts (then one fewer)?"""
+    if had[line] > 0:
+        had[line] -= 1
+        return True
+    return False
+
+
 class _Replace(cst.CSTTransformer):
     def __init__(self, replaced: dict[int, cst.SimpleStatementLine], paths: set[int]) -> None:
         super().__init__()
@@ -95,13 +155,13 @@ class _Replace(cst.CSTTransformer):
         return self.replaced.get(id(original_node), updated_node)
 
 
-def _split(unit: cst.SimpleStatementLine, column: int, style: TargetStyle
-           ) -> tuple[cst.SimpleStatementLine, str]:
+def _split(unit: cst.SimpleStatementLine, column: int, style: TargetStyle,
+           rendering: Rendering | None = None) -> tuple[cst.SimpleStatementLine, str]:
     """*unit* (its first line at *column*) with the outermost flat bracket of each line over the
     line length split, one element a line, until every line fits or nothing flat is left; and
     its code. Each round renders the statement once (the rendering that showed a hugged layout
     fits is the next round's) and rebuilds only the nodes above the bracket it splits."""
-    rendered, rendering = unit, _render(unit)
+    rendered, rendering = unit, rendering or _render(unit)  # (*rendering*: *unit*'s, if known)
     for _ in range(ROUNDS):
         if rendered is not unit:
             rendered, rendering = unit, _render(unit)
@@ -110,8 +170,8 @@ def _split(unit: cst.SimpleStatementLine, column: int, style: TargetStyle
                 if column + width(line) > style.line_length}
         starts = rendering.starts
         target = next((node for node in rendering.nodes if (
-            _flat(node) and starts[node] in long) or (
-            _hugged(node) and starts[node] + 1 in long)), None)
+            is_flat(node) and starts[node] in long) or (
+            is_hugged(node) and starts[node] + 1 in long)), None)
         if target is None:
             return unit, rendering.code
         start = starts[target]
@@ -119,21 +179,21 @@ def _split(unit: cst.SimpleStatementLine, column: int, style: TargetStyle
         depth = len(line) - len(line.lstrip(" \t"))
         inner, outer = line[:depth] + style.indent, line[:depth]
         above = rendering.above[target]
-        if not _flat(target):  # its elements on one line of their own, too long now
-            unit = _swap(unit, above, target, _explode(target, inner, outer))
+        if not is_flat(target):  # its elements on one line of their own, too long now
+            unit = _swap(unit, above, target, explode(target, inner, outer))
             continue
         moved = target if rendering.entered[target] == rendering.ends[target] else cast(
             cst.CSTNode, target.visit(_Shift(style.indent)))  # line breaks inside one level in
         if isinstance(target, cst.ImportFrom):  # isort wraps one name a line
-            unit = _swap(unit, above, target, _explode(moved, inner, outer))
+            unit = _swap(unit, above, target, explode(moved, inner, outer))
             continue
-        hugged = _swap(unit, above, target, _explode(moved, inner, outer, hug=True))
-        if len(_elements(target)) == 1:
+        hugged = _swap(unit, above, target, explode(moved, inner, outer, hug=True))
+        if len(elements(target)) == 1:
             unit = hugged
         else:
             rendered, rendering = hugged, _render(hugged)
             unit = hugged if _fits(rendering.code, start + 1, column, style) else _swap(
-                unit, above, target, _explode(moved, inner, outer))
+                unit, above, target, explode(moved, inner, outer))
     if rendered is not unit:
         rendered, rendering = unit, _render(unit)
     return unit, rendering.code
@@ -233,118 +293,3 @@ def _checked(old: cst.SimpleStatementLine, new: cst.SimpleStatementLine, code: s
     return new
 
 
-def _elements(node: cst.CSTNode) -> list[cst.CSTNode]:
-    if isinstance(node, cst.Call):
-        return list(node.args)
-    if isinstance(node, cst.ImportFrom):
-        return [] if isinstance(node.names, cst.ImportStar) else list(node.names)
-    if isinstance(node, cst.Tuple) and not node.lpar:
-        return []  # a bare tuple has no bracket to split at
-    return list(getattr(node, "elements", ()))
-
-
-def _flat(node: cst.CSTNode) -> bool:
-    """A bracket with elements, not split yet: no line break right inside it or after a comma
-    of its own (a comment there is the author's layout)."""
-    if not isinstance(node, BRACKETS):
-        return False
-    items = _elements(node)
-    if not items:
-        return False  # (a sole generator argument is hugged, never given a trailing comma)
-    opening = _opening(node)
-    spaces = [opening] + [getattr(i, "comma", None) for i in items]
-    return not any(isinstance(w, cst.ParenthesizedWhitespace) or (
-        isinstance(w, cst.Comma) and isinstance(w.whitespace_after, cst.ParenthesizedWhitespace))
-        for w in spaces)
-
-
-def _hugged(node: cst.CSTNode) -> bool:
-    """A bracket whose elements (more than one) share one line of their own, as the formatter
-    writes them when they fit: ``f(\\n    a, b\\n)``."""
-    if not isinstance(node, BRACKETS) or isinstance(node, cst.ImportFrom):
-        return False
-    items = _elements(node)
-    if len(items) < 2:
-        return False
-    opening = _opening(node)
-    if not isinstance(opening, cst.ParenthesizedWhitespace) or \
-            opening.first_line.comment is not None or opening.empty_lines:
-        return False
-    commas = [getattr(i, "comma", None) for i in items[:-1]]
-    return all(isinstance(c, cst.Comma) and isinstance(c.whitespace_after, cst.SimpleWhitespace)
-               for c in commas)
-
-
-def _opening(node: cst.CSTNode) -> cst.BaseParenthesizableWhitespace | None:
-    if isinstance(node, cst.Call):
-        return node.whitespace_before_args
-    if isinstance(node, cst.ImportFrom):
-        return node.lpar.whitespace_after if node.lpar else None
-    if isinstance(node, cst.Tuple):
-        return node.lpar[0].whitespace_after
-    bracket = getattr(node, "lbracket", None) or getattr(node, "lbrace", None)
-    return bracket.whitespace_after if bracket is not None else None
-
-
-def _break(indent: str) -> cst.ParenthesizedWhitespace:
-    return cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(indent))
-
-
-def _explode(node: cst.CSTNode, inner: str, outer: str, hug: bool = False) -> cst.CSTNode:
-    """*node*'s elements one a line at *inner*, each with a comma (the trailing comma the
-    formatter then keeps), its closing bracket at *outer*; with *hug*, all of them on one line
-    at *inner* and no trailing comma, as the formatter writes a body that fits (or a single
-    element it goes on to split inside)."""
-    items = _elements(node)
-    out = []
-    space, none = cst.SimpleWhitespace(" "), cst.SimpleWhitespace("")
-    call = isinstance(node, cst.Call)
-    for index, item in enumerate(items):
-        last = index == len(items) - 1
-        if hug:
-            comma: cst.Comma | cst.MaybeSentinel = cst.MaybeSentinel.DEFAULT if last else \
-                cst.Comma(whitespace_after=space)
-            after = _break(outer) if last else none
-        else:
-            after = _break(outer if last else inner)
-            comma = cst.Comma(whitespace_after=none if last and call else after)
-        if call:
-            changes = {"comma": comma, "whitespace_after_arg": after if last else none}
-        elif last and hug and not isinstance(item, cst.ImportAlias):
-            changes = {"comma": cst.Comma(whitespace_before=none, whitespace_after=after)
-                       if _needs_comma(node, items) else cst.MaybeSentinel.DEFAULT}
-        else:
-            changes = {"comma": comma}
-        if isinstance(item, cst.ImportAlias) and last:
-            changes = {"comma": cst.Comma() if not hug else cst.MaybeSentinel.DEFAULT}
-        out.append(item.with_changes(**changes))
-    opening = _break(inner)
-    if hug and not call and not isinstance(node, cst.ImportFrom) and not _needs_comma(node, items):
-        node = _close_on_own_line(node, outer)
-    if isinstance(node, cst.Call):
-        return node.with_changes(args=out, whitespace_before_args=opening)
-    if isinstance(node, cst.ImportFrom):
-        return node.with_changes(names=out, lpar=cst.LeftParen(whitespace_after=opening),
-                                 rpar=cst.RightParen(whitespace_before=_break(outer)))
-    if isinstance(node, cst.Tuple):
-        return node.with_changes(elements=out,
-                                 lpar=[node.lpar[0].with_changes(whitespace_after=opening),
-                                       *node.lpar[1:]])
-    key = "lbracket" if hasattr(node, "lbracket") else "lbrace"
-    bracket = getattr(node, key)
-    return node.with_changes(elements=out, **{key: bracket.with_changes(whitespace_after=opening)})
-
-
-def _needs_comma(node: cst.CSTNode, items: list[cst.CSTNode]) -> bool:
-    """A one-element tuple keeps its comma."""
-    return isinstance(node, cst.Tuple) and len(items) == 1
-
-
-def _close_on_own_line(node: cst.CSTNode, outer: str) -> cst.CSTNode:
-    """*node* with a line break before its closing bracket."""
-    if isinstance(node, cst.Tuple):
-        return node.with_changes(rpar=[node.rpar[0].with_changes(whitespace_before=_break(outer)),
-                                       *node.rpar[1:]])
-    key = "rbracket" if hasattr(node, "rbracket") else "rbrace"
-    bracket = getattr(node, key)
-    return node.with_changes(**{key: bracket.with_changes(whitespace_before=_break(outer))})

@@ -28,20 +28,10 @@ from libcst.metadata import CodeRange
 
 from .lines import python_lines
 from .positions import of_kind, positions_of
+from .statements import (Entry, ast_kind, ast_statements_with_parents, cst_kind, cst_statements,
+                         indexed, statement_start)
 
 TARGETS = (cst.Call, cst.Decorator, cst.Arg, cst.DictElement, cst.Assign, cst.AugAssign)
-_SUITES = ("body", "handlers", "orelse", "finalbody", "cases")
-_AST_SUITES = ("body", "handlers", "orelse", "finalbody", "cases")
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One statement: the small statement or compound statement, the line or compound that owns
-    its leading comment lines, and every node from the module down to that owner (excluded)."""
-
-    node: cst.CSTNode
-    unit: cst.CSTNode  # SimpleStatementLine, or the compound statement (or the suite for `x: a; b`)
-    ancestors: tuple[cst.CSTNode, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,20 +66,20 @@ class Locator:
             cst_statements(self.original))
         self.stmts: list[ast.stmt] = []
         self.parent: list[int] = []  # the index of each statement's enclosing one, -1 at the top
-        for stmt, parent in _indexed(ast_statements_with_parents((tree or ast.parse(text)).body)):
+        for stmt, parent in indexed(ast_statements_with_parents((tree or ast.parse(text)).body)):
             self.stmts.append(stmt)
             self.parent.append(parent)
-        kinds = [_kind(s) for s in self.stmts]
-        if kinds != [_cst_kind(e.node) for e in self.first] or len(self.first) != len(
+        kinds = [ast_kind(s) for s in self.stmts]
+        if kinds != [cst_kind(e.node) for e in self.first] or len(self.first) != len(
                 self.entries):
             raise LookupError("the ast and LibCST statements of this file do not correspond")
         # statements by position, built once: in document (pre-)order their starts are sorted,
         # so the last one starting at or before a position is found by bisection, and the
         # innermost one holding it is that one or one of its enclosing statements
-        self._starts = [(_start(s)[0], self._chars(*_start(s))) for s in self.stmts]
-        self._ends = [(s.end_lineno or _start(s)[0],
+        self._starts = [(statement_start(s)[0], self._chars(*statement_start(s))) for s in self.stmts]
+        self._ends = [(s.end_lineno or statement_start(s)[0],
                        self._chars(s.end_lineno, s.end_col_offset or 0) if s.end_lineno
-                       else _start(s)[1]) for s in self.stmts]
+                       else statement_start(s)[1]) for s in self.stmts]
         self._lines = [line for line, _ in self._starts]
         self._by_node: dict[int, int] | None = None
         if any(a > b for a, b in zip(self._starts, self._starts[1:])):
@@ -181,7 +171,7 @@ class Locator:
         if entry.node is unit and isinstance(getattr(unit, "body", None), cst.BaseSuite):
             shown = unit.with_changes(body=_stub())
         stmt = self.stmts[index]
-        first = self.lines[_start(stmt)[0] - 1]
+        first = self.lines[statement_start(stmt)[0] - 1]
         indent = first[: len(first) - len(first.lstrip(" \t"))]
         body: cst.SimpleStatementLine | cst.BaseCompoundStatement = shown  # type: ignore[assignment]
         parent = entry.ancestors[-1] if entry.ancestors else None
@@ -205,88 +195,6 @@ class Locator:
 
 def _stub() -> cst.IndentedBlock:
     return cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
-
-
-def cst_statements(module: cst.Module) -> Iterator[Entry]:
-    """Every statement in document order (small statements one by one), with its ancestors."""
-    yield from _walk_suite(module.body, (module,))
-
-
-def _walk_suite(body: object, ancestors: tuple[cst.CSTNode, ...]) -> Iterator[Entry]:
-    for stmt in body:  # type: ignore[attr-defined]
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                yield Entry(small, stmt, ancestors)
-        elif isinstance(stmt, cst.BaseSmallStatement):  # `if x: a; b`: the compound renders it
-            owner = next(i for i in range(len(ancestors) - 1, -1, -1)
-                         if isinstance(ancestors[i], cst.BaseCompoundStatement))
-            yield Entry(stmt, ancestors[owner], ancestors[:owner])
-        else:
-            yield Entry(stmt, stmt, ancestors)
-            yield from _walk_compound(stmt, (*ancestors, stmt))
-
-
-def _walk_compound(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]) -> Iterator[Entry]:
-    for name in _SUITES:
-        part = getattr(node, name, None)
-        if part is None:
-            continue
-        for child in part if isinstance(part, (list, tuple)) else (part,):
-            if isinstance(child, cst.BaseCompoundStatement):  # an `elif`
-                yield Entry(child, child, ancestors)
-                yield from _walk_compound(child, (*ancestors, child))
-            elif isinstance(child, cst.BaseSuite):
-                yield from _walk_suite(child.body, (*ancestors, child))
-            else:  # Else, Finally, ExceptHandler, MatchCase: a clause holding a suite
-                yield from _walk_compound(child, (*ancestors, child))
-
-
-def ast_statements_with_parents(body: list[ast.stmt], parent: ast.stmt | None = None
-                                ) -> Iterator[tuple[ast.stmt, ast.stmt | None]]:
-    """:func:`ast_statements` with each statement's enclosing statement (None at the top)."""
-    for stmt in body:
-        yield stmt, parent
-        for name in _AST_SUITES:
-            for child in getattr(stmt, name, ()) or ():
-                if isinstance(child, ast.stmt):
-                    yield from ast_statements_with_parents([child], stmt)
-                else:  # an except handler or a match case
-                    yield from ast_statements_with_parents(child.body, stmt)
-
-
-def _indexed(pairs: Iterator[tuple[ast.stmt, ast.stmt | None]]) -> Iterator[tuple[ast.stmt, int]]:
-    index: dict[int, int] = {}
-    for i, (stmt, parent) in enumerate(pairs):
-        index[id(stmt)] = i
-        yield stmt, index[id(parent)] if parent is not None else -1
-
-
-def ast_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    for stmt in body:
-        yield stmt
-        for name in _AST_SUITES:
-            for child in getattr(stmt, name, ()) or ():
-                if isinstance(child, ast.stmt):
-                    yield from ast_statements([child])
-                else:  # an except handler or a match case
-                    yield from ast_statements(child.body)
-
-
-def _start(stmt: ast.stmt) -> tuple[int, int]:
-    decorators = getattr(stmt, "decorator_list", None)
-    if decorators:
-        return (min(d.lineno for d in decorators), stmt.col_offset)
-    return (stmt.lineno, stmt.col_offset)
-
-
-def _kind(stmt: ast.stmt) -> str:
-    name = type(stmt).__name__
-    return {"AsyncFunctionDef": "FunctionDef", "AsyncFor": "For", "AsyncWith": "With",
-            "Delete": "Del"}.get(name, name)
-
-
-def _cst_kind(node: cst.CSTNode) -> str:
-    return type(node).__name__
 
 
 def _record_parents(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> None:

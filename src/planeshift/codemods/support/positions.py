@@ -150,6 +150,7 @@ class Rendering(CodegenState):
         self.entered: dict[cst.CSTNode, int] = {}  # the line its rendering starts on
         self.ends: dict[cst.CSTNode, int] = {}  # the line its rendering ends on
         self.code = ""
+        self.indented: set[int] = set()  # the lines that start with the block's indentation
         self._stack: list[cst.CSTNode] = []
         self._inside = 0  # f-strings open around the node
         self._syntactic: set[cst.CSTNode] = set()
@@ -161,6 +162,10 @@ class Rendering(CodegenState):
         module._codegen(state)
         state.code = "".join(state.tokens)
         return state
+
+    def add_indent_tokens(self) -> None:
+        self.indented.add(self.line)  # where the statement's indentation goes in its block
+        super().add_indent_tokens()
 
     def add_token(self, value: str) -> None:
         self.tokens.append(value)

@@ -200,12 +200,17 @@ def check_python(text: str, rel: str, whole: str | None = None) -> None:
     try:
         compile(text, rel, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
-        if whole is not None and whole is not text:
-            try:
-                compile(whole, rel, "exec", dont_inherit=True)
-            except (SyntaxError, ValueError) as at_its_lines:
-                exc = at_its_lines
-        raise WriteError(f"the rewritten file does not compile: {exc}") from exc
+        said = _in_whole(whole, rel) if whole is not None and whole is not text else None
+        raise WriteError(f"the rewritten file does not compile: {said or exc}") from exc
+
+
+def _in_whole(whole: str, rel: str) -> SyntaxError | ValueError | None:
+    """What compiling the whole file says, at its own lines (None if it compiles)."""
+    try:
+        compile(whole, rel, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        return exc
+    return None
 
 
 def write_source(source: SourceFile, text: str, root: Path | None = None) -> None:
