@@ -14,6 +14,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
 from planeshift.codemods.support import files as driver
+from planeshift.codemods.model import MigrateResult
 from planeshift.codemods.support import cutting, regions
 from planeshift.codemods.support.imports import apply_imports
 
@@ -134,22 +135,29 @@ def test_a_large_module_is_parsed_by_libcst_only_where_it_is_rewritten(
     filler = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(300))
     text = (HEAD + "bus = EventBus()\n" + filler + "bus.on(Point.BEFORE, guard)\n"
             + "\x0c" + filler + "bus.subscribe(guard)\n")
-    parsed: list[int] = []
+    result, new, sources = _migrate_parsed_by_libcst(tmp_path, text, monkeypatch)
+    parsed = [len(source) for source in sources]
+    assert len(result.migrated) == 2 and not result.failed, result.not_migrated
+    assert new.count("as_interceptor(") == 1 and new.count("as_subscriber(") == 1
+    assert "\n\x0cdef f0(x):" in new and filler in new
+    assert parsed and max(parsed) < len(text) // 20, parsed
+
+
+def _migrate_parsed_by_libcst(tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch
+                              ) -> tuple[MigrateResult, str, list[str]]:
+    """Migrate *text* as app.py: the result, the new text and every text LibCST parsed."""
+    parsed: list[str] = []
     real = regions.cst.parse_module
 
     def counting(source: str, *args: object, **kwargs: object) -> cst.Module:
-        parsed.append(len(source))
+        parsed.append(source)
         return real(source, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(regions.cst, "parse_module", counting)
     write_tree(tmp_path, DEMO_FILES)
     (tmp_path / "app.py").write_text(text)
     result = run(tmp_path)
-    new = (tmp_path / "app.py").read_text()
-    assert len(result.migrated) == 2 and not result.failed, result.not_migrated
-    assert new.count("as_interceptor(") == 1 and new.count("as_subscriber(") == 1
-    assert "\n\x0cdef f0(x):" in new and filler in new
-    assert parsed and max(parsed) < len(text) // 20, parsed
+    return result, (tmp_path / "app.py").read_text(), parsed
 
 
 def _flat_module(statements: int) -> str:
@@ -350,18 +358,7 @@ def test_a_definition_is_parsed_by_libcst_only_as_far_as_it_is_rewritten(
     filler = "".join(f"    v{i} = {i}\n" for i in range(2000))
     text = (HEAD + "def setup():\n    bus = EventBus()\n" + filler
             + "    bus.on(Point.BEFORE, guard)\n" + filler + "    return bus\n")
-    parsed: list[str] = []
-    real = regions.cst.parse_module
-
-    def counting(source: str, *args: object, **kwargs: object) -> cst.Module:
-        parsed.append(source)
-        return real(source, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(regions.cst, "parse_module", counting)
-    write_tree(tmp_path, DEMO_FILES)
-    (tmp_path / "app.py").write_text(text)
-    result = run(tmp_path)
-    new = (tmp_path / "app.py").read_text()
+    result, new, parsed = _migrate_parsed_by_libcst(tmp_path, text, monkeypatch)
     assert len(result.migrated) == 1 and not result.failed, result.not_migrated
     assert "as_interceptor(" in new and new.count(filler) == 2
     assert [len(source) for source in parsed] == [len(parsed[0])], [s[:300] for s in parsed]

@@ -1,15 +1,18 @@
 """Only the statements a migration touches, parsed, edited and rendered by LibCST.
 
 A module of 200,000 lines with a few thousand registrations costs LibCST seconds to parse and
-render, and most of it is never edited. Python's own parser (about a tenth of LibCST's cost)
-finds the module's top-level statements; the regions are the statements holding a planned item,
-and the header (a docstring, the first block of imports and the statement after it: all the
-import adder reads). Their text, each region with the blank and comment lines LibCST gives its
-first statement, is cut out of the module as it is and parsed as one small module, whose
-statements are LibCST's statements of the whole module, in the same order, holding the same
-text. The codemods locate, edit and add imports in it as in the whole module (the locator maps
-the scan's positions through Python's statements of those regions, at the module's own lines);
-each region's new text is then put back between the original text around it.
+render, and most of it is never edited. The scan's outline of the module (kept in its facts)
+gives its top-level statements, and Python parses only those at the module's own level and the
+chosen ones (``cutting``; Python's whole parse where there is no outline); the regions are the
+statements holding a planned item, and the header (a docstring, the first block of imports and
+the statement after it: all the import adder reads). A definition holding items is cut down
+to its header and the statements of its body holding them. Their text, each region with the
+blank and comment lines LibCST gives its first statement, is cut out of the module as it is
+and parsed as one small module, whose statements are LibCST's statements of the whole module,
+in the same order, holding the same text. The codemods locate, edit and add imports in it as
+in the whole module (the locator maps the scan's positions through Python's statements of
+those regions, at the module's own lines); each region's new text is then put back between
+the original text around it.
 
 The whole module is parsed instead (:func:`regions_for` says why) where this cannot be shown to
 give the same result: the regions' indentation or newline would be read differently than the
