@@ -310,3 +310,34 @@ def test_a_declared_name_that_fits_below_its_parenthesis_goes_there_whole() -> N
                 override=True,
             )
         ''')
+
+
+def test_a_rewritten_statement_is_split_for_a_line_the_rewrite_made_long_not_one_it_had() -> None:
+    """Given the tree first parsed (as migrate gives it), the layout pass looks only at the
+    statement lines an edit rebuilt, and keeps a long line each already had as written."""
+    had = "    point(" + ", ".join(f"argument_{i}" for i in range(9)) + "),\n"
+    before = "bus.on(\n" + had + "    handler,\n)\nother(" + "x, " * 40 + "x)\n"
+    original = cst.parse_module(before)
+    first = original.body[0]
+    statement = cast_line(first)
+
+    def rewritten(handler: str) -> tuple[cst.Module, dict[int, tuple[cst.CSTNode, cst.CSTNode]]]:
+        call = statement.body[0].value  # type: ignore[attr-defined]
+        args = [call.args[0], call.args[1].with_changes(value=cst.parse_expression(handler))]
+        line = statement.with_changes(body=[statement.body[0].with_changes(  # type: ignore[attr-defined]
+            value=call.with_changes(args=args))])
+        return original.with_changes(body=[line, *original.body[1:]]), {id(line): (line, first)}
+
+    style = TargetStyle(line_length=60)
+    tree, units = rewritten("wrap(handler)")
+    assert fit(tree, before, style, original=original, units=units) == before.replace(
+        "    handler,", "    wrap(handler),")  # the long lines were there: nothing split
+    tree, units = rewritten("wrap(handler, name='a rather long name for it', order=1)")
+    laid_out = fit(tree, before, style, original=original, units=units)
+    assert "    wrap(\n        handler, name='a rather long name for it', order=1\n    ),\n" in laid_out
+    assert laid_out.endswith("\nother(" + "x, " * 40 + "x)\n")  # not rewritten: as it was
+
+
+def cast_line(node: cst.CSTNode) -> cst.SimpleStatementLine:
+    assert isinstance(node, cst.SimpleStatementLine)
+    return node

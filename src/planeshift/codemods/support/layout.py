@@ -51,7 +51,7 @@ def fit_tree(tree: cst.Module, before: str, style: TargetStyle,
              ) -> cst.Module:
     """:func:`fit`'s result as a tree."""
     if original is not None:
-        return _fit_rewritten(tree, original, units or {}, style, adapters)
+        return _fit_rewritten(tree, before, original, units or {}, style, adapters)
     code = tree.code
     # lines as Python numbers them (the ast's and LibCST's): str.splitlines also breaks at U+2028,
     # NEL, a form feed inside a literal, and every statement below it was looked for a line off
@@ -88,7 +88,7 @@ def fit_tree(tree: cst.Module, before: str, style: TargetStyle,
     return cast(cst.Module, tree.visit(_Replace(replaced, paths)))
 
 
-def _fit_rewritten(tree: cst.Module, original: cst.Module,
+def _fit_rewritten(tree: cst.Module, before: str, original: cst.Module,
                    units: Mapping[int, tuple[cst.CSTNode, cst.CSTNode]], style: TargetStyle,
                    adapters: frozenset[str]) -> cst.Module:
     """:func:`fit_tree` for the statement lines of *tree* that are not *original*'s (those an
@@ -97,6 +97,8 @@ def _fit_rewritten(tree: cst.Module, original: cst.Module,
     length that the line it was first parsed as (*units*) did not have. The module is not
     rendered: the other lines are the text's own."""
     kept = {id(entry.unit) for entry in cst_statements(original)}
+    # the long lines of the text the tree was parsed from: a line none of them is was not had
+    long_before = {line for line in python_lines(before) if width(line) > style.line_length}
     replaced: dict[int, cst.SimpleStatementLine] = {}
     paths: set[int] = set()
     for entry in cst_statements(tree):
@@ -110,7 +112,7 @@ def _fit_rewritten(tree: cst.Module, original: cst.Module,
         long = [line for line in _as_placed(rendering, indent) if
                 width(line) > style.line_length]
         first = units.get(id(unit))
-        if long and first is not None and first[0] is unit:
+        if first is not None and first[0] is unit and any(line in long_before for line in long):
             had = Counter(_as_placed(_render(cast(cst.SimpleStatementLine, first[1])), indent))
             long = [line for line in long if not _taken(had, line)]
         if not long or _noted(unit, adapters):
