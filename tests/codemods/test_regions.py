@@ -363,4 +363,3 @@ def test_a_definition_is_parsed_by_libcst_only_as_far_as_it_is_rewritten(
     assert "as_interceptor(" in new and new.count(filler) == 2
     assert [len(source) for source in parsed] == [len(parsed[0])], [s[:300] for s in parsed]
     assert "def setup():\n" in parsed[0] and "v1 = 1" not in parsed[0], parsed[0]
-
