@@ -30,7 +30,7 @@ class Group:
 
 
 def pruned_body(text: str, starts: list[int], groups: list[Group], index: int,
-            lines: Iterable[int]) -> list[int] | None:
+                lines: Iterable[int]) -> list[int] | None:
     """The statements of the definition *groups[index]*'s body holding *lines* (their
     indices), when the definition may be cut down to its header and those (the rest of its
     body is the module's text as it is, and LibCST parses a fraction of it); None when it
@@ -89,9 +89,10 @@ def _header_end(text: str, starts: list[int], definition: ast.stmt, first: ast.s
     """The last line of *definition*'s header (its ``:``): the blank and comment lines between
     it and the *first* statement of its body are that statement's leading lines."""
     line = first_line(first) - 1
-    while line > definition.lineno and text[starts[line - 1]:starts[line]].strip(
-            " \t\x0c\r\n").startswith("#") or line > definition.lineno and not text[
-            starts[line - 1]:starts[line]].strip(" \t\x0c\r\n"):
+    while line > definition.lineno:
+        content = text[starts[line - 1]:starts[line]].strip(" \t\x0c\r\n")
+        if content and not content.startswith("#"):
+            break  # the header's own last line
         line -= 1
     return line
 
@@ -112,7 +113,7 @@ def cut_down(stmt: ast.stmt, kept: list[int] | None) -> ast.stmt:
 
 
 def module_level(text: str, starts: list[int], groups: list[Group], chosen: set[int]
-                  ) -> ast.Module | None:
+                 ) -> ast.Module | None:
     """Python's tree of the module with the definitions outside *chosen* left out (their lines
     blank): every statement at the module's own level (its imports, the names it binds, a
     ``global``) and the chosen ones, at their lines and columns, for a fraction of parsing the
@@ -157,6 +158,7 @@ def declares_at_module_level(parsed: ast.Module, text: str) -> bool:
 
 
 def statement_groups(body: list[ast.stmt], text: str) -> list[Group]:
+    """The groups of a module's statements *body* (its text *text*), each with its own."""
     groups = [Group(first, last, [], kind)
               for first, last, kind in outline_groups(outline(body, text))]
     firsts = [g.first for g in groups]
@@ -180,7 +182,7 @@ def line_starts(text: str) -> list[int]:
 
 
 def indented_between(text: str, starts: list[int], after: int, before: int,
-                      deeper_than: int = 0) -> bool:
+                     deeper_than: int = 0) -> bool:
     """Is a line between line *after* and line *before* (both excluded) indented (more than
     *deeper_than* characters), with something on it (a comment)?"""
     for number in range(after + 1, before):
