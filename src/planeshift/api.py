@@ -18,8 +18,6 @@ from .analyzer.link.assemble import unread_results
 from .analyzer.link.linker import Linked
 from .analyzer.link.run import link
 from .analyzer.shapes import vocabulary
-from .analyzer.store.caches import FactCache
-from .analyzer.store.codec import loads
 from .analyzer.store.sources import Source
 from .analyzer.store.store import Store, cache_escapes, cache_folder
 from .config import Config, ConfigError
@@ -71,7 +69,9 @@ def scan(config: Config, progress: Progress | None = None,
     known = store.result(sources, unreadable)
     if known is not None:  # the tree is as last scanned
         if outlines is not None:
-            _outlines(outlines, known, sources, lambda i: _cached(store.facts(vocab), sources[i]))
+            facts = store.facts(vocab)
+            _outlines(outlines, known, sources,
+                      lambda i: facts.get(sources[i].key) if facts is not None else None)
         return owned(replace(known, context=context, stats=_stats(
             started, "result", len(sources), 0, store.warnings)), config)
 
@@ -303,15 +303,6 @@ def _outlines(into: dict[str, tuple[int, ...]], result: ScanResult, sources: Seq
             facts = facts_at(i)
             if facts is not None and facts.outline:
                 into[src.file.rel] = facts.outline
-
-
-def _cached(cache: FactCache | None, src: Source) -> FileFacts | None:
-    """A file's facts from the fact cache, if they are there and decode."""
-    blob = cache.get_bytes(src.key) if cache is not None else None
-    try:
-        return loads(blob) if blob is not None else None
-    except (ValueError, KeyError, TypeError, IndexError, EOFError):
-        return None
 
 
 def _stats(started: float, cache: str, hits: int, jobs: int, warnings: list[str]) -> dict:

@@ -15,7 +15,7 @@ from ...config import Config
 from ...heap import collector_paused
 from ...workers import shared_map
 from ..store.caches import FactCache
-from ..store.codec import digest, dumps, loads
+from ..store.codec import UNDECODABLE, digest, dumps, loads
 from ..store.sources import Source
 from .entry_points import extract_entry_points, is_metadata
 from .facts import FileFacts
@@ -86,7 +86,7 @@ class Extracted:
     def _decode(self, src: Source, blob: bytes) -> FileFacts:
         try:
             return loads(blob)
-        except (ValueError, KeyError, TypeError, IndexError, EOFError):
+        except UNDECODABLE:
             # a corrupt or foreign cache entry: extract again and overwrite it
             self.extracted += 1
             return loads(_extract_stored(_item(src, self.vocab), src.key, self.cache))

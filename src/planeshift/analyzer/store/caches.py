@@ -20,7 +20,7 @@ from ...atomic import write_atomic
 from ...codeversion import code_version
 from ...types import ScanResult
 from ..extract.facts import FileFacts
-from .codec import FORMAT, decode, encode, loads
+from .codec import FORMAT, UNDECODABLE, decode, encode, loads
 
 
 @functools.cache
@@ -78,7 +78,7 @@ class FactCache:
             return None
         try:
             return loads(raw)
-        except (ValueError, KeyError, TypeError, IndexError, EOFError):
+        except UNDECODABLE:
             return None  # corrupt or foreign entry: rebuilt and overwritten by this run
 
     def put_bytes(self, key: str, blob: bytes) -> None:

@@ -227,6 +227,10 @@ def digest(data: bytes) -> str:
     return data[:DIGEST].decode("ascii", "replace")
 
 
+# what decoding a malformed or foreign cache entry raises (:func:`loads`)
+UNDECODABLE = (ValueError, KeyError, TypeError, IndexError, EOFError)
+
+
 def loads(data: bytes) -> FileFacts:
     version, row = marshal.loads(data[DIGEST:])
     if version != FORMAT:
