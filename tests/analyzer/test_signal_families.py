@@ -539,7 +539,6 @@ def test_pytest_hooks_by_marker_and_by_name_with_their_options(tmp_path: Path) -
     }, show(result)
 
 
-
 def test_a_value_returned_to_calls_that_all_drop_it_decides_nothing(tmp_path: Path) -> None:
     """What an implementation returns counts only where a call of its hook in view keeps the
     result; a firstresult hook's value ends the call whoever reads it."""

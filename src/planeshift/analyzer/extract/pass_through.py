@@ -122,7 +122,7 @@ def _index(scope: ast.AST) -> tuple[dict[str, list[ast.expr]], set[str]]:
         return cached  # type: ignore[no-any-return]
     values: dict[str, list[ast.expr]] = {}
     other: set[str] = set()
-    for node in _own_nodes(scope):
+    for node in own_nodes(scope):
         if isinstance(node, ast.Assign):
             for name in dict.fromkeys(t.id for t in node.targets if isinstance(t, ast.Name)):
                 values.setdefault(name, []).append(node.value)
@@ -137,7 +137,10 @@ def _index(scope: ast.AST) -> tuple[dict[str, list[ast.expr]], set[str]]:
     return values, other
 
 
-def _own_nodes(scope: ast.AST) -> list[ast.AST]:
+def own_nodes(scope: ast.AST) -> list[ast.AST]:
+    """The nodes of *scope* (a module, function or class) that are its own: every node below
+    it down to each nested function, class or lambda, which is listed with nothing of its
+    own (not even its decorators or defaults)."""
     out: list[ast.AST] = []
     stack = list(ast.iter_child_nodes(scope))
     while stack:

@@ -16,6 +16,7 @@ import libcst as cst
 
 from ...analyzer.extract.outline import DEFINITION, EXPRESSION, IMPORTS, first_line, outline
 from ...analyzer.extract.outline import groups as outline_groups
+from ...analyzer.extract.pass_through import own_nodes
 from .lines import python_lines
 
 
@@ -146,15 +147,7 @@ def declares_at_module_level(parsed: ast.Module, text: str) -> bool:
     function or class)?"""
     if "global" not in text and "nonlocal" not in text:
         return False
-    stack: list[ast.AST] = list(parsed.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            return True
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                                 ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
-    return False
+    return any(isinstance(node, (ast.Global, ast.Nonlocal)) for node in own_nodes(parsed))
 
 
 def statement_groups(body: list[ast.stmt], text: str) -> list[Group]:

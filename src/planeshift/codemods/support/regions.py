@@ -186,7 +186,8 @@ def regions_for(text: str, parsed: ast.Module | None, lines: Iterable[int],
     if not groups:
         return "the module has no statement"
     starts = line_starts(text)
-    chosen = set(range(header_size(groups)))
+    header = header_size(groups)
+    chosen = set(range(header))
     firsts = [g.first for g in groups]
     for line in lines:
         index = bisect.bisect_right(firsts, line) - 1
@@ -204,7 +205,6 @@ def regions_for(text: str, parsed: ast.Module | None, lines: Iterable[int],
         parsed = module_level(text, starts, groups, chosen)
         if parsed is None:  # the outline does not describe the text: Python's whole tree
             return regions_for(text, ast.parse(text), lines)
-    header = header_size(groups)
     pruned = {index: body for index in chosen if index >= header and (
         body := pruned_body(text, starts, groups, index, lines)) is not None}
     spans: list[tuple[int, int]] = []

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ...analyzer.extract.outline import first_line
+
 
 _SUITES = ("body", "handlers", "orelse", "finalbody", "cases")
 _AST_SUITES = ("body", "handlers", "orelse", "finalbody", "cases")
@@ -92,10 +94,8 @@ def ast_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 def statement_start(stmt: ast.stmt) -> tuple[int, int]:
-    decorators = getattr(stmt, "decorator_list", None)
-    if decorators:
-        return (min(d.lineno for d in decorators), stmt.col_offset)
-    return (stmt.lineno, stmt.col_offset)
+    """Where a statement starts: its first line (a definition's first decorator's), its column."""
+    return (first_line(stmt), stmt.col_offset)
 
 
 def ast_kind(stmt: ast.stmt) -> str:
